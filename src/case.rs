@@ -1,0 +1,1 @@
+//! PCAS/PCOU case files (`spec/case-files.md`).

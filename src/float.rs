@@ -1,0 +1,1 @@
+//! The one statement of PICA float rules.

@@ -1,0 +1,1 @@
+//! DVLB/DVLP/DVLE read and write.
