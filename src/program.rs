@@ -102,7 +102,11 @@ pub struct Uniforms {
 
 impl Default for Uniforms {
     fn default() -> Self {
-        Uniforms { f: [[0.0; 4]; FLOAT_UNIFORMS], i: [[0; 4]; 4], b: 0 }
+        Uniforms {
+            f: [[0.0; 4]; FLOAT_UNIFORMS],
+            i: [[0; 4]; 4],
+            b: 0,
+        }
     }
 }
 
