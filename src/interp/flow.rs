@@ -1,0 +1,194 @@
+//! One interpreter step: dispatch on the decoded instruction (exhaustive over every opcode),
+//! flow control with the bounded circular stacks, then scope closing against `old_pc + 1` in the
+//! order CALL (up to four pops, the fourth leaving the pc alone), IF, LOOP — exactly as
+//! `spec/semantics.md` §4 and survey §5.2–§5.3 describe, with the nested-loop aL fix — and the
+//! backward-transfer budget of §6.
+
+use crate::isa::{CondOp, Fmt2, Fmt3b, Instruction};
+use crate::program::VertexStatus;
+
+use super::alu::AluOp;
+use super::state::{CallEntry, IfEntry, LoopEntry, Machine, Primitive};
+
+impl Machine<'_> {
+    fn condition(&self, f: &Fmt2) -> bool {
+        let ok_x = self.cc[0] == f.refx;
+        let ok_y = self.cc[1] == f.refy;
+        match f.condop {
+            CondOp::Or => ok_x || ok_y,
+            CondOp::And => ok_x && ok_y,
+            CondOp::X => ok_x,
+            CondOp::Y => ok_y,
+        }
+    }
+
+    fn bool_uniform(&self, f: &Fmt3b) -> bool {
+        self.uniforms.bool(f.id)
+    }
+
+    fn push_call(&mut self, dest: u16, num: u8, next: &mut u32) {
+        self.call_stack.push(CallEntry {
+            end_addr: u32::from(dest) + u32::from(num),
+            return_addr: self.pc + 1,
+        });
+        *next = u32::from(dest);
+    }
+
+    fn do_if(&mut self, cond: bool, dest: u16, num: u8, next: &mut u32) {
+        if cond {
+            self.if_stack.push(IfEntry {
+                else_addr: u32::from(dest),
+                end_addr: u32::from(dest) + u32::from(num),
+            });
+        } else {
+            *next = u32::from(dest);
+        }
+    }
+
+    /// Executes the instruction at `pc`; returns a status when the invocation stops.
+    pub(super) fn step(&mut self) -> Option<VertexStatus> {
+        let old_pc = self.pc;
+        let instr = self.prog.code[old_pc as usize];
+        let mut next = old_pc + 1;
+        let mut is_break = false;
+        match &instr {
+            Instruction::Add(f) => self.alu(AluOp::Add, &f.alu()),
+            Instruction::Dp3(f) => self.alu(AluOp::Dp3, &f.alu()),
+            Instruction::Dp4(f) => self.alu(AluOp::Dp4, &f.alu()),
+            Instruction::Dph(f) => self.alu(AluOp::Dph, &f.alu()),
+            Instruction::Dst(f) => self.alu(AluOp::Dst, &f.alu()),
+            Instruction::Ex2(f) => self.alu(AluOp::Ex2, &f.alu()),
+            Instruction::Lg2(f) => self.alu(AluOp::Lg2, &f.alu()),
+            Instruction::Litp(f) => self.alu(AluOp::Litp, &f.alu()),
+            Instruction::Mul(f) => self.alu(AluOp::Mul, &f.alu()),
+            Instruction::Sge(f) => self.alu(AluOp::Sge, &f.alu()),
+            Instruction::Slt(f) => self.alu(AluOp::Slt, &f.alu()),
+            Instruction::Flr(f) => self.alu(AluOp::Flr, &f.alu()),
+            Instruction::Max(f) => self.alu(AluOp::Max, &f.alu()),
+            Instruction::Min(f) => self.alu(AluOp::Min, &f.alu()),
+            Instruction::Rcp(f) => self.alu(AluOp::Rcp, &f.alu()),
+            Instruction::Rsq(f) => self.alu(AluOp::Rsq, &f.alu()),
+            Instruction::Mova(f) => self.alu(AluOp::Mova, &f.alu()),
+            Instruction::Mov(f) => self.alu(AluOp::Mov, &f.alu()),
+            Instruction::Dphi(f) => self.alu(AluOp::Dph, &f.alu()),
+            Instruction::Dsti(f) => self.alu(AluOp::Dst, &f.alu()),
+            Instruction::Sgei(f) => self.alu(AluOp::Sge, &f.alu()),
+            Instruction::Slti(f) => self.alu(AluOp::Slt, &f.alu()),
+            Instruction::Cmp(f) => self.alu(AluOp::Cmp(f.cmpx, f.cmpy), &f.alu()),
+            Instruction::Madi(f) => self.alu(AluOp::Mad, &f.alu()),
+            Instruction::Mad(f) => self.alu(AluOp::Mad, &f.alu()),
+            Instruction::Nop(_) | Instruction::Undefined(_) => {}
+            Instruction::End(_) => return Some(VertexStatus::Ended),
+            Instruction::Break(_) => is_break = true,
+            Instruction::Breakc(f) => is_break = self.condition(f),
+            Instruction::Jmpc(f) => {
+                if self.condition(f) {
+                    next = u32::from(f.dest);
+                }
+            }
+            Instruction::Jmpu(f) => {
+                if self.bool_uniform(f) == (f.num & 1 == 0) {
+                    next = u32::from(f.dest);
+                }
+            }
+            Instruction::Call(f) => self.push_call(f.dest, f.num, &mut next),
+            Instruction::Callc(f) => {
+                if self.condition(f) {
+                    self.push_call(f.dest, f.num, &mut next);
+                }
+            }
+            Instruction::Callu(f) => {
+                if self.bool_uniform(f) {
+                    self.push_call(f.dest, f.num, &mut next);
+                }
+            }
+            Instruction::Ifu(f) => {
+                let cond = self.bool_uniform(f);
+                self.do_if(cond, f.dest, f.num, &mut next);
+            }
+            Instruction::Ifc(f) => {
+                let cond = self.condition(f);
+                self.do_if(cond, f.dest, f.num, &mut next);
+            }
+            Instruction::Loop(f) => {
+                let [count, start, step, _] = self.uniforms.i[f.id as usize & 3];
+                self.loop_stack.push(LoopEntry {
+                    entry_addr: old_pc + 1,
+                    end_addr: u32::from(f.dest) + 1,
+                    down: count,
+                    inc: step,
+                    saved_al: self.al,
+                });
+                self.al = i32::from(start);
+            }
+            Instruction::Emit(_) => {
+                if self.is_geometry() {
+                    let slot = self.emit_vertex as usize & 3;
+                    self.emit_slots[slot] = self.o[self.bank];
+                    if self.emit_primitive {
+                        self.primitives.push(Primitive {
+                            vertices: [self.emit_slots[0], self.emit_slots[1], self.emit_slots[2]],
+                            winding: self.emit_winding,
+                        });
+                    }
+                    self.bank ^= 1;
+                }
+            }
+            Instruction::Setemit(f) => {
+                if self.is_geometry() {
+                    self.emit_vertex = f.vertex;
+                    self.emit_primitive = f.primitive;
+                    self.emit_winding = f.winding;
+                }
+            }
+        }
+        self.close_scopes(old_pc, is_break, &mut next);
+        if next <= old_pc && !self.take_budget() {
+            return Some(VertexStatus::BudgetExhausted);
+        }
+        self.pc = next;
+        None
+    }
+
+    /// Scope closing after the instruction at `old_pc` (survey §5.3). Later stacks overwrite
+    /// the pc chosen by earlier ones, so a jump by a scope's last instruction is not taken.
+    fn close_scopes(&mut self, old_pc: u32, is_break: bool, next: &mut u32) {
+        let after = old_pc + 1;
+        let mut check = after;
+        for pops in 0..4 {
+            match self.call_stack.top() {
+                Some(top) if top.end_addr == check => {
+                    // Popping four CALL scopes in one step leaves the pc of the third.
+                    if pops < 3 {
+                        *next = top.return_addr;
+                        check = top.return_addr;
+                    }
+                    self.call_stack.pop();
+                }
+                _ => break,
+            }
+        }
+        if let Some(top) = self.if_stack.top() {
+            if top.else_addr == after {
+                *next = top.end_addr;
+                self.if_stack.pop();
+            }
+        }
+        let nested = self.loop_stack.len() > 1;
+        if let Some(top) = self.loop_stack.top_mut() {
+            if top.end_addr == after || is_break {
+                self.al = self.al.wrapping_add(i32::from(top.inc));
+                if !is_break && top.down != 0 {
+                    top.down -= 1;
+                    *next = top.entry_addr;
+                } else {
+                    *next = top.end_addr;
+                    if nested {
+                        self.al = top.saved_al;
+                    }
+                    self.loop_stack.pop();
+                }
+            }
+        }
+    }
+}
