@@ -1,0 +1,53 @@
+# picajit — the commands a newcomer and CI run. `make test` is what CI runs (.ci/run).
+CARGO ?= cargo
+SHARED ?= ../shared
+CORPUS ?= $(SHARED)/corpus/shbin
+DEMO_SHBIN ?= $(CORPUS)/lovebrew__lovepotion__main_v_pica.shbin
+SECONDS ?= 600
+PICAJIT = target/release/picajit
+
+.PHONY: all setup lint test test-fast bench fuzz demo clean
+
+all: test
+
+## setup: check the toolchain pieces the other targets need.
+setup:
+	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust (rustup) first"; exit 1; }
+	@$(CARGO) fmt --version >/dev/null 2>&1 || { echo "rustfmt missing: rustup component add rustfmt"; exit 1; }
+	@$(CARGO) clippy --version >/dev/null 2>&1 || { echo "clippy missing: rustup component add clippy"; exit 1; }
+	@test -d $(CORPUS) || echo "warning: $(CORPUS) not found; corpus tests need the shared/ folder beside the repo"
+	@echo "setup: toolchain ok ($$($(CARGO) --version))"
+
+## lint: formatting and clippy, warnings are errors.
+lint: setup
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+## test: lint, every unit and integration test, the exhaustive EX2/LG2 check (release, all
+## cores) and a fixed-seed fuzz slice.
+test: lint test-fast
+	$(CARGO) test --release --test float_exhaustive
+	$(CARGO) build --release --bin picajit
+	$(PICAJIT) fuzz --cases 20000 --seed 1
+
+## test-fast: the unit and integration tests only.
+test-fast:
+	$(CARGO) test --workspace
+
+## bench: criterion benches (they arrive with the JIT).
+bench:
+	$(CARGO) bench --workspace
+
+## fuzz: long fuzzing run, SECONDS=600 by default.
+fuzz:
+	$(CARGO) build --release --bin picajit
+	$(PICAJIT) fuzz --seconds $(SECONDS) --seed $$(date +%s)
+
+## demo: describe a real homebrew shader and run it on seeded random vertices.
+demo:
+	$(CARGO) build --release --bin picajit
+	$(PICAJIT) info $(DEMO_SHBIN)
+	$(PICAJIT) run $(DEMO_SHBIN) --vertices 6 --seed 1
+
+clean:
+	$(CARGO) clean
