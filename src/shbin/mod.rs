@@ -6,14 +6,21 @@
 //! DVLEs (one per entry point: shader kind, entry range, constants, outputs, uniforms). The file
 //! format is described in `reference/picasso-language.md` §7.
 //!
-//! - [`Shbin::parse`] ([`read`]) turns bytes into a [`Shbin`], checking every offset and count;
+//! - [`Shbin::parse`] (`read.rs`) turns bytes into a [`Shbin`], checking every offset and count;
 //!   it never panics, and any file it accepts is written back byte for byte by
-//!   [`Shbin::to_bytes`] ([`write`]).
+//!   [`Shbin::to_bytes`] (`write.rs`).
 //! - A [`Shbin`] built from scratch (`layout: None`) is written in picasso's canonical layout:
 //!   DVLB header, DVLP header, code, descriptors, then each DVLE (header, constants, labels,
 //!   outputs, uniforms, symbols, zero padding to 4 bytes).
 //! - A parsed file whose placement differs from that canonical layout keeps where its tables
-//!   were in an opaque [`Layout`] (see [`layout`]).
+//!   were in an opaque [`Layout`] (`layout.rs`).
+//!
+//! Seen in the corpus (`shared/corpus/shbin`): 12 of 13 files are in canonical placement,
+//! including the three DDews/Snakes files that an older picasso wrote with DVLE version 0 and
+//! output mask 0 (plain header fields, so no layout is needed). `aroulin/simple_tri` puts its
+//! DVLE header right after the DVLP header, ahead of the code, and the DVLE data after the
+//! descriptors, with no final padding; its placement is recorded. Trailing padding is never
+//! required when reading: a file cut inside it still parses (and is reproduced as it is).
 //!
 //! Symbol tables are not stored as such: names live in the [`UniformEntry`] and [`Label`]
 //! entries, and the canonical symbol table is those names, uniforms first, each NUL-terminated.
@@ -414,9 +421,9 @@ pub struct RegisterRange {
 }
 
 impl RegisterRange {
-    /// Number of registers in the range.
+    /// Number of registers in the range (0 if `last` < `first`).
     pub fn count(&self) -> usize {
-        usize::from(self.last - self.first) + 1
+        (usize::from(self.last) + 1).saturating_sub(usize::from(self.first))
     }
 }
 
