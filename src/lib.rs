@@ -30,3 +30,4 @@ pub mod program;
 pub mod shbin;
 
 pub use program::{Program, Uniforms};
+pub use shbin::Shbin;
