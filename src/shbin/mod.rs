@@ -228,7 +228,7 @@ impl Constant {
     /// A float constant's value converted to f32 (x, y, z, w); `None` for other entries.
     pub fn float_value(&self) -> Option<[f32; 4]> {
         match *self {
-            Constant::Float { x, y, z, w, .. } => Some([x, y, z, w].map(f24_to_f32_local)),
+            Constant::Float { x, y, z, w, .. } => Some([x, y, z, w].map(crate::float::f24_to_f32)),
             Constant::Int { .. } | Constant::Bool { .. } | Constant::Raw { .. } => None,
         }
     }
@@ -487,7 +487,7 @@ impl Dvle {
             match *constant {
                 Constant::Float { reg, x, y, z, w } => {
                     if let Some(slot) = uniforms.f.get_mut(usize::from(reg)) {
-                        *slot = [x, y, z, w].map(f24_to_f32_local);
+                        *slot = [x, y, z, w].map(crate::float::f24_to_f32);
                     }
                 }
                 Constant::Int { reg, value } => {
@@ -563,25 +563,5 @@ impl Shbin {
         Program::from_words(&self.dvlp.code, &descs, entry.entry_start)
             .map(|program| program.with_kind(entry.kind))
             .map_err(|source| ShbinError::Program { dvle, source })
-    }
-}
-
-/// float24 (s1e7m16, bias 63) → f32, exact: exponent 0 gives ±0 or the exact denormal
-/// `m · 2^-78`, exponent 127 gives ±inf or a NaN with payload `m << 7`. Bits above 24 are
-/// ignored.
-// TODO(merge): use crate::float::f24_to_f32
-fn f24_to_f32_local(raw: u32) -> f32 {
-    let sign = (raw >> 23 & 1) << 31;
-    let exp = raw >> 16 & 0x7F;
-    let mantissa = raw & 0xFFFF;
-    match exp {
-        0 => {
-            // m · 2^-78 is a normal f32 (≥ 2^-78), and both factors are exact.
-            let two_pow_minus_78 = f32::from_bits((127 - 78) << 23);
-            let magnitude = mantissa as f32 * two_pow_minus_78;
-            f32::from_bits(magnitude.to_bits() | sign)
-        }
-        127 => f32::from_bits(sign | 0xFF << 23 | mantissa << 7),
-        _ => f32::from_bits(sign | (exp + 127 - 63) << 23 | mantissa << 7),
     }
 }

@@ -559,26 +559,32 @@ fn f24_conversion() {
     ];
     for (raw, expected) in cases {
         assert_eq!(
-            f24_to_f32_local(raw).to_bits(),
+            crate::float::f24_to_f32(raw).to_bits(),
             expected.to_bits(),
             "{raw:#x}"
         );
     }
     // Largest denormal, NaN payload, ignored high byte.
-    assert_eq!(f24_to_f32_local(0x00_ffff), 65535.0 * 2f32.powi(-78));
     assert_eq!(
-        f24_to_f32_local(0x7f_1234).to_bits(),
+        crate::float::f24_to_f32(0x00_ffff),
+        65535.0 * 2f32.powi(-78)
+    );
+    assert_eq!(
+        crate::float::f24_to_f32(0x7f_1234).to_bits(),
         0x7f80_0000 | 0x1234 << 7
     );
-    assert_eq!(f24_to_f32_local(0xff_0001).to_bits(), 0xff80_0000 | 1 << 7);
-    assert_eq!(f24_to_f32_local(0xab3f_0000), 1.0);
+    assert_eq!(
+        crate::float::f24_to_f32(0xff_0001).to_bits(),
+        0xff80_0000 | 1 << 7
+    );
+    assert_eq!(crate::float::f24_to_f32(0xab3f_0000), 1.0);
     // Every normal value converts exactly: back to 24 bits by truncation.
     for raw in (0..0x100_0000u32).step_by(251) {
         let exp = raw >> 16 & 0x7f;
         if exp == 0 || exp == 127 {
             continue;
         }
-        let bits = f24_to_f32_local(raw).to_bits();
+        let bits = crate::float::f24_to_f32(raw).to_bits();
         let back = (bits >> 31) << 23 | ((bits >> 23 & 0xff) - 64) << 16 | (bits >> 7 & 0xffff);
         assert_eq!(back, raw);
         assert_eq!(bits & 0x7f, 0);

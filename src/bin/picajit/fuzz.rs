@@ -62,7 +62,11 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
             std::fs::create_dir_all(&args.out_dir)
                 .and_then(|()| std::fs::write(&path, case.to_bytes()))
                 .map_err(|e| format!("{}: {e}", path.display()))?;
-            eprintln!("case seed {seed}: {msg}; saved {} (replay: picajit run {} --budget {BUDGET})", path.display(), path.display());
+            eprintln!(
+                "case seed {seed}: {msg}; saved {} (replay: picajit run {} --budget {BUDGET})",
+                path.display(),
+                path.display()
+            );
         }
         run += 1;
     }
@@ -71,14 +75,22 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
         "fuzz: {run} cases ({:.0} cases/s) on interp (vertex, batch, parallel): {failures} failures",
         run as f64 / secs.max(1e-9)
     );
-    Ok(if failures == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if failures == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn check(case: &Case) -> Result<(), String> {
     let program = case.program().map_err(|e| e.to_string())?;
     let interp = Interpreter::new(&program).with_budget(BUDGET);
     let n = case.inputs.len();
-    let single: Vec<_> = case.inputs.iter().map(|i| interp.run_vertex(&case.uniforms, i)).collect();
+    let single: Vec<_> = case
+        .inputs
+        .iter()
+        .map(|i| interp.run_vertex(&case.uniforms, i))
+        .collect();
     let mut batch = (vec![[[0.0; 4]; 16]; n], vec![VertexStatus::Ended; n]);
     let _ = interp.run(&case.uniforms, &case.inputs, &mut batch.0, &mut batch.1);
     let mut par = (vec![[[0.0; 4]; 16]; n], vec![VertexStatus::Ended; n]);
@@ -86,10 +98,15 @@ fn check(case: &Case) -> Result<(), String> {
     for (v, inv) in single.iter().enumerate() {
         for (name, (outs, status)) in [("batch", &batch), ("parallel", &par)] {
             if status[v] != inv.status {
-                return Err(format!("vertex {v}: status {:?} (vertex) vs {:?} ({name})", inv.status, status[v]));
+                return Err(format!(
+                    "vertex {v}: status {:?} (vertex) vs {:?} ({name})",
+                    inv.status, status[v]
+                ));
             }
             if let Some(reg) = first_difference(&inv.outputs, &outs[v]) {
-                return Err(format!("vertex {v}: o{reg} differs between vertex and {name} runs"));
+                return Err(format!(
+                    "vertex {v}: o{reg} differs between vertex and {name} runs"
+                ));
             }
         }
     }
@@ -118,7 +135,13 @@ pub fn generate(seed: u64) -> Case {
     let inputs: Vec<Regs16> = (0..VERTICES)
         .map(|_| std::array::from_fn(|_| std::array::from_fn(|_| special_float(&mut rng))))
         .collect();
-    Case { code, descs, entry: rng.u32(0..len as u32), uniforms, inputs }
+    Case {
+        code,
+        descs,
+        entry: rng.u32(0..len as u32),
+        uniforms,
+        inputs,
+    }
 }
 
 /// A word of a random opcode (every table value equally likely), random operand bits, and a
@@ -130,16 +153,39 @@ fn random_word(rng: &mut fastrand::Rng, len: usize) -> u32 {
     if rng.u8(0..8) != 0 {
         word &= op.used_bits();
     }
-    let dest = if rng.u8(0..16) == 0 { rng.u16(..4096) } else { rng.u16(0..len as u16 + 1) };
+    let dest = if rng.u8(0..16) == 0 {
+        rng.u16(..4096)
+    } else {
+        rng.u16(0..len as u16 + 1)
+    };
     let num = rng.u8(0..8);
     let opcode_bits = word & 0xFC00_0000;
     match op.format() {
         Format::Fmt2 => {
-            let f = Fmt2 { dest, num, ..Fmt2::decode(word) };
+            let f = Fmt2 {
+                dest,
+                num,
+                ..Fmt2::decode(word)
+            };
             opcode_bits | f.encode()
         }
-        Format::Fmt3b => opcode_bits | Fmt3b { dest, num, ..Fmt3b::decode(word) }.encode(),
-        Format::Fmt3i => opcode_bits | Fmt3i { dest, ..Fmt3i::decode(word) }.encode(),
+        Format::Fmt3b => {
+            opcode_bits
+                | Fmt3b {
+                    dest,
+                    num,
+                    ..Fmt3b::decode(word)
+                }
+                .encode()
+        }
+        Format::Fmt3i => {
+            opcode_bits
+                | Fmt3i {
+                    dest,
+                    ..Fmt3i::decode(word)
+                }
+                .encode()
+        }
         Format::Fmt0
         | Format::Fmt1
         | Format::Fmt1u

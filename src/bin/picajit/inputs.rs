@@ -19,7 +19,9 @@ pub fn random_uniforms(rng: &mut fastrand::Rng) -> Uniforms {
 
 /// Random inputs v0..v15 for `n` vertices.
 pub fn random_inputs(rng: &mut fastrand::Rng, n: usize) -> Vec<Regs16> {
-    (0..n).map(|_| std::array::from_fn(|_| random_vec4(rng))).collect()
+    (0..n)
+        .map(|_| std::array::from_fn(|_| random_vec4(rng)))
+        .collect()
 }
 
 fn random_vec4(rng: &mut fastrand::Rng) -> [f32; 4] {

@@ -12,7 +12,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
-#[command(name = "picajit", version, about = "PICA200 shader JIT: run, inspect and fuzz shaders")]
+#[command(
+    name = "picajit",
+    version,
+    about = "PICA200 shader JIT: run, inspect and fuzz shaders"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

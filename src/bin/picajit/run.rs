@@ -45,9 +45,17 @@ pub fn run(args: &RunArgs) -> CliResult {
         let program = case.program().map_err(|e| format!("{name}: {e}"))?;
         let interp = Interpreter::new(&program).with_budget(args.budget);
         let n = case.inputs.len();
-        let mut out = CaseOutput { outputs: vec![[[0.0; 4]; 16]; n], status: vec![VertexStatus::Ended; n] };
+        let mut out = CaseOutput {
+            outputs: vec![[[0.0; 4]; 16]; n],
+            status: vec![VertexStatus::Ended; n],
+        };
         // A budget error is reported through the statuses, which are written in any case.
-        let result = interp.run(&case.uniforms, &case.inputs, &mut out.outputs, &mut out.status);
+        let result = interp.run(
+            &case.uniforms,
+            &case.inputs,
+            &mut out.outputs,
+            &mut out.status,
+        );
         match &args.output {
             Some(path) => std::fs::write(path, out.to_bytes())
                 .map_err(|e| format!("{}: {e}", path.display()))?,
@@ -62,9 +70,15 @@ pub fn run(args: &RunArgs) -> CliResult {
     if bytes.starts_with(b"DVLB") {
         let shbin = Shbin::parse(&bytes).map_err(|e| format!("{name}: {e}"))?;
         let dvle = shbin.dvles.get(args.dvle).ok_or_else(|| {
-            format!("{name}: no DVLE {} (the file has {})", args.dvle, shbin.dvles.len())
+            format!(
+                "{name}: no DVLE {} (the file has {})",
+                args.dvle,
+                shbin.dvles.len()
+            )
         })?;
-        let program = shbin.program(args.dvle).map_err(|e| format!("{name}: {e}"))?;
+        let program = shbin
+            .program(args.dvle)
+            .map_err(|e| format!("{name}: {e}"))?;
         let mut rng = fastrand::Rng::with_seed(args.seed);
         let mut uniforms = inputs::random_uniforms(&mut rng);
         dvle.apply_constants(&mut uniforms);
@@ -73,7 +87,11 @@ pub fn run(args: &RunArgs) -> CliResult {
         let mut outputs = vec![[[0.0; 4]; 16]; args.vertices];
         let mut status = vec![VertexStatus::Ended; args.vertices];
         let result = interp.run(&uniforms, &vertex_inputs, &mut outputs, &mut status);
-        let mut regs: Vec<usize> = dvle.outputs.iter().map(|o| usize::from(o.register) & 15).collect();
+        let mut regs: Vec<usize> = dvle
+            .outputs
+            .iter()
+            .map(|o| usize::from(o.reg) & 15)
+            .collect();
         regs.sort_unstable();
         regs.dedup();
         if regs.is_empty() {
@@ -89,13 +107,20 @@ pub fn run(args: &RunArgs) -> CliResult {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    Err(format!("{name}: neither a PCAS case nor a SHBIN file (magic {:?})", &bytes[..bytes.len().min(4)]))
+    Err(format!(
+        "{name}: neither a PCAS case nor a SHBIN file (magic {:?})",
+        &bytes[..bytes.len().min(4)]
+    ))
 }
 
 /// Output registers that are non-zero in any vertex.
 fn all_written(outputs: &[Regs16]) -> Vec<usize> {
     (0..16)
-        .filter(|&r| outputs.iter().any(|o| o[r].iter().any(|x| x.to_bits() != 0)))
+        .filter(|&r| {
+            outputs
+                .iter()
+                .any(|o| o[r].iter().any(|x| x.to_bits() != 0))
+        })
         .collect()
 }
 
