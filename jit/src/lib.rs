@@ -1,9 +1,18 @@
-//! `picajit-codegen`: the block IR, host-neutral passes, the per-component register allocator and
-//! the native backends (x86-64 and AArch64) of picajit.
+//! `picajit-codegen`: the block IR, host-neutral passes, the per-component register allocator
+//! and the native backends of picajit. It knows nothing of PICA200 encodings: the `picajit`
+//! crate's frontend lowers decoded PICA programs into this crate's [`ir`].
 //!
-//! This crate knows nothing of PICA200 encodings: the `picajit` crate's frontend lowers decoded
-//! PICA programs into this crate's IR. The IR, allocator and backends arrive with the x86-64 JIT
-//! issue; until then this crate only fixes the workspace layout described in `design.md`.
+//! - [`ir`]: the IR (one op table), builder, printer, verifier.
+//! - [`opt`]: dead-code elimination and liveness.
+//! - [`regalloc`]: linear-scan allocation of lane-vector variables to SIMD registers or spill
+//!   slots in the batch context.
+//! - [`abi`]: the batch context the generated code reads and writes.
+//! - [`x64`]: the x86-64 backend (SSE4.1, W = 4; AVX2, W = 8).
+//! - [`code`]: executable memory and the one call boundary into generated code.
 
-/// Lane widths the backends are planned to support, for documentation and tests of the layout.
-pub const PLANNED_LANE_WIDTHS: [usize; 3] = [4, 8, 16];
+pub mod abi;
+pub mod code;
+pub mod ir;
+pub mod opt;
+pub mod regalloc;
+pub mod x64;

@@ -1,0 +1,160 @@
+//! The batch context: the one block of memory generated code reads and writes (besides its own
+//! constant pool). The host fills inputs, uniforms and scalars, calls the code, and reads
+//! outputs and status. Offsets are `offset_of!` constants used by every backend.
+//!
+//! Lane arrays are [`MAX_LANES`] wide whatever the tier (a tier with W lanes uses the first W),
+//! so offsets do not depend on the tier.
+
+use std::mem::offset_of;
+
+/// The widest batch any tier runs (AVX-512: 16 lanes).
+pub const MAX_LANES: usize = 16;
+/// Spill slots available to the register allocator.
+pub const SPILL_SLOTS: usize = 512;
+/// Float uniform table entries: c0..c95, then 32 entries of (1, 1, 1, 1) so a 7-bit index
+/// needs no range check.
+pub const UNIFORM_ENTRIES: usize = 128;
+/// Loop slots (the PICA loop stack holds 4).
+pub const LOOP_SLOTS: usize = 4;
+
+/// One value per lane.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, align(64))]
+pub struct Lanes(pub [f32; MAX_LANES]);
+
+impl Default for Lanes {
+    fn default() -> Self {
+        Lanes([0.0; MAX_LANES])
+    }
+}
+
+/// Batch-uniform scalar state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub struct Scalars {
+    /// Bool uniforms, bit n = b_n.
+    pub bools: u32,
+    /// Int uniforms i0..i3 as (count, start, step, unused) bytes.
+    pub ints: [[u8; 4]; 4],
+    /// The loop counter aL.
+    pub al: i32,
+    /// Backward transfers left.
+    pub budget: u32,
+    /// 0 = ended, 1 = budget exhausted.
+    pub status: u32,
+    /// Remaining repeats per loop slot.
+    pub loop_down: [u32; LOOP_SLOTS],
+    /// aL step per loop slot.
+    pub loop_inc: [i32; LOOP_SLOTS],
+    /// aL saved when the loop in the slot was entered.
+    pub loop_saved_al: [i32; LOOP_SLOTS],
+}
+
+/// The batch context.
+#[derive(Clone, Debug)]
+#[repr(C, align(64))]
+pub struct Context {
+    /// Inputs v0..v15, per component, per lane.
+    pub input: [[Lanes; 4]; 16],
+    /// Outputs o0..o15, per component, per lane.
+    pub output: [[Lanes; 4]; 16],
+    /// Float uniforms, AoS (x, y, z, w), padded to 128 entries with ones.
+    pub uniforms: [[f32; 4]; UNIFORM_ENTRIES],
+    /// Scalar state.
+    pub scalars: Scalars,
+    /// Scratch lanes for per-lane uniform fetches and wide temporaries.
+    pub scratch: [Lanes; 8],
+    /// Register-allocator spill slots.
+    pub spill: [Lanes; SPILL_SLOTS],
+}
+
+impl Default for Context {
+    fn default() -> Self {
+        let mut uniforms = [[0.0; 4]; UNIFORM_ENTRIES];
+        for u in &mut uniforms[96..] {
+            *u = [1.0; 4];
+        }
+        Context {
+            input: [[Lanes::default(); 4]; 16],
+            output: [[Lanes::default(); 4]; 16],
+            uniforms,
+            scalars: Scalars::default(),
+            scratch: [Lanes::default(); 8],
+            spill: [Lanes::default(); SPILL_SLOTS],
+        }
+    }
+}
+
+/// Byte offset of input `reg`.`comp` lane 0.
+pub const fn input_offset(reg: u32, comp: u32) -> i32 {
+    (offset_of!(Context, input) + (reg as usize * 4 + comp as usize) * 64) as i32
+}
+/// Byte offset of output `reg`.`comp` lane 0.
+pub const fn output_offset(reg: u32, comp: u32) -> i32 {
+    (offset_of!(Context, output) + (reg as usize * 4 + comp as usize) * 64) as i32
+}
+/// Byte offset of uniform `index`.`comp`.
+pub const fn uniform_offset(index: u32, comp: u32) -> i32 {
+    (offset_of!(Context, uniforms) + (index as usize * 4 + comp as usize) * 4) as i32
+}
+/// Byte offset of the uniform table.
+pub const UNIFORMS: i32 = offset_of!(Context, uniforms) as i32;
+/// Byte offset of spill slot `n`.
+pub const fn spill_offset(slot: u32) -> i32 {
+    (offset_of!(Context, spill) + slot as usize * 64) as i32
+}
+/// Byte offset of scratch lanes `n`.
+pub const fn scratch_offset(n: u32) -> i32 {
+    (offset_of!(Context, scratch) + n as usize * 64) as i32
+}
+const SCALARS: usize = offset_of!(Context, scalars);
+pub const BOOLS: i32 = (SCALARS + offset_of!(Scalars, bools)) as i32;
+pub const INTS: i32 = (SCALARS + offset_of!(Scalars, ints)) as i32;
+pub const AL: i32 = (SCALARS + offset_of!(Scalars, al)) as i32;
+pub const BUDGET: i32 = (SCALARS + offset_of!(Scalars, budget)) as i32;
+pub const STATUS: i32 = (SCALARS + offset_of!(Scalars, status)) as i32;
+pub const fn loop_down(slot: u32) -> i32 {
+    (SCALARS + offset_of!(Scalars, loop_down) + slot as usize * 4) as i32
+}
+pub const fn loop_inc(slot: u32) -> i32 {
+    (SCALARS + offset_of!(Scalars, loop_inc) + slot as usize * 4) as i32
+}
+pub const fn loop_saved_al(slot: u32) -> i32 {
+    (SCALARS + offset_of!(Scalars, loop_saved_al) + slot as usize * 4) as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_are_where_the_fields_are() {
+        let ctx = Context::default();
+        let base = &ctx as *const Context as usize;
+        assert_eq!(
+            input_offset(3, 2) as usize,
+            &ctx.input[3][2] as *const Lanes as usize - base
+        );
+        assert_eq!(
+            output_offset(15, 3) as usize,
+            &ctx.output[15][3] as *const Lanes as usize - base
+        );
+        assert_eq!(
+            uniform_offset(97, 1) as usize,
+            &ctx.uniforms[97][1] as *const f32 as usize - base
+        );
+        assert_eq!(
+            loop_saved_al(2) as usize,
+            &ctx.scalars.loop_saved_al[2] as *const i32 as usize - base
+        );
+        assert_eq!(
+            spill_offset(511) as usize,
+            &ctx.spill[511] as *const Lanes as usize - base
+        );
+        assert_eq!(ctx.uniforms[96], [1.0; 4]);
+        assert_eq!(ctx.uniforms[127], [1.0; 4]);
+        assert_eq!(std::mem::align_of::<Context>(), 64);
+        // Every displacement fits the 32-bit field of an x86 memory operand.
+        assert!(std::mem::size_of::<Context>() < i32::MAX as usize);
+    }
+}

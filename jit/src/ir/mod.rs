@@ -1,0 +1,274 @@
+//! The block IR of picajit-codegen.
+//!
+//! A [`Function`] is a control-flow graph of [`Block`]s. Values are **lane vectors**: every
+//! [`Var`] holds one 32-bit value per vertex of the batch (W lanes), of type [`Ty::F32`], a lane
+//! mask ([`Ty::Mask`], all-ones or all-zeros per lane) or a signed integer ([`Ty::I32`]).
+//! Variables are *not* SSA: a PICA register component is one variable that is written many
+//! times, which is what the per-component register allocator wants. Scalar state shared by the
+//! batch (loop counters, aL, the step budget) is not a variable: it lives in the batch context and
+//! is touched only by the control instructions and terminators.
+//!
+//! The instruction set is one table ([`op_table!`]): name, operand types, result type and the
+//! meaning of the two immediates. The printer, verifier, liveness and every backend match on
+//! [`Op`] exhaustively.
+
+mod builder;
+mod print;
+mod verify;
+
+pub use builder::Builder;
+pub use verify::VerifyError;
+
+/// A lane-vector variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Var(pub u32);
+
+/// A block of a [`Function`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockId(pub u32);
+
+/// The lane type of a variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ty {
+    /// IEEE binary32 per lane.
+    F32,
+    /// A lane mask: all ones (true) or all zeros (false) per lane.
+    Mask,
+    /// A signed 32-bit integer per lane.
+    I32,
+}
+
+/// Comparison of two F32 lanes into a mask; `True` is always true (CMP ops 6 and 7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum CmpKind {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    True,
+}
+
+impl CmpKind {
+    pub const ALL: [CmpKind; 7] = [
+        CmpKind::Eq,
+        CmpKind::Ne,
+        CmpKind::Lt,
+        CmpKind::Le,
+        CmpKind::Gt,
+        CmpKind::Ge,
+        CmpKind::True,
+    ];
+    /// The kind stored in an immediate.
+    pub fn from_imm(imm: u32) -> CmpKind {
+        CmpKind::ALL[(imm as usize).min(6)]
+    }
+    /// Evaluates the comparison on scalars (the reference for every backend).
+    pub fn eval(self, a: f32, b: f32) -> bool {
+        match self {
+            CmpKind::Eq => a == b,
+            CmpKind::Ne => a != b,
+            CmpKind::Lt => a < b,
+            CmpKind::Le => a <= b,
+            CmpKind::Gt => a > b,
+            CmpKind::Ge => a >= b,
+            CmpKind::True => true,
+        }
+    }
+}
+
+macro_rules! op_table {
+    ($( $(#[$doc:meta])* $name:ident $text:literal ($($arg:ident),*) -> $res:tt, imm: $imm:literal; )*) => {
+        /// An IR operation. Immediates are described per variant.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Op { $($(#[$doc])* $name),* }
+
+        impl Op {
+            /// Every operation, in table order.
+            pub const ALL: &'static [Op] = &[$(Op::$name),*];
+            /// The text form's mnemonic.
+            pub const fn name(self) -> &'static str {
+                match self { $(Op::$name => $text),* }
+            }
+            /// Operand types.
+            pub const fn args(self) -> &'static [Ty] {
+                match self { $(Op::$name => &[$(Ty::$arg),*]),* }
+            }
+            /// Result type (`None`: the operation has no result).
+            pub const fn result(self) -> Option<Ty> {
+                match self { $(Op::$name => op_table!(@res $res)),* }
+            }
+            /// What the immediates mean, for the printer.
+            pub const fn imm_meaning(self) -> &'static str {
+                match self { $(Op::$name => $imm),* }
+            }
+        }
+    };
+    (@res none) => { None };
+    (@res $t:ident) => { Some(Ty::$t) };
+}
+
+op_table! {
+    /// Broadcast constant; imm0 = f32 bits.
+    FConst "fconst" () -> F32, imm: "bits";
+    /// Broadcast float uniform component; imm0 = index 0..127 (96..127 read 1.0), imm1 = component.
+    Uniform "uniform" () -> F32, imm: "c,comp";
+    /// Float uniform at `imm0 + aL` (PICA offset rule, aL is batch-uniform); imm1 = component.
+    UniformAl "uniform.al" () -> F32, imm: "c,comp";
+    /// Float uniform at `imm0 + offset` with a per-lane offset (PICA offset rule); imm1 = component.
+    UniformIdx "uniform.idx" (I32) -> F32, imm: "c,comp";
+    /// Input register component; imm0 = register, imm1 = component.
+    Input "input" () -> F32, imm: "v,comp";
+    /// Store to an output register component (for the lanes of the batch); imm0/imm1 = o, comp.
+    Output "output" (F32) -> none, imm: "o,comp";
+    /// Copy.
+    Mov "mov" (F32) -> F32, imm: "";
+    /// Sign flip (also of zeros and NaNs).
+    Neg "neg" (F32) -> F32, imm: "";
+    /// IEEE addition.
+    Add "fadd" (F32, F32) -> F32, imm: "";
+    /// IEEE multiplication (only where 0·inf cannot occur).
+    Mul "fmul" (F32, F32) -> F32, imm: "";
+    /// PICA multiply: IEEE product, but +0.0 where the product is NaN and no input is.
+    PMul "pmul" (F32, F32) -> F32, imm: "";
+    /// `a > b ? a : b`.
+    Max "max" (F32, F32) -> F32, imm: "";
+    /// `a < b ? a : b`.
+    Min "min" (F32, F32) -> F32, imm: "";
+    /// Round toward −inf.
+    Floor "floor" (F32) -> F32, imm: "";
+    /// `1.0 / a`.
+    Rcp "rcp" (F32) -> F32, imm: "";
+    /// `1.0 / sqrt(a)` (two roundings).
+    Rsq "rsq" (F32) -> F32, imm: "";
+    /// The project's EX2 (`picajit::float::ex2`).
+    Ex2 "ex2" (F32) -> F32, imm: "";
+    /// The project's LG2 (`picajit::float::lg2`).
+    Lg2 "lg2" (F32) -> F32, imm: "";
+    /// Lane comparison; imm0 = [`CmpKind`].
+    Cmp "cmp" (F32, F32) -> Mask, imm: "kind";
+    /// `m ? a : b` per lane.
+    Select "select" (Mask, F32, F32) -> F32, imm: "";
+    /// Mask from a constant; imm0 = 0 or 1.
+    MaskConst "mask.const" () -> Mask, imm: "value";
+    MaskAnd "mask.and" (Mask, Mask) -> Mask, imm: "";
+    MaskOr "mask.or" (Mask, Mask) -> Mask, imm: "";
+    MaskNot "mask.not" (Mask) -> Mask, imm: "";
+    /// Mask copy.
+    MaskMov "mask.mov" (Mask) -> Mask, imm: "";
+    /// Truncate toward zero to i32, saturating, NaN → 0.
+    FtoiSat "ftoi.sat" (F32) -> I32, imm: "";
+    /// Integer copy.
+    IMov "imov" (I32) -> I32, imm: "";
+    /// Integer constant; imm0 = value.
+    IConst "iconst" () -> I32, imm: "value";
+    /// Enter a LOOP: save aL in slot imm0, load count/step of int uniform imm1, aL = its start.
+    LoopPush "loop.push" () -> none, imm: "slot,i";
+    /// aL += the step saved in slot imm0.
+    AlInc "al.inc" () -> none, imm: "slot";
+    /// aL = the value saved in slot imm0.
+    AlRestore "al.restore" () -> none, imm: "slot";
+    /// One backward transfer: spend a unit of the step budget, or stop with "budget exhausted".
+    Budget "budget" () -> none, imm: "";
+}
+
+/// One instruction: an operation, its result variable, operands and immediates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Inst {
+    pub op: Op,
+    pub dst: Option<Var>,
+    pub args: [Var; 3],
+    pub imm: [u32; 2],
+}
+
+impl Inst {
+    /// The operands actually used (as many as the table says).
+    pub fn uses(&self) -> &[Var] {
+        &self.args[..self.op.args().len()]
+    }
+    /// True if removing the instruction when its result is unused changes nothing.
+    pub fn is_pure(&self) -> bool {
+        self.op.result().is_some()
+    }
+}
+
+/// How a block ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Terminator {
+    /// Continue at a block.
+    Jump(BlockId),
+    /// Branch on bool uniform `b[id]`.
+    BranchBool {
+        id: u8,
+        then: BlockId,
+        other: BlockId,
+    },
+    /// Branch on a mask known to be the same in every lane (lane 0 is tested).
+    BranchUniform {
+        mask: Var,
+        then: BlockId,
+        other: BlockId,
+    },
+    /// LOOP back edge: if the count in `slot` is not zero, decrement it and go to `repeat`.
+    LoopNext {
+        slot: u8,
+        repeat: BlockId,
+        exit: BlockId,
+    },
+    /// The invocation ended.
+    Exit,
+}
+
+impl Terminator {
+    /// Successor blocks.
+    pub fn successors(&self) -> Vec<BlockId> {
+        match *self {
+            Terminator::Jump(b) => vec![b],
+            Terminator::BranchBool { then, other, .. }
+            | Terminator::BranchUniform { then, other, .. } => {
+                vec![then, other]
+            }
+            Terminator::LoopNext { repeat, exit, .. } => vec![repeat, exit],
+            Terminator::Exit => vec![],
+        }
+    }
+    /// Variables the terminator reads.
+    pub fn uses(&self) -> Option<Var> {
+        match *self {
+            Terminator::BranchUniform { mask, .. } => Some(mask),
+            Terminator::Jump(_)
+            | Terminator::BranchBool { .. }
+            | Terminator::LoopNext { .. }
+            | Terminator::Exit => None,
+        }
+    }
+}
+
+/// A basic block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    pub insts: Vec<Inst>,
+    pub term: Terminator,
+}
+
+/// A compiled unit: blocks (entry = block 0) and the type of every variable.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Function {
+    pub blocks: Vec<Block>,
+    pub vars: Vec<Ty>,
+    /// Number of loop slots used by `LoopPush`/`LoopNext` (at most 4).
+    pub loop_slots: u8,
+}
+
+impl Function {
+    /// The type of a variable.
+    pub fn ty(&self, v: Var) -> Ty {
+        self.vars[v.0 as usize]
+    }
+    /// Total instruction count (terminators excluded).
+    pub fn inst_count(&self) -> usize {
+        self.blocks.iter().map(|b| b.insts.len()).sum()
+    }
+}
