@@ -1,1 +1,1 @@
-//! Host-neutral passes.
+//! Host-neutral passes over the IR (dead-code elimination, liveness): written in the frontend branch.

@@ -1,1 +1,193 @@
-//! Register allocation.
+//! Register allocation: every variable gets one location for its whole live range — a SIMD
+//! register or a spill slot in the batch context — by linear scan over the blocks in reverse
+//! post-order.
+//!
+//! Vocabulary:
+//! - *position*: instruction `k` of the linear order reads its operands at `2k` and writes its
+//!   result at `2k + 1`, so an operand whose range ends at `2k` may share a register with the
+//!   result;
+//! - *range*: the hull of the positions where a variable is live (from liveness over the CFG:
+//!   a variable live into or out of a block covers the whole block);
+//! - *location*: [`Loc::Reg`] (a register number of the backend's allocatable set) or
+//!   [`Loc::Spill`] (a slot of `abi::Context::spill`); a variable never read nor written has
+//!   [`Loc::Unused`].
+//!
+//! Because a variable never moves, no copies are needed at block boundaries; the price is that a
+//! long-lived variable keeps its register even across stretches where it is dead (the hull).
+
+use thiserror::Error;
+
+use crate::ir::{BlockId, Function, Var};
+pub use liveness::Liveness;
+
+mod liveness;
+
+/// Where a variable lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Loc {
+    Reg(u8),
+    Spill(u32),
+    Unused,
+}
+
+/// The allocation of a function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Allocation {
+    /// Location per variable.
+    pub locs: Vec<Loc>,
+    /// Blocks in emission order (reachable blocks only, entry first).
+    pub order: Vec<BlockId>,
+    /// Spill slots used.
+    pub spill_slots: u32,
+}
+
+/// Allocation failures.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum AllocError {
+    #[error("the function needs more than {0} spill slots")]
+    TooManySpills(usize),
+}
+
+/// Reverse post-order of the blocks reachable from block 0.
+pub fn reverse_post_order(func: &Function) -> Vec<BlockId> {
+    let n = func.blocks.len();
+    let mut seen = vec![false; n];
+    let mut post = Vec::with_capacity(n);
+    // Iterative DFS: (block, next successor index).
+    let mut stack = vec![(0usize, 0usize)];
+    seen[0] = true;
+    while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+        let succs = func.blocks[b].term.successors();
+        if let Some(s) = succs.get(*i) {
+            *i += 1;
+            let s = s.0 as usize;
+            if !seen[s] {
+                seen[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(BlockId(b as u32));
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
+}
+
+#[derive(Clone, Copy)]
+struct Range {
+    var: Var,
+    start: u32,
+    end: u32,
+}
+
+/// Allocates `func`'s variables to the registers `regs` (in preference order) and at most
+/// `max_spill` spill slots.
+pub fn allocate(
+    func: &Function,
+    live: &Liveness,
+    regs: &[u8],
+    max_spill: usize,
+) -> Result<Allocation, AllocError> {
+    let order = reverse_post_order(func);
+    let nvars = func.vars.len();
+    let mut first = vec![u32::MAX; nvars];
+    let mut last = vec![0u32; nvars];
+    let mut touch = |v: Var, p: u32| {
+        let i = v.0 as usize;
+        first[i] = first[i].min(p);
+        last[i] = last[i].max(p);
+    };
+    let mut pos = 0u32;
+    for &b in &order {
+        let block = &func.blocks[b.0 as usize];
+        let start = pos;
+        for v in live.live_in(b) {
+            touch(v, start);
+        }
+        for inst in &block.insts {
+            for &u in inst.uses() {
+                touch(u, pos);
+            }
+            if let Some(d) = inst.dst {
+                touch(d, pos + 1);
+            }
+            pos += 2;
+        }
+        if let Some(u) = block.term.uses() {
+            touch(u, pos);
+        }
+        for v in live.live_out(b) {
+            touch(v, pos + 1);
+        }
+        pos += 2;
+    }
+    let mut ranges: Vec<Range> = (0..nvars)
+        .filter(|&i| first[i] != u32::MAX)
+        .map(|i| Range {
+            var: Var(i as u32),
+            start: first[i],
+            end: last[i],
+        })
+        .collect();
+    ranges.sort_by_key(|r| (r.start, r.var.0));
+
+    let mut locs = vec![Loc::Unused; nvars];
+    let mut free: Vec<u8> = regs.iter().rev().copied().collect();
+    let mut active: Vec<(Range, u8)> = Vec::new();
+    let mut spill_slots = 0u32;
+    let mut free_slots: Vec<(u32, u32)> = Vec::new(); // (slot, free from position)
+    let mut spill = |locs: &mut Vec<Loc>,
+                     r: &Range,
+                     free_slots: &mut Vec<(u32, u32)>|
+     -> Result<(), AllocError> {
+        let slot = match free_slots.iter().position(|&(_, from)| from < r.start) {
+            Some(i) => free_slots.swap_remove(i).0,
+            None => {
+                if spill_slots as usize >= max_spill {
+                    return Err(AllocError::TooManySpills(max_spill));
+                }
+                spill_slots += 1;
+                spill_slots - 1
+            }
+        };
+        locs[r.var.0 as usize] = Loc::Spill(slot);
+        free_slots.push((slot, r.end));
+        Ok(())
+    };
+    for r in ranges {
+        // Expire ranges that ended before this one starts.
+        active.retain(|&(a, reg)| {
+            let live = a.end >= r.start;
+            if !live {
+                free.push(reg);
+            }
+            live
+        });
+        if let Some(reg) = free.pop() {
+            locs[r.var.0 as usize] = Loc::Reg(reg);
+            active.push((r, reg));
+            continue;
+        }
+        // No register: spill whichever of the active ranges and this one ends last.
+        let victim = active
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, (a, _))| a.end)
+            .map(|(i, &v)| (i, v));
+        match victim {
+            Some((i, (v, reg))) if v.end > r.end => {
+                spill(&mut locs, &v, &mut free_slots)?;
+                active.swap_remove(i);
+                locs[r.var.0 as usize] = Loc::Reg(reg);
+                active.push((r, reg));
+            }
+            _ => spill(&mut locs, &r, &mut free_slots)?,
+        }
+    }
+    Ok(Allocation {
+        locs,
+        order,
+        spill_slots,
+    })
+}

@@ -1,1 +1,276 @@
-//! x86-64 backend.
+//! The x86-64 backend: IR → machine code for one tier (SSE4.1 with W = 4, AVX2 with W = 8).
+//!
+//! Code is assembled with dynasm into a position-independent byte vector (constant pool at the
+//! end, reached rip-relative), which [`crate::code`] maps executable. The generated function is
+//! `extern "sysv64" fn(ctx: *mut abi::Context)`: `rdi` holds the context for its whole life;
+//! `rax`, `rcx`, `rdx` are scratch; no stack is used.
+//!
+//! Vector registers: 0–10 are allocatable, 11–14 are the emitters' scratch (`S0`–`S3`), 15
+//! belongs to [`asm`]. A spilled source is loaded into `S0`/`S1`/`S2` (first, second, third
+//! operand); a spilled result is computed in `S0` and stored. Multi-instruction sequences read
+//! all their sources before they write their destination, so any aliasing is safe.
+//!
+//! Files by op family: [`arith`] (lane arithmetic, compares, masks, PICA multiply, conversions),
+//! [`special`] (RCP, RSQ, EX2, LG2), [`memory`] (inputs, outputs, uniforms and relative
+//! addressing), [`flow`] (terminators, loops, the step budget).
+
+pub mod asm;
+
+mod arith;
+mod flow;
+mod memory;
+mod special;
+
+use std::collections::HashMap;
+
+use dynasmrt::{DynamicLabel, DynasmApi};
+use thiserror::Error;
+
+use crate::abi;
+use crate::ir::{BlockId, Function, Op, Var};
+use crate::regalloc::{self, Allocation, Liveness, Loc};
+
+pub use asm::Tier;
+use asm::{Mem, Ops};
+
+/// Allocatable vector registers.
+pub const ALLOCATABLE: [u8; 11] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+const S0: u8 = 11;
+const S1: u8 = 12;
+const S2: u8 = 13;
+const S3: u8 = 14;
+
+/// Compilation failures (the engine falls back to the interpreter on any of them).
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum CompileError {
+    #[error("register allocation: {0}")]
+    Alloc(#[from] regalloc::AllocError),
+    #[error("assembler: {0}")]
+    Asm(String),
+    #[error("invalid IR: {0}")]
+    Verify(#[from] crate::ir::VerifyError),
+}
+
+/// Machine code for one function and one tier.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// Position-independent code; entry at offset 0.
+    pub code: Vec<u8>,
+    /// Tier it was compiled for.
+    pub tier: Tier,
+    /// Bytes of code before the constant pool.
+    pub code_len: usize,
+    /// Spill slots used.
+    pub spill_slots: u32,
+}
+
+impl Tier {
+    /// The best tier this host supports (`None` when it lacks SSE4.1).
+    pub fn host_best() -> Option<Tier> {
+        if Tier::Avx2.host_supports() {
+            Some(Tier::Avx2)
+        } else if Tier::Sse41.host_supports() {
+            Some(Tier::Sse41)
+        } else {
+            None
+        }
+    }
+
+    /// True if code of this tier can run on this host.
+    pub fn host_supports(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            match self {
+                Tier::Sse41 => std::arch::is_x86_feature_detected!("sse4.1"),
+                Tier::Avx2 => {
+                    std::arch::is_x86_feature_detected!("avx2")
+                        && std::arch::is_x86_feature_detected!("sse4.1")
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = self;
+            false
+        }
+    }
+}
+
+pub(crate) struct Emitter<'a> {
+    pub(crate) ops: Ops,
+    pub(crate) tier: Tier,
+    func: &'a Function,
+    alloc: &'a Allocation,
+    labels: Vec<DynamicLabel>,
+    consts: HashMap<Vec<u32>, DynamicLabel>,
+    pub(crate) exhausted: DynamicLabel,
+}
+
+/// Compiles a verified function for `tier`.
+pub fn compile(func: &Function, tier: Tier) -> Result<Compiled, CompileError> {
+    func.verify()?;
+    let live = Liveness::compute(func);
+    let alloc = regalloc::allocate(func, &live, &ALLOCATABLE, abi::SPILL_SLOTS)?;
+    let mut ops = Ops::new(0);
+    let labels = func
+        .blocks
+        .iter()
+        .map(|_| ops.new_dynamic_label())
+        .collect();
+    let exhausted = ops.new_dynamic_label();
+    let mut e = Emitter {
+        ops,
+        tier,
+        func,
+        alloc: &alloc,
+        labels,
+        consts: HashMap::new(),
+        exhausted,
+    };
+    let order = alloc.order.clone();
+    for (i, &b) in order.iter().enumerate() {
+        let label = e.labels[b.0 as usize];
+        asm::scalar::bind(&mut e.ops, label);
+        for inst in &func.blocks[b.0 as usize].insts {
+            e.inst(inst);
+        }
+        e.terminator(b, order.get(i + 1).copied());
+    }
+    e.exhausted_exit();
+    let code_len = e.ops.offset().0;
+    e.const_pool();
+    let code = e
+        .ops
+        .finalize()
+        .map_err(|err| CompileError::Asm(err.to_string()))?;
+    Ok(Compiled {
+        code,
+        tier,
+        code_len,
+        spill_slots: alloc.spill_slots,
+    })
+}
+
+impl Emitter<'_> {
+    fn loc(&self, v: Var) -> Loc {
+        self.alloc.locs[v.0 as usize]
+    }
+
+    /// The register holding source `v`, loading a spilled value into `scratch`.
+    pub(crate) fn src(&mut self, v: Var, scratch: u8) -> u8 {
+        match self.loc(v) {
+            Loc::Reg(r) => r,
+            Loc::Spill(s) => {
+                asm::load(
+                    &mut self.ops,
+                    self.tier,
+                    scratch,
+                    Mem::Ctx(abi::spill_offset(s)),
+                );
+                scratch
+            }
+            // A variable read but never written (the frontend initializes what it reads, so
+            // this only happens for dead code): any value will do.
+            Loc::Unused => {
+                asm::zero(&mut self.ops, self.tier, scratch);
+                scratch
+            }
+        }
+    }
+
+    /// The register a result for `v` is computed into.
+    pub(crate) fn dst(&self, v: Var) -> u8 {
+        match self.loc(v) {
+            Loc::Reg(r) => r,
+            Loc::Spill(_) | Loc::Unused => S0,
+        }
+    }
+
+    /// Stores a result computed in `reg` if `v` lives in memory.
+    pub(crate) fn finish(&mut self, v: Var, reg: u8) {
+        if let Loc::Spill(s) = self.loc(v) {
+            asm::store(&mut self.ops, self.tier, abi::spill_offset(s), reg);
+        }
+    }
+
+    /// The label of a constant row: `words` repeated to fill one vector register.
+    pub(crate) fn const_row(&mut self, words: &[u32]) -> DynamicLabel {
+        let per_row = self.tier.lanes();
+        let row: Vec<u32> = words.iter().copied().cycle().take(per_row).collect();
+        if let Some(&l) = self.consts.get(&row) {
+            return l;
+        }
+        let l = self.ops.new_dynamic_label();
+        self.consts.insert(row, l);
+        l
+    }
+
+    /// Loads an f32 broadcast constant.
+    pub(crate) fn load_f32(&mut self, d: u8, value: f32) {
+        let l = self.const_row(&[value.to_bits()]);
+        asm::load(&mut self.ops, self.tier, d, Mem::Const(l));
+    }
+
+    /// Loads a 32-bit pattern broadcast constant.
+    pub(crate) fn load_u32(&mut self, d: u8, bits: u32) {
+        let l = self.const_row(&[bits]);
+        asm::load(&mut self.ops, self.tier, d, Mem::Const(l));
+    }
+
+    /// Loads a 64-bit pattern broadcast constant.
+    pub(crate) fn load_u64(&mut self, d: u8, bits: u64) {
+        let l = self.const_row(&[bits as u32, (bits >> 32) as u32]);
+        asm::load(&mut self.ops, self.tier, d, Mem::Const(l));
+    }
+
+    fn const_pool(&mut self) {
+        asm::scalar::align(&mut self.ops, 32);
+        let mut rows: Vec<(Vec<u32>, DynamicLabel)> = self.consts.drain().collect();
+        rows.sort_by_key(|(row, _)| row.clone());
+        for (row, label) in rows {
+            asm::scalar::bind(&mut self.ops, label);
+            asm::scalar::words(&mut self.ops, &row);
+        }
+    }
+
+    pub(crate) fn label(&self, b: BlockId) -> DynamicLabel {
+        self.labels[b.0 as usize]
+    }
+
+    fn inst(&mut self, inst: &crate::ir::Inst) {
+        let a = inst.args;
+        let d = inst.dst.unwrap_or(Var(0));
+        match inst.op {
+            Op::FConst => self.fconst(d, f32::from_bits(inst.imm[0])),
+            Op::IConst => self.iconst(d, inst.imm[0]),
+            Op::MaskConst => self.mask_const(d, inst.imm[0] != 0),
+            Op::Uniform => self.uniform(d, inst.imm[0], inst.imm[1]),
+            Op::UniformAl => self.uniform_al(d, inst.imm[0], inst.imm[1]),
+            Op::UniformIdx => self.uniform_idx(d, a[0], inst.imm[0], inst.imm[1]),
+            Op::Input => self.input(d, inst.imm[0], inst.imm[1]),
+            Op::Output => self.output(a[0], inst.imm[0], inst.imm[1]),
+            Op::Mov | Op::MaskMov | Op::IMov => self.copy(d, a[0]),
+            Op::Neg => self.neg(d, a[0]),
+            Op::Add => self.binary(asm::VOp::AddPs, d, a[0], a[1]),
+            Op::Mul => self.binary(asm::VOp::MulPs, d, a[0], a[1]),
+            Op::Max => self.binary(asm::VOp::MaxPs, d, a[0], a[1]),
+            Op::Min => self.binary(asm::VOp::MinPs, d, a[0], a[1]),
+            Op::MaskAnd => self.binary(asm::VOp::AndPs, d, a[0], a[1]),
+            Op::MaskOr => self.binary(asm::VOp::OrPs, d, a[0], a[1]),
+            Op::PMul => self.pmul(d, a[0], a[1]),
+            Op::Floor => self.floor(d, a[0]),
+            Op::Cmp => self.cmp(d, crate::ir::CmpKind::from_imm(inst.imm[0]), a[0], a[1]),
+            Op::Select => self.select(d, a[0], a[1], a[2]),
+            Op::MaskNot => self.mask_not(d, a[0]),
+            Op::FtoiSat => self.ftoi_sat(d, a[0]),
+            Op::Rcp => self.rcp(d, a[0]),
+            Op::Rsq => self.rsq(d, a[0]),
+            Op::Ex2 => self.ex2(d, a[0]),
+            Op::Lg2 => self.lg2(d, a[0]),
+            Op::LoopPush => self.loop_push(inst.imm[0], inst.imm[1]),
+            Op::AlInc => self.al_inc(inst.imm[0]),
+            Op::AlRestore => self.al_restore(inst.imm[0]),
+            Op::Budget => self.budget(),
+        }
+    }
+}

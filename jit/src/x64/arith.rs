@@ -1,0 +1,134 @@
+//! Lane arithmetic, compares, masks, selects, the PICA multiply and the float→int conversion.
+
+use super::asm::{self, VOp};
+use super::{Emitter, S0, S1, S2, S3};
+use crate::ir::{CmpKind, Var};
+
+impl Emitter<'_> {
+    pub(super) fn fconst(&mut self, d: Var, value: f32) {
+        let r = self.dst(d);
+        self.load_f32(r, value);
+        self.finish(d, r);
+    }
+
+    pub(super) fn iconst(&mut self, d: Var, value: u32) {
+        let r = self.dst(d);
+        self.load_u32(r, value);
+        self.finish(d, r);
+    }
+
+    pub(super) fn mask_const(&mut self, d: Var, value: bool) {
+        let r = self.dst(d);
+        if value {
+            asm::ones(&mut self.ops, self.tier, r);
+        } else {
+            asm::zero(&mut self.ops, self.tier, r);
+        }
+        self.finish(d, r);
+    }
+
+    pub(super) fn copy(&mut self, d: Var, a: Var) {
+        let s = self.src(a, S0);
+        let r = self.dst(d);
+        asm::mov(&mut self.ops, self.tier, r, s);
+        self.finish(d, r);
+    }
+
+    pub(super) fn binary(&mut self, op: VOp, d: Var, a: Var, b: Var) {
+        let x = self.src(a, S0);
+        let y = self.src(b, S1);
+        let r = self.dst(d);
+        asm::vop(&mut self.ops, self.tier, op, r, x, y);
+        self.finish(d, r);
+    }
+
+    /// Sign flip: xor with the sign bit.
+    pub(super) fn neg(&mut self, d: Var, a: Var) {
+        let x = self.src(a, S0);
+        self.load_u32(S2, 0x8000_0000);
+        let r = self.dst(d);
+        asm::vop(&mut self.ops, self.tier, VOp::XorPs, r, x, S2);
+        self.finish(d, r);
+    }
+
+    pub(super) fn mask_not(&mut self, d: Var, a: Var) {
+        let x = self.src(a, S0);
+        asm::ones(&mut self.ops, self.tier, S2);
+        let r = self.dst(d);
+        asm::vop(&mut self.ops, self.tier, VOp::XorPs, r, x, S2);
+        self.finish(d, r);
+    }
+
+    /// PICA multiply: `p = a * b`; lanes where `p` is NaN but neither input is become +0.0.
+    /// keep = unordered(a, b) | ordered(p, p); result = keep & p.
+    pub(super) fn pmul(&mut self, d: Var, a: Var, b: Var) {
+        let x = self.src(a, S0);
+        let y = self.src(b, S1);
+        let t = self.tier;
+        asm::vop(&mut self.ops, t, VOp::MulPs, S2, x, y);
+        asm::vop(&mut self.ops, t, VOp::CmpUnordPs, S3, x, y);
+        let r = self.dst(d);
+        asm::vop(&mut self.ops, t, VOp::CmpOrdPs, r, S2, S2);
+        asm::vop(&mut self.ops, t, VOp::OrPs, r, r, S3);
+        asm::vop(&mut self.ops, t, VOp::AndPs, r, r, S2);
+        self.finish(d, r);
+    }
+
+    pub(super) fn floor(&mut self, d: Var, a: Var) {
+        let x = self.src(a, S0);
+        let r = self.dst(d);
+        // Rounding control 1 (toward −inf) with the precision exception suppressed (bit 3).
+        asm::round_ps(&mut self.ops, self.tier, r, x, 9);
+        self.finish(d, r);
+    }
+
+    /// Compares with IEEE predicates: EQ and LT/LE are ordered (false on NaN), NEQ is unordered
+    /// (true on NaN); GT/GE swap the operands of LT/LE.
+    pub(super) fn cmp(&mut self, d: Var, kind: CmpKind, a: Var, b: Var) {
+        let t = self.tier;
+        if kind == CmpKind::True {
+            let r = self.dst(d);
+            asm::ones(&mut self.ops, t, r);
+            self.finish(d, r);
+            return;
+        }
+        let x = self.src(a, S0);
+        let y = self.src(b, S1);
+        let r = self.dst(d);
+        let (op, p, q) = match kind {
+            CmpKind::Eq => (VOp::CmpEqPs, x, y),
+            CmpKind::Ne => (VOp::CmpNeqPs, x, y),
+            CmpKind::Lt => (VOp::CmpLtPs, x, y),
+            CmpKind::Le => (VOp::CmpLePs, x, y),
+            CmpKind::Gt => (VOp::CmpLtPs, y, x),
+            CmpKind::Ge => (VOp::CmpLePs, y, x),
+            CmpKind::True => (VOp::CmpEqPs, x, x), // handled above
+        };
+        asm::vop(&mut self.ops, t, op, r, p, q);
+        self.finish(d, r);
+    }
+
+    pub(super) fn select(&mut self, d: Var, m: Var, a: Var, b: Var) {
+        let mm = self.src(m, S0);
+        let x = self.src(a, S1);
+        let y = self.src(b, S2);
+        let r = self.dst(d);
+        asm::select(&mut self.ops, self.tier, r, mm, x, y);
+        self.finish(d, r);
+    }
+
+    /// MOVA's conversion: truncate, saturate (CVTTPS2DQ gives 0x80000000 for NaN and out of
+    /// range; lanes ≥ 2^31 are flipped to 0x7FFFFFFF) and NaN → 0.
+    pub(super) fn ftoi_sat(&mut self, d: Var, a: Var) {
+        let x = self.src(a, S0);
+        let t = self.tier;
+        asm::cvtt_ps2dq(&mut self.ops, t, S2, x);
+        self.load_f32(S3, 2_147_483_648.0);
+        asm::vop(&mut self.ops, t, VOp::CmpLePs, S3, S3, x);
+        asm::vop(&mut self.ops, t, VOp::XorPs, S2, S2, S3);
+        asm::vop(&mut self.ops, t, VOp::CmpOrdPs, S3, x, x);
+        let r = self.dst(d);
+        asm::vop(&mut self.ops, t, VOp::AndPs, r, S2, S3);
+        self.finish(d, r);
+    }
+}

@@ -1,0 +1,466 @@
+//! The thin layer between the emitters and dynasm: every x86 instruction form the backend uses,
+//! once per tier (SSE4.1 two-operand xmm forms, AVX2 three-operand VEX ymm forms). Emitters never
+//! write `dynasm!` themselves, so the audit test (`tests/x64_audit.rs`) can check every template
+//! here against iced-x86's decoder.
+//!
+//! dynasm-rs 5.1 mis-encodes some VEX forms (`../shared/reference/backend-notes.md` §1.2); this
+//! file avoids them: compares use the `vcmpXXps` pseudo-ops (never `vcmpps …, imm`), broadcasts
+//! load a scalar then use `vbroadcastss ymm, xmm`, and the 64-bit right shift takes its count
+//! from a register (`vpsrlq ymm, ymm, xmm`), never an immediate.
+//!
+//! Register 15 is this layer's own temporary (for SSE forms whose destination is also the second
+//! source); nothing else may use it.
+
+// dynasm expands register arguments to `.into()` calls, which clippy flags on `u8`s.
+#![allow(clippy::useless_conversion)]
+
+use dynasmrt::x64::X64Relocation;
+use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
+
+/// The instruction-set tier, which fixes the lane count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tier {
+    /// SSE4.1, xmm registers, W = 4.
+    Sse41,
+    /// AVX2, ymm registers, W = 8 (FMA is never used).
+    Avx2,
+}
+
+impl Tier {
+    /// Lanes per batch.
+    pub const fn lanes(self) -> usize {
+        match self {
+            Tier::Sse41 => 4,
+            Tier::Avx2 => 8,
+        }
+    }
+    /// Bytes per vector register.
+    pub const fn bytes(self) -> usize {
+        self.lanes() * 4
+    }
+}
+
+/// The temporary register owned by this layer.
+pub const ASM_TEMP: u8 = 15;
+
+/// Assembler type used by the backend.
+pub type Ops = VecAssembler<X64Relocation>;
+
+/// A memory operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mem {
+    /// `[rdi + disp]`: the batch context.
+    Ctx(i32),
+    /// `[rdi + rax + disp]`: the context indexed by rax (per-lane uniform rows).
+    CtxRax(i32),
+    /// `[rip + label]`: the constant pool.
+    Const(DynamicLabel),
+}
+
+/// Lane-wise operations with two register sources.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VOp {
+    AddPs,
+    SubPs,
+    MulPs,
+    DivPs,
+    MaxPs,
+    MinPs,
+    AndPs,
+    /// `!a & b`.
+    AndnPs,
+    OrPs,
+    XorPs,
+    CmpEqPs,
+    CmpLtPs,
+    CmpLePs,
+    CmpNeqPs,
+    CmpUnordPs,
+    CmpOrdPs,
+    AddPd,
+    SubPd,
+    MulPd,
+    DivPd,
+    CmpLtPd,
+    PAddD,
+    PCmpGtD,
+    PAddQ,
+}
+
+impl VOp {
+    /// True if `a op b == b op a` bit for bit (so SSE may swap sources).
+    pub const fn commutative(self) -> bool {
+        matches!(
+            self,
+            VOp::AddPs
+                | VOp::MulPs
+                | VOp::AndPs
+                | VOp::OrPs
+                | VOp::XorPs
+                | VOp::CmpEqPs
+                | VOp::CmpNeqPs
+                | VOp::CmpUnordPs
+                | VOp::CmpOrdPs
+                | VOp::AddPd
+                | VOp::MulPd
+                | VOp::PAddD
+                | VOp::PAddQ
+        )
+    }
+}
+
+/// `d = a op b`.
+pub fn vop(ops: &mut Ops, tier: Tier, op: VOp, d: u8, a: u8, b: u8) {
+    match tier {
+        Tier::Avx2 => vop_avx(ops, op, d, a, b),
+        Tier::Sse41 => {
+            if d == a {
+                vop_sse(ops, op, d, b);
+            } else if d == b && op.commutative() {
+                vop_sse(ops, op, d, a);
+            } else if d == b {
+                mov(ops, tier, ASM_TEMP, b);
+                mov(ops, tier, d, a);
+                vop_sse(ops, op, d, ASM_TEMP);
+            } else {
+                mov(ops, tier, d, a);
+                vop_sse(ops, op, d, b);
+            }
+        }
+    }
+}
+
+fn vop_avx(ops: &mut Ops, op: VOp, d: u8, a: u8, b: u8) {
+    match op {
+        VOp::AddPs => dynasm!(ops ; .arch x64 ; vaddps Ry(d), Ry(a), Ry(b)),
+        VOp::SubPs => dynasm!(ops ; .arch x64 ; vsubps Ry(d), Ry(a), Ry(b)),
+        VOp::MulPs => dynasm!(ops ; .arch x64 ; vmulps Ry(d), Ry(a), Ry(b)),
+        VOp::DivPs => dynasm!(ops ; .arch x64 ; vdivps Ry(d), Ry(a), Ry(b)),
+        VOp::MaxPs => dynasm!(ops ; .arch x64 ; vmaxps Ry(d), Ry(a), Ry(b)),
+        VOp::MinPs => dynasm!(ops ; .arch x64 ; vminps Ry(d), Ry(a), Ry(b)),
+        VOp::AndPs => dynasm!(ops ; .arch x64 ; vandps Ry(d), Ry(a), Ry(b)),
+        VOp::AndnPs => dynasm!(ops ; .arch x64 ; vandnps Ry(d), Ry(a), Ry(b)),
+        VOp::OrPs => dynasm!(ops ; .arch x64 ; vorps Ry(d), Ry(a), Ry(b)),
+        VOp::XorPs => dynasm!(ops ; .arch x64 ; vxorps Ry(d), Ry(a), Ry(b)),
+        VOp::CmpEqPs => dynasm!(ops ; .arch x64 ; vcmpeqps Ry(d), Ry(a), Ry(b)),
+        VOp::CmpLtPs => dynasm!(ops ; .arch x64 ; vcmpltps Ry(d), Ry(a), Ry(b)),
+        VOp::CmpLePs => dynasm!(ops ; .arch x64 ; vcmpleps Ry(d), Ry(a), Ry(b)),
+        VOp::CmpNeqPs => dynasm!(ops ; .arch x64 ; vcmpneqps Ry(d), Ry(a), Ry(b)),
+        VOp::CmpUnordPs => dynasm!(ops ; .arch x64 ; vcmpunordps Ry(d), Ry(a), Ry(b)),
+        VOp::CmpOrdPs => dynasm!(ops ; .arch x64 ; vcmpordps Ry(d), Ry(a), Ry(b)),
+        VOp::AddPd => dynasm!(ops ; .arch x64 ; vaddpd Ry(d), Ry(a), Ry(b)),
+        VOp::SubPd => dynasm!(ops ; .arch x64 ; vsubpd Ry(d), Ry(a), Ry(b)),
+        VOp::MulPd => dynasm!(ops ; .arch x64 ; vmulpd Ry(d), Ry(a), Ry(b)),
+        VOp::DivPd => dynasm!(ops ; .arch x64 ; vdivpd Ry(d), Ry(a), Ry(b)),
+        VOp::CmpLtPd => dynasm!(ops ; .arch x64 ; vcmpltpd Ry(d), Ry(a), Ry(b)),
+        VOp::PAddD => dynasm!(ops ; .arch x64 ; vpaddd Ry(d), Ry(a), Ry(b)),
+        VOp::PCmpGtD => dynasm!(ops ; .arch x64 ; vpcmpgtd Ry(d), Ry(a), Ry(b)),
+        VOp::PAddQ => dynasm!(ops ; .arch x64 ; vpaddq Ry(d), Ry(a), Ry(b)),
+    }
+}
+
+fn vop_sse(ops: &mut Ops, op: VOp, d: u8, b: u8) {
+    match op {
+        VOp::AddPs => dynasm!(ops ; .arch x64 ; addps Rx(d), Rx(b)),
+        VOp::SubPs => dynasm!(ops ; .arch x64 ; subps Rx(d), Rx(b)),
+        VOp::MulPs => dynasm!(ops ; .arch x64 ; mulps Rx(d), Rx(b)),
+        VOp::DivPs => dynasm!(ops ; .arch x64 ; divps Rx(d), Rx(b)),
+        VOp::MaxPs => dynasm!(ops ; .arch x64 ; maxps Rx(d), Rx(b)),
+        VOp::MinPs => dynasm!(ops ; .arch x64 ; minps Rx(d), Rx(b)),
+        VOp::AndPs => dynasm!(ops ; .arch x64 ; andps Rx(d), Rx(b)),
+        VOp::AndnPs => dynasm!(ops ; .arch x64 ; andnps Rx(d), Rx(b)),
+        VOp::OrPs => dynasm!(ops ; .arch x64 ; orps Rx(d), Rx(b)),
+        VOp::XorPs => dynasm!(ops ; .arch x64 ; xorps Rx(d), Rx(b)),
+        VOp::CmpEqPs => dynasm!(ops ; .arch x64 ; cmpeqps Rx(d), Rx(b)),
+        VOp::CmpLtPs => dynasm!(ops ; .arch x64 ; cmpltps Rx(d), Rx(b)),
+        VOp::CmpLePs => dynasm!(ops ; .arch x64 ; cmpleps Rx(d), Rx(b)),
+        VOp::CmpNeqPs => dynasm!(ops ; .arch x64 ; cmpneqps Rx(d), Rx(b)),
+        VOp::CmpUnordPs => dynasm!(ops ; .arch x64 ; cmpunordps Rx(d), Rx(b)),
+        VOp::CmpOrdPs => dynasm!(ops ; .arch x64 ; cmpordps Rx(d), Rx(b)),
+        VOp::AddPd => dynasm!(ops ; .arch x64 ; addpd Rx(d), Rx(b)),
+        VOp::SubPd => dynasm!(ops ; .arch x64 ; subpd Rx(d), Rx(b)),
+        VOp::MulPd => dynasm!(ops ; .arch x64 ; mulpd Rx(d), Rx(b)),
+        VOp::DivPd => dynasm!(ops ; .arch x64 ; divpd Rx(d), Rx(b)),
+        VOp::CmpLtPd => dynasm!(ops ; .arch x64 ; cmpltpd Rx(d), Rx(b)),
+        VOp::PAddD => dynasm!(ops ; .arch x64 ; paddd Rx(d), Rx(b)),
+        VOp::PCmpGtD => dynasm!(ops ; .arch x64 ; pcmpgtd Rx(d), Rx(b)),
+        VOp::PAddQ => dynasm!(ops ; .arch x64 ; paddq Rx(d), Rx(b)),
+    }
+}
+
+/// Register copy (nothing when `d == s`).
+pub fn mov(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
+    if d == s {
+        return;
+    }
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovaps Ry(d), Ry(s)),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; movaps Rx(d), Rx(s)),
+    }
+}
+
+/// Full-width aligned load.
+pub fn load(ops: &mut Ops, tier: Tier, d: u8, m: Mem) {
+    match (tier, m) {
+        (Tier::Avx2, Mem::Ctx(o)) => dynasm!(ops ; .arch x64 ; vmovaps Ry(d), [rdi + o]),
+        (Tier::Avx2, Mem::CtxRax(o)) => dynasm!(ops ; .arch x64 ; vmovups Ry(d), [rdi + rax + o]),
+        (Tier::Avx2, Mem::Const(l)) => dynasm!(ops ; .arch x64 ; vmovaps Ry(d), [=>l]),
+        (Tier::Sse41, Mem::Ctx(o)) => dynasm!(ops ; .arch x64 ; movaps Rx(d), [rdi + o]),
+        (Tier::Sse41, Mem::CtxRax(o)) => dynasm!(ops ; .arch x64 ; movups Rx(d), [rdi + rax + o]),
+        (Tier::Sse41, Mem::Const(l)) => dynasm!(ops ; .arch x64 ; movaps Rx(d), [=>l]),
+    }
+}
+
+/// Full-width aligned store to the context.
+pub fn store(ops: &mut Ops, tier: Tier, disp: i32, s: u8) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovaps [rdi + disp], Ry(s)),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; movaps [rdi + disp], Rx(s)),
+    }
+}
+
+/// Broadcast the f32 at `[rdi + disp]` (or `[rdi + rax + disp]`) to every lane.
+pub fn broadcast(ops: &mut Ops, tier: Tier, d: u8, m: Mem) {
+    match (tier, m) {
+        (Tier::Avx2, Mem::Ctx(o)) => {
+            dynasm!(ops ; .arch x64 ; vmovss Rx(d), [rdi + o] ; vbroadcastss Ry(d), Rx(d))
+        }
+        (Tier::Avx2, Mem::CtxRax(o)) => {
+            dynasm!(ops ; .arch x64 ; vmovss Rx(d), [rdi + rax + o] ; vbroadcastss Ry(d), Rx(d))
+        }
+        (Tier::Avx2, Mem::Const(l)) => {
+            dynasm!(ops ; .arch x64 ; vmovss Rx(d), [=>l] ; vbroadcastss Ry(d), Rx(d))
+        }
+        (Tier::Sse41, Mem::Ctx(o)) => {
+            dynasm!(ops ; .arch x64 ; movss Rx(d), [rdi + o] ; shufps Rx(d), Rx(d), 0)
+        }
+        (Tier::Sse41, Mem::CtxRax(o)) => {
+            dynasm!(ops ; .arch x64 ; movss Rx(d), [rdi + rax + o] ; shufps Rx(d), Rx(d), 0)
+        }
+        (Tier::Sse41, Mem::Const(l)) => {
+            dynasm!(ops ; .arch x64 ; movss Rx(d), [=>l] ; shufps Rx(d), Rx(d), 0)
+        }
+    }
+}
+
+/// All lanes all-ones.
+pub fn ones(ops: &mut Ops, tier: Tier, d: u8) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vpcmpeqd Ry(d), Ry(d), Ry(d)),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; pcmpeqd Rx(d), Rx(d)),
+    }
+}
+
+/// All lanes zero.
+pub fn zero(ops: &mut Ops, tier: Tier, d: u8) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vxorps Ry(d), Ry(d), Ry(d)),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; xorps Rx(d), Rx(d)),
+    }
+}
+
+/// `d = m ? a : b` per lane (`m` all-ones or zero per lane); any of the registers may alias.
+pub fn select(ops: &mut Ops, tier: Tier, d: u8, m: u8, a: u8, b: u8) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vblendvps Ry(d), Ry(b), Ry(a), Ry(m)),
+        Tier::Sse41 => {
+            // (a & m) | (b & !m), with ASM_TEMP for the `a & m` half.
+            if a == b {
+                mov(ops, tier, d, a);
+            } else if d == b {
+                dynasm!(ops ; .arch x64
+                    ; movaps Rx(ASM_TEMP), Rx(m) ; andps Rx(ASM_TEMP), Rx(b) ; xorps Rx(d), Rx(ASM_TEMP)
+                    ; movaps Rx(ASM_TEMP), Rx(m) ; andps Rx(ASM_TEMP), Rx(a) ; orps Rx(d), Rx(ASM_TEMP));
+            } else if d == m {
+                dynasm!(ops ; .arch x64
+                    ; movaps Rx(ASM_TEMP), Rx(m) ; andps Rx(ASM_TEMP), Rx(a)
+                    ; andnps Rx(d), Rx(b) ; orps Rx(d), Rx(ASM_TEMP));
+            } else {
+                dynasm!(ops ; .arch x64
+                    ; movaps Rx(ASM_TEMP), Rx(m) ; andps Rx(ASM_TEMP), Rx(a)
+                    ; movaps Rx(d), Rx(m) ; andnps Rx(d), Rx(b) ; orps Rx(d), Rx(ASM_TEMP));
+            }
+        }
+    }
+}
+
+/// `roundps` with an immediate rounding control (9 = floor).
+pub fn round_ps(ops: &mut Ops, tier: Tier, d: u8, s: u8, imm: i8) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vroundps Ry(d), Ry(s), imm),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; roundps Rx(d), Rx(s), imm),
+    }
+}
+
+/// `roundpd` with an immediate rounding control (8 = nearest even).
+pub fn round_pd(ops: &mut Ops, tier: Tier, d: u8, s: u8, imm: i8) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vroundpd Ry(d), Ry(s), imm),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; roundpd Rx(d), Rx(s), imm),
+    }
+}
+
+/// `d = sqrt(s)` per f32 lane.
+pub fn sqrt_ps(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vsqrtps Ry(d), Ry(s)),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; sqrtps Rx(d), Rx(s)),
+    }
+}
+
+/// Truncating f32 → i32 (out of range and NaN give `0x8000_0000`).
+pub fn cvtt_ps2dq(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vcvttps2dq Ry(d), Ry(s)),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; cvttps2dq Rx(d), Rx(s)),
+    }
+}
+
+/// Widen half of the f32 lanes at `[rdi + disp]` to f64 (4 lanes AVX2, 2 lanes SSE).
+pub fn cvt_ps2pd_mem(ops: &mut Ops, tier: Tier, d: u8, disp: i32) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vcvtps2pd Ry(d), [rdi + disp]),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; cvtps2pd Rx(d), [rdi + disp]),
+    }
+}
+
+/// Narrow the f64 lanes of `s` to f32 and store them (16 bytes AVX2, 8 bytes SSE) at
+/// `[rdi + disp]`.
+pub fn cvt_pd2ps_store(ops: &mut Ops, tier: Tier, s: u8, disp: i32) {
+    match tier {
+        Tier::Avx2 => {
+            dynasm!(ops ; .arch x64 ; vcvtpd2ps Rx(ASM_TEMP), Ry(s) ; vmovaps [rdi + disp], Rx(ASM_TEMP))
+        }
+        Tier::Sse41 => {
+            dynasm!(ops ; .arch x64 ; cvtpd2ps Rx(ASM_TEMP), Rx(s) ; movlps [rdi + disp], Rx(ASM_TEMP))
+        }
+    }
+}
+
+/// 64-bit left shift by an immediate.
+pub fn psllq(ops: &mut Ops, tier: Tier, d: u8, imm: i8) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vpsllq Ry(d), Ry(d), imm),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; psllq Rx(d), imm),
+    }
+}
+
+/// 64-bit logical right shift by the count in the low quadword of `count`.
+pub fn psrlq(ops: &mut Ops, tier: Tier, d: u8, count: u8) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vpsrlq Ry(d), Ry(d), Rx(count)),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; psrlq Rx(d), Rx(count)),
+    }
+}
+
+/// 32-bit left shift by an immediate.
+pub fn pslld(ops: &mut Ops, tier: Tier, d: u8, imm: i8) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vpslld Ry(d), Ry(d), imm),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; pslld Rx(d), imm),
+    }
+}
+
+/// `eax` = lane 0 of `s`.
+pub fn lane0_to_eax(ops: &mut Ops, tier: Tier, s: u8) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovd eax, Rx(s)),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; movd eax, Rx(s)),
+    }
+}
+
+/// Clears the upper ymm state before returning (AVX2 only).
+pub fn leave(ops: &mut Ops, tier: Tier) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vzeroupper ; ret),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; ret),
+    }
+}
+
+/// Scalar helpers (GPR code, tier independent).
+pub mod scalar {
+    use super::*;
+
+    /// `eax = [rdi + disp]`.
+    pub fn load_eax(ops: &mut Ops, disp: i32) {
+        dynasm!(ops ; .arch x64 ; mov eax, DWORD [rdi + disp]);
+    }
+    /// `[rdi + disp] = eax`.
+    pub fn store_eax(ops: &mut Ops, disp: i32) {
+        dynasm!(ops ; .arch x64 ; mov DWORD [rdi + disp], eax);
+    }
+    /// `eax = zero-extended byte [rdi + disp]`.
+    pub fn load_byte_eax(ops: &mut Ops, disp: i32) {
+        dynasm!(ops ; .arch x64 ; movzx eax, BYTE [rdi + disp]);
+    }
+    /// `[rdi + disp] += eax`.
+    pub fn add_eax_to(ops: &mut Ops, disp: i32) {
+        dynasm!(ops ; .arch x64 ; add DWORD [rdi + disp], eax);
+    }
+    /// `[rdi + disp] = imm`.
+    pub fn store_imm(ops: &mut Ops, disp: i32, imm: i32) {
+        dynasm!(ops ; .arch x64 ; mov DWORD [rdi + disp], imm);
+    }
+    /// Budget: if `[rdi + disp] == 0` jump to `exhausted`, else decrement it.
+    pub fn budget(ops: &mut Ops, disp: i32, exhausted: DynamicLabel) {
+        dynasm!(ops ; .arch x64 ; cmp DWORD [rdi + disp], 0 ; je =>exhausted ; dec DWORD [rdi + disp]);
+    }
+    /// Jump to `target` if bit `bit` of `[rdi + disp]` is set.
+    pub fn jump_if_bit(ops: &mut Ops, disp: i32, bit: u8, target: DynamicLabel) {
+        let mask = 1i32 << (bit & 31);
+        dynasm!(ops ; .arch x64 ; test DWORD [rdi + disp], mask ; jnz =>target);
+    }
+    /// Jump to `target` if eax != 0.
+    pub fn jump_if_eax(ops: &mut Ops, target: DynamicLabel) {
+        dynasm!(ops ; .arch x64 ; test eax, eax ; jnz =>target);
+    }
+    /// LOOP back edge: if `[rdi + disp]` is 0 jump to `exit`, else decrement it and jump to
+    /// `repeat`.
+    pub fn loop_next(ops: &mut Ops, disp: i32, repeat: DynamicLabel, exit: DynamicLabel) {
+        dynasm!(ops ; .arch x64
+            ; cmp DWORD [rdi + disp], 0 ; je =>exit
+            ; dec DWORD [rdi + disp] ; jmp =>repeat);
+    }
+    /// Unconditional jump.
+    pub fn jump(ops: &mut Ops, target: DynamicLabel) {
+        dynasm!(ops ; .arch x64 ; jmp =>target);
+    }
+    /// Binds a label here.
+    pub fn bind(ops: &mut Ops, label: DynamicLabel) {
+        dynasm!(ops ; .arch x64 ; =>label);
+    }
+    /// The PICA relative-offset rule on eax: eax = (−128 ≤ eax ≤ 127 ? eax : 0); then
+    /// eax = ((eax + base) & 0x7F) << 4 — the byte offset of a uniform row. Clobbers ecx, edx.
+    pub fn uniform_row_offset(ops: &mut Ops, base: i32) {
+        dynasm!(ops ; .arch x64
+            ; lea ecx, [rax + 128]
+            ; xor edx, edx
+            ; cmp ecx, 255
+            ; cmova eax, edx
+            ; add eax, base
+            ; and eax, 0x7F
+            ; shl eax, 4);
+    }
+    /// Per-lane uniform fetch: `eax` = the row byte offset in lane `lane` of the scratch lanes
+    /// at `idx`, then the f32 at `[rdi + rax + src]` goes to lane `lane` of the lanes at `dst`.
+    pub fn fetch_lane(ops: &mut Ops, idx: i32, lane: i32, src: i32, dst: i32) {
+        dynasm!(ops ; .arch x64
+            ; mov eax, DWORD [rdi + idx + lane * 4]
+            ; mov edx, DWORD [rdi + rax + src]
+            ; mov DWORD [rdi + dst + lane * 4], edx);
+    }
+    /// Aligns the stream with `int3` padding.
+    pub fn align(ops: &mut Ops, n: usize) {
+        ops.align(n, 0xCC);
+    }
+    /// Emits raw 32-bit words (constant pool data).
+    pub fn words(ops: &mut Ops, words: &[u32]) {
+        for &w in words {
+            ops.push_u32(w);
+        }
+    }
+    /// Ends with status "budget exhausted" (1).
+    pub fn exhausted(ops: &mut Ops, status: i32) {
+        dynasm!(ops ; .arch x64 ; mov DWORD [rdi + status], 1);
+    }
+}

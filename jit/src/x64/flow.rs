@@ -1,0 +1,80 @@
+//! Terminators and the batch-scalar control state: LOOP slots, aL, the step budget.
+
+use super::asm;
+use super::{Emitter, S0};
+use crate::abi;
+use crate::ir::{BlockId, Terminator};
+
+impl Emitter<'_> {
+    /// Ends block `b`; `next` is the block emitted after it (a jump there is omitted).
+    pub(super) fn terminator(&mut self, b: BlockId, next: Option<BlockId>) {
+        let term = self.func_term(b);
+        match term {
+            Terminator::Jump(t) => self.jump_unless_next(t, next),
+            Terminator::BranchBool { id, then, other } => {
+                let l = self.label(then);
+                asm::scalar::jump_if_bit(&mut self.ops, abi::BOOLS, id, l);
+                self.jump_unless_next(other, next);
+            }
+            Terminator::BranchUniform { mask, then, other } => {
+                let m = self.src(mask, S0);
+                asm::lane0_to_eax(&mut self.ops, self.tier, m);
+                let l = self.label(then);
+                asm::scalar::jump_if_eax(&mut self.ops, l);
+                self.jump_unless_next(other, next);
+            }
+            Terminator::LoopNext { slot, repeat, exit } => {
+                let (r, e) = (self.label(repeat), self.label(exit));
+                asm::scalar::loop_next(&mut self.ops, abi::loop_down(u32::from(slot)), r, e);
+            }
+            Terminator::Exit => asm::leave(&mut self.ops, self.tier),
+        }
+    }
+
+    fn func_term(&self, b: BlockId) -> Terminator {
+        self.func.blocks[b.0 as usize].term
+    }
+
+    fn jump_unless_next(&mut self, target: BlockId, next: Option<BlockId>) {
+        if next != Some(target) {
+            let l = self.label(target);
+            asm::scalar::jump(&mut self.ops, l);
+        }
+    }
+
+    pub(super) fn loop_push(&mut self, slot: u32, int_id: u32) {
+        let ints = abi::INTS + (int_id & 3) as i32 * 4;
+        let ops = &mut self.ops;
+        asm::scalar::load_eax(ops, abi::AL);
+        asm::scalar::store_eax(ops, abi::loop_saved_al(slot));
+        asm::scalar::load_byte_eax(ops, ints);
+        asm::scalar::store_eax(ops, abi::loop_down(slot));
+        asm::scalar::load_byte_eax(ops, ints + 2);
+        asm::scalar::store_eax(ops, abi::loop_inc(slot));
+        asm::scalar::load_byte_eax(ops, ints + 1);
+        asm::scalar::store_eax(ops, abi::AL);
+    }
+
+    pub(super) fn al_inc(&mut self, slot: u32) {
+        asm::scalar::load_eax(&mut self.ops, abi::loop_inc(slot));
+        asm::scalar::add_eax_to(&mut self.ops, abi::AL);
+    }
+
+    pub(super) fn al_restore(&mut self, slot: u32) {
+        asm::scalar::load_eax(&mut self.ops, abi::loop_saved_al(slot));
+        asm::scalar::store_eax(&mut self.ops, abi::AL);
+    }
+
+    pub(super) fn budget(&mut self) {
+        let l = self.exhausted;
+        asm::scalar::budget(&mut self.ops, abi::BUDGET, l);
+    }
+
+    /// The shared exit taken when the budget runs out: status 1, return.
+    pub(super) fn exhausted_exit(&mut self) {
+        let l = self.exhausted;
+        asm::scalar::bind(&mut self.ops, l);
+        asm::scalar::exhausted(&mut self.ops, abi::STATUS);
+        asm::leave(&mut self.ops, self.tier);
+    }
+}

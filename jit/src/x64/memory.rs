@@ -1,0 +1,97 @@
+//! Inputs, outputs and float uniforms, including PICA relative addressing: a batch-uniform
+//! offset (aL) is one scalar address computation and a broadcast; a per-lane offset (a0)
+//! computes the row index of every lane in vector registers and then fetches lane by lane with
+//! scalar loads (no hardware gathers).
+
+use super::asm::{self, Mem, VOp};
+use super::{Emitter, S0, S2, S3};
+use crate::abi;
+use crate::ir::Var;
+
+/// Scratch lanes: per-lane row byte offsets, and the fetched values.
+const IDX_LANES: u32 = 0;
+const FETCH_LANES: u32 = 1;
+
+impl Emitter<'_> {
+    pub(super) fn uniform(&mut self, d: Var, index: u32, comp: u32) {
+        let r = self.dst(d);
+        asm::broadcast(
+            &mut self.ops,
+            self.tier,
+            r,
+            Mem::Ctx(abi::uniform_offset(index & 0x7F, comp & 3)),
+        );
+        self.finish(d, r);
+    }
+
+    pub(super) fn uniform_al(&mut self, d: Var, base: u32, comp: u32) {
+        asm::scalar::load_eax(&mut self.ops, abi::AL);
+        asm::scalar::uniform_row_offset(&mut self.ops, (base & 0x7F) as i32);
+        let r = self.dst(d);
+        asm::broadcast(
+            &mut self.ops,
+            self.tier,
+            r,
+            Mem::CtxRax(abi::UNIFORMS + (comp & 3) as i32 * 4),
+        );
+        self.finish(d, r);
+    }
+
+    /// Per-lane offset: valid = -129 < off < 128; idx = ((valid ? off : 0) + base) & 0x7F; the
+    /// row byte offset idx * 16 goes to scratch, then each lane is fetched.
+    pub(super) fn uniform_idx(&mut self, d: Var, off: Var, base: u32, comp: u32) {
+        let t = self.tier;
+        let o = self.src(off, S0);
+        self.load_u32(S3, (-129i32) as u32);
+        asm::vop(&mut self.ops, t, VOp::PCmpGtD, S3, o, S3); // off > -129
+        self.load_u32(S2, 128);
+        asm::vop(&mut self.ops, t, VOp::PCmpGtD, S2, S2, o); // 128 > off
+        asm::vop(&mut self.ops, t, VOp::AndPs, S3, S3, S2);
+        asm::vop(&mut self.ops, t, VOp::AndPs, S2, o, S3);
+        self.load_u32(S3, base & 0x7F);
+        asm::vop(&mut self.ops, t, VOp::PAddD, S2, S2, S3);
+        self.load_u32(S3, 0x7F);
+        asm::vop(&mut self.ops, t, VOp::AndPs, S2, S2, S3);
+        asm::pslld(&mut self.ops, t, S2, 4);
+        asm::store(&mut self.ops, t, abi::scratch_offset(IDX_LANES), S2);
+        let src = abi::UNIFORMS + (comp & 3) as i32 * 4;
+        for lane in 0..t.lanes() as i32 {
+            asm::scalar::fetch_lane(
+                &mut self.ops,
+                abi::scratch_offset(IDX_LANES),
+                lane,
+                src,
+                abi::scratch_offset(FETCH_LANES),
+            );
+        }
+        let r = self.dst(d);
+        asm::load(
+            &mut self.ops,
+            t,
+            r,
+            Mem::Ctx(abi::scratch_offset(FETCH_LANES)),
+        );
+        self.finish(d, r);
+    }
+
+    pub(super) fn input(&mut self, d: Var, reg: u32, comp: u32) {
+        let r = self.dst(d);
+        asm::load(
+            &mut self.ops,
+            self.tier,
+            r,
+            Mem::Ctx(abi::input_offset(reg & 15, comp & 3)),
+        );
+        self.finish(d, r);
+    }
+
+    pub(super) fn output(&mut self, a: Var, reg: u32, comp: u32) {
+        let s = self.src(a, S0);
+        asm::store(
+            &mut self.ops,
+            self.tier,
+            abi::output_offset(reg & 15, comp & 3),
+            s,
+        );
+    }
+}
