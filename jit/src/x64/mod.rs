@@ -17,6 +17,7 @@
 pub mod asm;
 
 mod arith;
+mod dump;
 mod flow;
 mod memory;
 mod special;
@@ -31,6 +32,7 @@ use crate::ir::{BlockId, Function, Op, Var};
 use crate::regalloc::{self, Allocation, Liveness, Loc};
 
 pub use asm::Tier;
+pub use dump::{disassemble, instruction_count};
 use asm::{Mem, Ops};
 
 /// Allocatable vector registers.
