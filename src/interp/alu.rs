@@ -99,9 +99,9 @@ impl Machine<'_> {
             AluOp::Mov => a,
             AluOp::Mad => lanes(|i| float::pmul(a[i], b[i]) + c[i]),
             AluOp::Mova => {
-                for i in 0..2 {
+                for (i, (reg, value)) in self.a0.iter_mut().zip(a).enumerate() {
                     if desc.writes(i) {
-                        self.a0[i] = float::mova_trunc(a[i]);
+                        *reg = float::mova_trunc(value);
                     }
                 }
                 return;
