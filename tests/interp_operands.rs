@@ -577,10 +577,9 @@ fn every_register_number() {
         *reg = [n as f32, 100.0 * n as f32, 0.5, -1.0];
     }
     let out = run_one(&b.program(), &indexed_uniforms(), inputs);
-    for n in 1..16 {
-        let m = (15 - n) as f32;
-        let nf = n as f32;
-        assert_bits(&out[n], &[nf + m, 100.0 * (nf + m), 1.0, -2.0]);
+    for (n, reg) in out.iter().enumerate().skip(1) {
+        let (nf, m) = (n as f32, (15 - n) as f32);
+        assert_bits(reg, &[nf + m, 100.0 * (nf + m), 1.0, -2.0]);
     }
     assert_bits(&out[0], &[95.0, 96.0, -95.0, 4.0]);
 }
