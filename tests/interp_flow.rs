@@ -1049,8 +1049,10 @@ fn undefined_opcodes_are_nops() {
         b.word(value << 26 | 0x03FF_FFFF);
     }
     b.add(r(0), r(0), v(0)).mov(o(0), r(0)).end();
-    let mut u = Uniforms::default();
-    u.f = [[5.0; 4]; 96];
+    let u = Uniforms {
+        f: [[5.0; 4]; 96],
+        ..Uniforms::default()
+    };
     let out = run_one(&b.program(), &u, vecs(&[[1.0, 2.0, 3.0, 4.0]]));
     assert_bits(&out[0], &[2.0, 4.0, 6.0, 8.0]);
     for reg in &out[1..] {
