@@ -928,6 +928,20 @@ fn exact_budget_accounting() {
     let out = needs_exactly(&b, &Uniforms::default(), scalars(&[1.0]), 1);
     assert_eq!(out[0][0], 1.0);
 
+    // Two CALL scopes closing in one step (returns to 4, then to 1): one step, one unit.
+    // [0] call dest 3, num 1 ; [1] mov o1, v1 ; [2] end
+    // [3] call dest 5, num 1 ; [4] mov o2, v2 ; [5] mov o0, v0 ; [6] end
+    let mut b = Builder::new();
+    b.call(3, 1)
+        .mov(o(1), v(1))
+        .end()
+        .call(5, 1)
+        .mov(o(2), v(2))
+        .mov(o(0), v(0))
+        .end();
+    let out = needs_exactly(&b, &Uniforms::default(), scalars(&[1.0, 2.0]), 1);
+    assert_eq!(out[1][0], 2.0);
+
     // A jump to itself that is not taken costs nothing.
     // [0] jmpu b0, dest 0           ; b0 false: not taken
     // [1] mov o0, v0 ; [2] end
@@ -1010,6 +1024,27 @@ fn running_off_the_end() {
     let mut b = Builder::new();
     b.jmpu(0, 4095, 1).end().pad_to(4095).mov(o(2), v(2));
     let out = run_one(&b.program(), &Uniforms::default(), input);
+    assert_bits(&out[2], &ZERO);
+}
+
+/// An IF whose end address (DEST + NUM) lies past code memory: closing its then-block sends
+/// the pc past slot 4095, which ends the invocation like slot 4095 (interpreter-defined: the
+/// spec only says slot 4095 behaves as END); the pc does not wrap around.
+#[test]
+fn scope_end_past_code_memory_ends() {
+    // [0]    jmpu b1, dest 300, num 1     ; b1 false: jumps
+    // [249]  mov o2, v2                   ; 4345 & 0xFFF: reached only if the pc wrapped
+    // [250]  end
+    // [300]  ifu b0, dest 4090, num 255   ; then [301, 4090), else [4090, 4345)
+    // [301..4090) nop
+    // [4090] mov o1, v1                   ; else-block: skipped
+    // [4091] end
+    let mut b = Builder::new();
+    b.jmpu(1, 300, 1).pad_to(249).mov(o(2), v(2)).end();
+    b.pad_to(300).ifu(0, 4090, 255);
+    b.pad_to(4090).mov(o(1), v(1)).end();
+    let out = needs_exactly(&b, &bools(1), scalars(&[1.0, 2.0, 3.0]), 0);
+    assert_bits(&out[1], &ZERO);
     assert_bits(&out[2], &ZERO);
 }
 
