@@ -374,6 +374,30 @@ fn nested_loops() {
     assert_eq!(cases, 16);
 }
 
+/// The restored aL is the enclosing loop's full value, not a byte of it: outer aL 260 comes
+/// back as 260 (out of the ±128 range, so `c0[aL]` reads c0), not as 260 & 0xFF = 4.
+#[test]
+fn nested_loop_restores_full_al() {
+    // [0] loop i0, dest 3           ; i0 = (1, 250, 10): outer aL 250, 260
+    // [1]   loop i1, dest 2         ; i1 = (0, 0, 0)
+    // [2]     nop
+    // [3]   add r0, c0[aL], r0      ; c[i] = (i, ..): adds 0 while aL is out of range
+    // [4] mov o0, r0
+    // [5] end
+    let mut b = Builder::new();
+    b.loop_(0, 3)
+        .loop_(1, 2)
+        .nop()
+        .add(r(0), c(0).rel(AL), r(0))
+        .mov(o(0), r(0))
+        .end();
+    let mut u = counting_uniforms();
+    u.i[0] = [1, 250, 10, 0];
+    u.i[1] = [0, 0, 0, 0];
+    let out = run_one(&b.program(), &u, scalars(&[]));
+    assert_eq!(out[0][0], 0.0);
+}
+
 /// BREAKC leaves the loop after `aL += inc`.
 #[test]
 fn breakc_adds_increment() {
