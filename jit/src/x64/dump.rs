@@ -20,12 +20,19 @@ pub fn disassemble(compiled: &Compiled) -> String {
         text.clear();
         fmt.format(&ins, &mut text);
         let start = ins.ip() as usize;
-        let bytes: String = code[start..start + ins.len()].iter().map(|b| format!("{b:02X}")).collect();
+        let bytes: String = code[start..start + ins.len()]
+            .iter()
+            .map(|b| format!("{b:02X}"))
+            .collect();
         let _ = writeln!(out, "{start:04X}  {bytes:<24} {text}");
     }
     let pool = &compiled.code[compiled.code_len.min(compiled.code.len())..];
     if !pool.is_empty() {
-        let _ = writeln!(out, "; constant pool ({} bytes, including alignment)", pool.len());
+        let _ = writeln!(
+            out,
+            "; constant pool ({} bytes, including alignment)",
+            pool.len()
+        );
         for (n, chunk) in pool.chunks(16).enumerate() {
             let words: Vec<String> = chunk
                 .chunks(4)
@@ -35,7 +42,12 @@ pub fn disassemble(compiled: &Compiled) -> String {
                     format!("{:08X}", u32::from_le_bytes(b))
                 })
                 .collect();
-            let _ = writeln!(out, "{:04X}  {}", compiled.code_len + n * 16, words.join(" "));
+            let _ = writeln!(
+                out,
+                "{:04X}  {}",
+                compiled.code_len + n * 16,
+                words.join(" ")
+            );
         }
     }
     out
@@ -44,5 +56,7 @@ pub fn disassemble(compiled: &Compiled) -> String {
 /// Number of instructions before the constant pool (the static size of the kernel).
 pub fn instruction_count(compiled: &Compiled) -> usize {
     let code = &compiled.code[..compiled.code_len.min(compiled.code.len())];
-    Decoder::with_ip(64, code, 0, DecoderOptions::NONE).into_iter().count()
+    Decoder::with_ip(64, code, 0, DecoderOptions::NONE)
+        .into_iter()
+        .count()
 }

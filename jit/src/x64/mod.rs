@@ -32,8 +32,8 @@ use crate::ir::{BlockId, Function, Op, Var};
 use crate::regalloc::{self, Allocation, Liveness, Loc};
 
 pub use asm::Tier;
-pub use dump::{disassemble, instruction_count};
 use asm::{Mem, Ops};
+pub use dump::{disassemble, instruction_count};
 
 /// Allocatable vector registers.
 pub const ALLOCATABLE: [u8; 11] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
