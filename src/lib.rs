@@ -21,9 +21,12 @@
 //! - [`shbin`]: DVLB/DVLP/DVLE read and write.
 //! - [`interp`]: the reference interpreter and its batch API.
 //! - [`case`]: PCAS/PCOU case files.
+//! - [`frontend`]: decoded program → codegen IR (control-flow recovery, ALU lowering), and the
+//!   IR evaluator.
 
 pub mod case;
 pub mod float;
+pub mod frontend;
 pub mod interp;
 pub mod isa;
 pub mod program;

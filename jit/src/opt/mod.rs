@@ -1,1 +1,23 @@
-//! Host-neutral passes over the IR (dead-code elimination, liveness): written in the frontend branch.
+//! Host-neutral passes over the [`crate::ir`]:
+//!
+//! - [`liveness`]: per-block live-in / live-out sets of variables ([`Liveness`]), the analysis the
+//!   register allocator reuses. Variables are not SSA, so a write kills: a variable is live at a
+//!   point if some path from there reads it before writing it.
+//! - [`dce`]: removes pure instructions whose result is dead, to a fixed point.
+//! - [`simplify_cfg`]: folds branches with equal targets, threads jumps through empty blocks,
+//!   drops unreachable blocks and merges straight-line chains (block 0 stays the entry).
+//! - [`budget_bounds_cycles`]: checks that every cycle of the CFG spends step budget, which is
+//!   what makes any execution of the function terminate.
+
+mod cfg;
+mod dce;
+mod liveness;
+mod varset;
+
+pub use cfg::{budget_bounds_cycles, predecessors, simplify_cfg};
+pub use dce::dce;
+pub use liveness::{liveness, Liveness};
+pub use varset::VarSet;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,224 @@
+//! CFG clean-up and checks: predecessor counts, branch folding, jump threading, removal of
+//! unreachable blocks, merging of straight-line chains, and the termination check
+//! [`budget_bounds_cycles`].
+
+use crate::ir::{Block, BlockId, Function, Op, Terminator};
+
+/// The predecessors of every block (a block appears once per edge, so a two-way branch to
+/// the same block counts twice).
+pub fn predecessors(func: &Function) -> Vec<Vec<BlockId>> {
+    let mut preds = vec![Vec::new(); func.blocks.len()];
+    for (b, block) in func.blocks.iter().enumerate() {
+        for s in block.term.successors() {
+            if let Some(p) = preds.get_mut(s.0 as usize) {
+                p.push(BlockId(b as u32));
+            }
+        }
+    }
+    preds
+}
+
+/// Simplifies the CFG without changing what the function computes:
+/// 1. a branch whose two targets are the same block becomes a jump (its condition is a pure
+///    read, so nothing is lost);
+/// 2. edges to an empty block that only jumps on are redirected to its final target;
+/// 3. blocks unreachable from block 0 are removed;
+/// 4. a block ending in a jump to a block that has no other predecessor (and is not the entry)
+///    absorbs it.
+///
+/// Surviving blocks keep their relative order, and block 0 stays the entry.
+pub fn simplify_cfg(func: &mut Function) {
+    if func.blocks.is_empty() {
+        return;
+    }
+    for block in &mut func.blocks {
+        block.term = fold(block.term);
+    }
+    thread_jumps(func);
+    remove_unreachable(func);
+    merge_chains(func);
+    remove_unreachable(func);
+}
+
+fn fold(term: Terminator) -> Terminator {
+    match term {
+        Terminator::BranchBool { then, other, .. }
+        | Terminator::BranchUniform { then, other, .. }
+            if then == other =>
+        {
+            Terminator::Jump(then)
+        }
+        Terminator::BranchBool { .. }
+        | Terminator::BranchUniform { .. }
+        | Terminator::LoopNext { .. }
+        | Terminator::Jump(_)
+        | Terminator::Exit => term,
+    }
+}
+
+fn thread_jumps(func: &mut Function) {
+    let n = func.blocks.len();
+    let forward: Vec<Option<BlockId>> = func
+        .blocks
+        .iter()
+        .map(|b| match b.term {
+            Terminator::Jump(t) if b.insts.is_empty() => Some(t),
+            _ => None,
+        })
+        .collect();
+    let resolve = |mut t: BlockId| {
+        // At most n hops: a cycle of empty blocks stays where it is.
+        for _ in 0..n {
+            match forward.get(t.0 as usize).copied().flatten() {
+                Some(next) => t = next,
+                None => break,
+            }
+        }
+        t
+    };
+    for block in &mut func.blocks {
+        block.term = match block.term {
+            Terminator::Jump(t) => Terminator::Jump(resolve(t)),
+            Terminator::BranchBool { id, then, other } => Terminator::BranchBool {
+                id,
+                then: resolve(then),
+                other: resolve(other),
+            },
+            Terminator::BranchUniform { mask, then, other } => Terminator::BranchUniform {
+                mask,
+                then: resolve(then),
+                other: resolve(other),
+            },
+            Terminator::LoopNext { slot, repeat, exit } => Terminator::LoopNext {
+                slot,
+                repeat: resolve(repeat),
+                exit: resolve(exit),
+            },
+            Terminator::Exit => Terminator::Exit,
+        };
+        block.term = fold(block.term);
+    }
+}
+
+fn reachable(func: &Function) -> Vec<bool> {
+    let mut seen = vec![false; func.blocks.len()];
+    let mut stack = vec![0usize];
+    seen[0] = true;
+    while let Some(b) = stack.pop() {
+        for s in func.blocks[b].term.successors() {
+            let s = s.0 as usize;
+            if s < seen.len() && !seen[s] {
+                seen[s] = true;
+                stack.push(s);
+            }
+        }
+    }
+    seen
+}
+
+fn remove_unreachable(func: &mut Function) {
+    let keep = reachable(func);
+    let mut renumber = vec![BlockId(0); func.blocks.len()];
+    let mut next = 0u32;
+    for (b, &k) in keep.iter().enumerate() {
+        if k {
+            renumber[b] = BlockId(next);
+            next += 1;
+        }
+    }
+    let old = std::mem::take(&mut func.blocks);
+    for (b, mut block) in old.into_iter().enumerate() {
+        if !keep[b] {
+            continue;
+        }
+        let r = |t: BlockId| renumber[t.0 as usize];
+        block.term = match block.term {
+            Terminator::Jump(t) => Terminator::Jump(r(t)),
+            Terminator::BranchBool { id, then, other } => Terminator::BranchBool {
+                id,
+                then: r(then),
+                other: r(other),
+            },
+            Terminator::BranchUniform { mask, then, other } => Terminator::BranchUniform {
+                mask,
+                then: r(then),
+                other: r(other),
+            },
+            Terminator::LoopNext { slot, repeat, exit } => Terminator::LoopNext {
+                slot,
+                repeat: r(repeat),
+                exit: r(exit),
+            },
+            Terminator::Exit => Terminator::Exit,
+        };
+        func.blocks.push(block);
+    }
+}
+
+fn merge_chains(func: &mut Function) {
+    let preds = predecessors(func);
+    let mut absorbed = vec![false; func.blocks.len()];
+    for a in 0..func.blocks.len() {
+        if absorbed[a] {
+            continue;
+        }
+        while let Terminator::Jump(t) = func.blocks[a].term {
+            let b = t.0 as usize;
+            if b == a || b == 0 || absorbed[b] || preds[b].len() != 1 {
+                break;
+            }
+            let taken = std::mem::replace(
+                &mut func.blocks[b],
+                Block {
+                    insts: Vec::new(),
+                    term: Terminator::Exit,
+                },
+            );
+            absorbed[b] = true;
+            func.blocks[a].insts.extend(taken.insts);
+            func.blocks[a].term = taken.term;
+        }
+    }
+}
+
+/// True if every cycle of the CFG passes through a block containing a `budget` operation, so
+/// that any execution ends after at most (budget + 1) × (number of blocks) block visits.
+pub fn budget_bounds_cycles(func: &Function) -> bool {
+    let n = func.blocks.len();
+    let spends: Vec<bool> = func
+        .blocks
+        .iter()
+        .map(|b| b.insts.iter().any(|i| i.op == Op::Budget))
+        .collect();
+    // The graph without the spending blocks must be acyclic (iterative three-colour DFS).
+    let mut colour = vec![0u8; n];
+    for start in 0..n {
+        if spends[start] || colour[start] != 0 {
+            continue;
+        }
+        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+        colour[start] = 1;
+        while let Some(&mut (b, ref mut next)) = stack.last_mut() {
+            let succs = func.blocks[b].term.successors();
+            if let Some(s) = succs.get(*next) {
+                *next += 1;
+                let s = s.0 as usize;
+                if s >= n || spends[s] {
+                    continue;
+                }
+                match colour[s] {
+                    0 => {
+                        colour[s] = 1;
+                        stack.push((s, 0));
+                    }
+                    1 => return false,
+                    _ => {}
+                }
+            } else {
+                colour[b] = 2;
+                stack.pop();
+            }
+        }
+    }
+    true
+}

@@ -1,0 +1,157 @@
+//! Tests of liveness, DCE, CFG simplification and the budget-cycle check.
+
+use super::*;
+use crate::ir::{BlockId, Builder, Op, Terminator, Ty, Var};
+
+/// b0: x = 1.0; y = 2.0 (dead); jump b1
+/// b1: z = x + x; output z; loop.next → b1 | b2
+/// b2: exit
+fn small_loop() -> (crate::ir::Function, Var, Var, Var) {
+    let mut b = Builder::new();
+    b.use_loop_slots(1);
+    let x = b.fconst(1.0);
+    let y = b.fconst(2.0);
+    let body = b.block();
+    let exit = b.block();
+    b.terminate(Terminator::Jump(body));
+    b.switch_to(body);
+    let z = b.binary(Op::Add, x, x);
+    b.effect(Op::Output, &[z], [0, 0]);
+    b.effect(Op::Budget, &[], [0, 0]);
+    b.terminate(Terminator::LoopNext {
+        slot: 0,
+        repeat: body,
+        exit,
+    });
+    (b.finish(), x, y, z)
+}
+
+#[test]
+fn liveness_of_a_loop() {
+    let (f, x, y, z) = small_loop();
+    f.verify().unwrap();
+    let live = liveness(&f);
+    assert!(live.live_out[0].contains(x));
+    assert!(!live.live_out[0].contains(y));
+    assert!(live.live_in[1].contains(x));
+    assert!(
+        live.live_out[1].contains(x),
+        "x is read again on the back edge"
+    );
+    assert!(!live.live_in[1].contains(z));
+    assert!(live.live_in[2].is_empty());
+    let after = live.live_after(&f, BlockId(1));
+    assert!(after[0].contains(z) && after[0].contains(x));
+    assert!(!after[1].contains(z));
+}
+
+#[test]
+fn dce_removes_dead_values_and_keeps_effects() {
+    let (mut f, _, y, _) = small_loop();
+    let before = f.inst_count();
+    assert_eq!(dce(&mut f), 1);
+    assert_eq!(f.inst_count(), before - 1);
+    assert!(f.blocks[0].insts.iter().all(|i| i.dst != Some(y)));
+    assert_eq!(dce(&mut f), 0);
+    f.verify().unwrap();
+}
+
+#[test]
+fn dce_kills_overwritten_values_and_chains() {
+    let mut b = Builder::new();
+    let v = b.var(Ty::F32);
+    b.inst_to(Op::FConst, v, &[], [0, 0]); // dead: overwritten before any read
+    let one = b.fconst(1.0);
+    let t = b.unary(Op::Neg, one);
+    b.inst_to(Op::Mov, v, &[t], [0, 0]);
+    let dead = b.binary(Op::Add, v, v); // dead chain start
+    let _dead2 = b.unary(Op::Neg, dead);
+    b.effect(Op::Output, &[v], [1, 2]);
+    let mut f = b.finish();
+    assert_eq!(dce(&mut f), 3);
+    let ops: Vec<Op> = f.blocks[0].insts.iter().map(|i| i.op).collect();
+    assert_eq!(ops, [Op::FConst, Op::Neg, Op::Mov, Op::Output]);
+}
+
+#[test]
+fn terminator_operand_is_a_use() {
+    let mut b = Builder::new();
+    let m = b.inst(Op::MaskConst, &[], [1, 0]);
+    let t = b.block();
+    let o = b.block();
+    b.terminate(Terminator::BranchUniform {
+        mask: m,
+        then: t,
+        other: o,
+    });
+    let mut f = b.finish();
+    assert_eq!(dce(&mut f), 0);
+}
+
+#[test]
+fn simplify_merges_threads_and_drops() {
+    let mut b = Builder::new();
+    let e1 = b.block(); // empty, jumps on
+    let body = b.block();
+    let unreachable = b.block();
+    let tail = b.block();
+    b.terminate(Terminator::BranchBool {
+        id: 3,
+        then: e1,
+        other: e1,
+    });
+    b.switch_to(e1);
+    b.terminate(Terminator::Jump(body));
+    b.switch_to(body);
+    let x = b.fconst(3.0);
+    b.terminate(Terminator::Jump(tail));
+    b.switch_to(unreachable);
+    b.terminate(Terminator::Jump(body));
+    b.switch_to(tail);
+    b.effect(Op::Output, &[x], [0, 1]);
+    let mut f = b.finish();
+    simplify_cfg(&mut f);
+    f.verify().unwrap();
+    assert_eq!(f.blocks.len(), 1, "{f}");
+    assert_eq!(f.blocks[0].insts.len(), 2);
+    assert_eq!(f.blocks[0].term, Terminator::Exit);
+}
+
+#[test]
+fn simplify_keeps_loops() {
+    let (mut f, _, _, _) = small_loop();
+    simplify_cfg(&mut f);
+    f.verify().unwrap();
+    assert_eq!(f.blocks.len(), 3);
+    assert!(budget_bounds_cycles(&f));
+}
+
+#[test]
+fn budget_check_finds_unbounded_cycles() {
+    let mut b = Builder::new();
+    let l = b.block();
+    b.terminate(Terminator::Jump(l));
+    b.switch_to(l);
+    b.terminate(Terminator::BranchBool {
+        id: 0,
+        then: l,
+        other: BlockId(0),
+    });
+    let mut f = b.finish();
+    assert!(!budget_bounds_cycles(&f));
+    f.blocks[0].insts.push(crate::ir::Inst {
+        op: Op::Budget,
+        dst: None,
+        args: [Var(0); 3],
+        imm: [0, 0],
+    });
+    assert!(
+        !budget_bounds_cycles(&f),
+        "the self loop of b1 still spends nothing"
+    );
+    let spend = f.blocks[0].insts[0];
+    f.blocks[1].insts.push(spend);
+    assert!(budget_bounds_cycles(&f));
+    let preds = predecessors(&f);
+    assert_eq!(preds[1], [BlockId(0), BlockId(1)]);
+}

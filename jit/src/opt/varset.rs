@@ -1,0 +1,89 @@
+//! A fixed-capacity bit set of variables.
+
+use crate::ir::Var;
+
+/// A set of [`Var`]s of one function, as a bit set sized for its variable count.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct VarSet {
+    words: Vec<u64>,
+}
+
+impl VarSet {
+    /// An empty set able to hold variables `0..capacity`.
+    pub fn new(capacity: usize) -> VarSet {
+        VarSet {
+            words: vec![0; capacity.div_ceil(64)],
+        }
+    }
+
+    /// True if `v` is in the set (a variable beyond the capacity never is).
+    pub fn contains(&self, v: Var) -> bool {
+        let i = v.0 as usize;
+        self.words
+            .get(i / 64)
+            .is_some_and(|w| w >> (i % 64) & 1 != 0)
+    }
+
+    /// Adds `v` (growing the set if needed); true if it was not there.
+    pub fn insert(&mut self, v: Var) -> bool {
+        let i = v.0 as usize;
+        if i / 64 >= self.words.len() {
+            self.words.resize(i / 64 + 1, 0);
+        }
+        let bit = 1u64 << (i % 64);
+        let fresh = self.words[i / 64] & bit == 0;
+        self.words[i / 64] |= bit;
+        fresh
+    }
+
+    /// Removes `v`.
+    pub fn remove(&mut self, v: Var) {
+        let i = v.0 as usize;
+        if let Some(w) = self.words.get_mut(i / 64) {
+            *w &= !(1u64 << (i % 64));
+        }
+    }
+
+    /// Adds every member of `other`; true if the set grew.
+    pub fn union_with(&mut self, other: &VarSet) -> bool {
+        if other.words.len() > self.words.len() {
+            self.words.resize(other.words.len(), 0);
+        }
+        let mut changed = false;
+        for (w, o) in self.words.iter_mut().zip(&other.words) {
+            let new = *w | o;
+            changed |= new != *w;
+            *w = new;
+        }
+        changed
+    }
+
+    /// Number of members.
+    pub fn len(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// True if the set has no member.
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|&w| w == 0)
+    }
+
+    /// The members in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = Var> + '_ {
+        self.words.iter().enumerate().flat_map(|(n, &w)| {
+            (0..64)
+                .filter(move |b| w >> b & 1 != 0)
+                .map(move |b| Var((n * 64 + b) as u32))
+        })
+    }
+}
+
+impl FromIterator<Var> for VarSet {
+    fn from_iter<I: IntoIterator<Item = Var>>(iter: I) -> VarSet {
+        let mut s = VarSet::default();
+        for v in iter {
+            s.insert(v);
+        }
+        s
+    }
+}

@@ -1,0 +1,381 @@
+//! ALU lowering: one PICA arithmetic instruction → IR instructions, per destination component.
+//!
+//! - Swizzle and negation are folded into variable selection: component `i` of source `n` is
+//!   the variable of register component `select[i]`, passed through `Neg` if the negate bit is
+//!   set. Each (source, component) is fetched once per instruction.
+//! - Relative addressing applies only to the format's wide operand and only when it is a float
+//!   uniform: IDX 1/2 → `UniformIdx` with the a0.x / a0.y variable, IDX 3 → `UniformAl`.
+//! - Every source is read before any destination is written (results go to fresh variables,
+//!   then to the register); a local peephole then lets a result's defining instruction write
+//!   the register directly when nothing in between reads or writes it.
+//! - Only enabled components are computed; DP3/DP4/DPH, EX2, LG2, RCP and RSQ compute their
+//!   scalar once and copy it to every enabled component.
+//! - Multiplication is always `PMul`; DP sums start from `+0.0` and add strictly left to right.
+
+use picajit_codegen::ir::{Builder, CmpKind, Inst, Op, Ty, Var};
+
+use crate::isa::{AddrIdx, AluOperands, CmpOp, DstKind, OpDesc, SrcKind};
+
+use super::regs::Regs;
+
+/// The math of one ALU instruction (chosen by the caller's exhaustive match on the opcode).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Math {
+    Add,
+    Dp3,
+    Dp4,
+    Dph,
+    Dst,
+    Ex2,
+    Lg2,
+    Litp,
+    Mul,
+    Sge,
+    Slt,
+    Flr,
+    Max,
+    Min,
+    Rcp,
+    Rsq,
+    Mova,
+    Mov,
+    Cmp(CmpOp, CmpOp),
+    Mad,
+}
+
+fn cmp_kind(op: CmpOp) -> CmpKind {
+    match op {
+        CmpOp::Eq => CmpKind::Eq,
+        CmpOp::Ne => CmpKind::Ne,
+        CmpOp::Lt => CmpKind::Lt,
+        CmpOp::Le => CmpKind::Le,
+        CmpOp::Gt => CmpKind::Gt,
+        CmpOp::Ge => CmpKind::Ge,
+        CmpOp::True6 | CmpOp::True7 => CmpKind::True,
+    }
+}
+
+/// Collects the IR of one PICA instruction before it goes into the block.
+struct Emit<'a> {
+    b: &'a mut Builder,
+    regs: &'a Regs,
+    ops: &'a AluOperands,
+    desc: OpDesc,
+    insts: Vec<Inst>,
+    /// Variables created for this instruction (each is written exactly once, in `insts`).
+    fresh: Vec<Var>,
+    raw: [[Option<Var>; 4]; 3],
+    modified: [[Option<Var>; 4]; 3],
+    consts: Vec<(u32, Var)>,
+}
+
+impl Emit<'_> {
+    fn fresh(&mut self, ty: Ty) -> Var {
+        let v = self.b.var(ty);
+        self.fresh.push(v);
+        v
+    }
+
+    fn op(&mut self, op: Op, args: &[Var], imm: [u32; 2]) -> Var {
+        let dst = self.fresh(op.result().unwrap_or(Ty::F32));
+        self.op_to(op, dst, args, imm);
+        dst
+    }
+
+    fn op_to(&mut self, op: Op, dst: Var, args: &[Var], imm: [u32; 2]) {
+        let mut a = [Var(0); 3];
+        a[..args.len()].copy_from_slice(args);
+        self.insts.push(Inst {
+            op,
+            dst: Some(dst),
+            args: a,
+            imm,
+        });
+    }
+
+    fn effect(&mut self, op: Op, args: &[Var], imm: [u32; 2]) {
+        let mut a = [Var(0); 3];
+        a[..args.len()].copy_from_slice(args);
+        self.insts.push(Inst {
+            op,
+            dst: None,
+            args: a,
+            imm,
+        });
+    }
+
+    fn fconst(&mut self, value: f32) -> Var {
+        let bits = value.to_bits();
+        if let Some(&(_, v)) = self.consts.iter().find(|(b, _)| *b == bits) {
+            return v;
+        }
+        let v = self.op(Op::FConst, &[], [bits, 0]);
+        self.consts.push((bits, v));
+        v
+    }
+
+    /// Component `comp` of source `n` before swizzle and negation.
+    fn raw(&mut self, n: usize, comp: usize) -> Var {
+        if let Some(v) = self.raw[n][comp] {
+            return v;
+        }
+        let c = comp as u32;
+        let v = match self.ops.src[n].kind() {
+            SrcKind::Input(r) => self.op(Op::Input, &[], [u32::from(r), c]),
+            SrcKind::Temp(r) => self.regs.r[r as usize][comp],
+            SrcKind::Uniform(u) => {
+                let idx = if n == self.ops.wide {
+                    self.ops.idx
+                } else {
+                    AddrIdx::None
+                };
+                let u = u32::from(u);
+                match idx {
+                    AddrIdx::None => self.op(Op::Uniform, &[], [u, c]),
+                    AddrIdx::A0x => self.op(Op::UniformIdx, &[self.regs.a0[0]], [u, c]),
+                    AddrIdx::A0y => self.op(Op::UniformIdx, &[self.regs.a0[1]], [u, c]),
+                    AddrIdx::AL => self.op(Op::UniformAl, &[], [u, c]),
+                }
+            }
+        };
+        self.raw[n][comp] = Some(v);
+        v
+    }
+
+    /// Component `i` of source `n` after swizzle and negation.
+    fn src(&mut self, n: usize, i: usize) -> Var {
+        if let Some(v) = self.modified[n][i] {
+            return v;
+        }
+        let m = self.desc.src(n);
+        let raw = self.raw(n, m.select[i] as usize & 3);
+        let v = if m.negate {
+            self.op(Op::Neg, &[raw], [0, 0])
+        } else {
+            raw
+        };
+        self.modified[n][i] = Some(v);
+        v
+    }
+
+    /// `((+0.0 + a0·b0) + a1·b1) + …` over `n` terms; DPH's fourth `a` term is 1.0.
+    fn dot(&mut self, n: usize, homogeneous: bool) -> Var {
+        let mut sum = self.fconst(0.0);
+        for i in 0..n {
+            let a = if homogeneous && i == 3 {
+                self.fconst(1.0)
+            } else {
+                self.src(0, i)
+            };
+            let b = self.src(1, i);
+            let p = self.op(Op::PMul, &[a, b], [0, 0]);
+            sum = self.op(Op::Add, &[sum, p], [0, 0]);
+        }
+        sum
+    }
+
+    fn binary(&mut self, op: Op, i: usize) -> Var {
+        let a = self.src(0, i);
+        let b = self.src(1, i);
+        self.op(op, &[a, b], [0, 0])
+    }
+
+    fn set_if(&mut self, kind: CmpKind, i: usize) -> Var {
+        let a = self.src(0, i);
+        let b = self.src(1, i);
+        let m = self.op(Op::Cmp, &[a, b], [kind as u32, 0]);
+        let one = self.fconst(1.0);
+        let zero = self.fconst(0.0);
+        self.op(Op::Select, &[m, one, zero], [0, 0])
+    }
+
+    /// `Max(x, +0.0)`: `x > 0 ? x : +0.0` (NaN and −0 give +0.0), `float::litp_pos`.
+    fn litp_pos(&mut self, i: usize) -> Var {
+        let x = self.src(0, i);
+        let zero = self.fconst(0.0);
+        self.op(Op::Max, &[x, zero], [0, 0])
+    }
+
+    /// `Min(B, Max(−B, x))`, `float::litp_clamp` (NaN stays NaN).
+    fn litp_clamp(&mut self, i: usize) -> Var {
+        let x = self.src(0, i);
+        let lo = self.fconst(-crate::float::LITP_BOUND);
+        let hi = self.fconst(crate::float::LITP_BOUND);
+        let low = self.op(Op::Max, &[lo, x], [0, 0]);
+        self.op(Op::Min, &[hi, low], [0, 0])
+    }
+
+    /// Writes `value` to destination component `i` of the instruction.
+    fn write(&mut self, i: usize, value: Var) {
+        match self.ops.dst.kind() {
+            DstKind::Output(o) => self.effect(Op::Output, &[value], [u32::from(o), i as u32]),
+            DstKind::Temp(r) => {
+                let reg = self.regs.r[r as usize][i];
+                self.op_to(Op::Mov, reg, &[value], [0, 0]);
+            }
+        }
+    }
+
+    /// Lets the instruction defining a fresh, once-used value write the register directly when
+    /// nothing between it and the copy reads or writes that register.
+    fn fold_copies(&mut self) {
+        let mut m = 0;
+        while m < self.insts.len() {
+            let copy = self.insts[m];
+            let folded = matches!(copy.op, Op::Mov | Op::IMov | Op::MaskMov)
+                && self.fresh.contains(&copy.args[0])
+                && self.try_fold(m, copy);
+            if !folded {
+                m += 1;
+            }
+        }
+    }
+
+    fn try_fold(&mut self, m: usize, copy: Inst) -> bool {
+        let (value, Some(reg)) = (copy.args[0], copy.dst) else {
+            return false;
+        };
+        let uses = self
+            .insts
+            .iter()
+            .filter(|i| i.uses().contains(&value))
+            .count();
+        let Some(k) = self.insts[..m].iter().position(|i| i.dst == Some(value)) else {
+            return false;
+        };
+        let clash = self.insts[k + 1..m]
+            .iter()
+            .any(|i| i.dst == Some(reg) || i.uses().contains(&reg));
+        if uses != 1 || clash {
+            return false;
+        }
+        self.insts[k].dst = Some(reg);
+        self.insts.remove(m);
+        true
+    }
+}
+
+/// Appends the IR of one ALU instruction to the builder's current block.
+pub(super) fn lower(b: &mut Builder, regs: &Regs, descs: &[u32], math: Math, ops: &AluOperands) {
+    let desc = OpDesc(descs[ops.desc as usize & 0x7F]);
+    let mut e = Emit {
+        b,
+        regs,
+        ops,
+        desc,
+        insts: Vec::new(),
+        fresh: Vec::new(),
+        raw: [[None; 4]; 3],
+        modified: [[None; 4]; 3],
+        consts: Vec::new(),
+    };
+    let enabled: Vec<usize> = (0..4).filter(|&i| desc.writes(i)).collect();
+    let writes_only_dst = !matches!(math, Math::Litp | Math::Mova | Math::Cmp(..));
+    if writes_only_dst && enabled.is_empty() {
+        return;
+    }
+    let bcast = |v: Var| -> Vec<(usize, Var)> { enabled.iter().map(|&i| (i, v)).collect() };
+    let results = match math {
+        Math::Add => per_comp(&mut e, &enabled, |e, i| e.binary(Op::Add, i)),
+        Math::Mul => per_comp(&mut e, &enabled, |e, i| e.binary(Op::PMul, i)),
+        Math::Max => per_comp(&mut e, &enabled, |e, i| e.binary(Op::Max, i)),
+        Math::Min => per_comp(&mut e, &enabled, |e, i| e.binary(Op::Min, i)),
+        Math::Sge => per_comp(&mut e, &enabled, |e, i| e.set_if(CmpKind::Ge, i)),
+        Math::Slt => per_comp(&mut e, &enabled, |e, i| e.set_if(CmpKind::Lt, i)),
+        Math::Flr => per_comp(&mut e, &enabled, |e, i| {
+            let a = e.src(0, i);
+            e.op(Op::Floor, &[a], [0, 0])
+        }),
+        Math::Mov => per_comp(&mut e, &enabled, |e, i| e.src(0, i)),
+        Math::Mad => per_comp(&mut e, &enabled, |e, i| {
+            let p = e.binary(Op::PMul, i);
+            let c = e.src(2, i);
+            e.op(Op::Add, &[p, c], [0, 0])
+        }),
+        Math::Dp3 => bcast(e.dot(3, false)),
+        Math::Dp4 => bcast(e.dot(4, false)),
+        Math::Dph => bcast(e.dot(4, true)),
+        Math::Ex2 => bcast(unary0(&mut e, Op::Ex2)),
+        Math::Lg2 => bcast(unary0(&mut e, Op::Lg2)),
+        Math::Rcp => bcast(unary0(&mut e, Op::Rcp)),
+        Math::Rsq => bcast(unary0(&mut e, Op::Rsq)),
+        Math::Dst => per_comp(&mut e, &enabled, |e, i| match i {
+            0 => e.fconst(1.0),
+            1 => e.binary(Op::PMul, 1),
+            2 => e.src(0, 2),
+            _ => e.src(1, 3),
+        }),
+        Math::Litp => {
+            // cc is no ALU source, so it can be written before the results are computed.
+            let zero = e.fconst(0.0);
+            for (i, comp) in [0, 3].into_iter().enumerate() {
+                let a = e.src(0, comp);
+                e.op_to(Op::Cmp, regs.cc[i], &[a, zero], [CmpKind::Ge as u32, 0]);
+            }
+            per_comp(&mut e, &enabled, |e, i| match i {
+                0 | 3 => e.litp_pos(i),
+                1 => e.litp_clamp(1),
+                _ => e.fconst(0.0),
+            })
+        }
+        Math::Mova => {
+            // a0 can address the source, so both values are read before either is written.
+            let mut moves = Vec::new();
+            for i in 0..2 {
+                if desc.writes(i) {
+                    let a = e.src(0, i);
+                    moves.push((i, e.op(Op::FtoiSat, &[a], [0, 0])));
+                }
+            }
+            for (i, v) in moves {
+                e.op_to(Op::IMov, regs.a0[i], &[v], [0, 0]);
+            }
+            Vec::new()
+        }
+        Math::Cmp(x, y) => {
+            for (i, op) in [x, y].into_iter().enumerate() {
+                let a = e.src(0, i);
+                let b = e.src(1, i);
+                e.op_to(Op::Cmp, regs.cc[i], &[a, b], [cmp_kind(op) as u32, 0]);
+            }
+            Vec::new()
+        }
+    };
+    // A result that is itself a register variable this instruction overwrites is copied first,
+    // so that every write sees the values from before the instruction.
+    let results: Vec<(usize, Var)> = results
+        .into_iter()
+        .map(|(i, v)| {
+            let clobbered = match ops.dst.kind() {
+                DstKind::Temp(r) => enabled.iter().any(|&j| regs.r[r as usize][j] == v),
+                DstKind::Output(_) => false,
+            };
+            if clobbered {
+                (i, e.op(Op::Mov, &[v], [0, 0]))
+            } else {
+                (i, v)
+            }
+        })
+        .collect();
+    for (i, v) in results {
+        e.write(i, v);
+    }
+    e.fold_copies();
+    let insts = std::mem::take(&mut e.insts);
+    for inst in insts {
+        e.b.push(inst);
+    }
+}
+
+fn per_comp(
+    e: &mut Emit,
+    enabled: &[usize],
+    mut f: impl FnMut(&mut Emit, usize) -> Var,
+) -> Vec<(usize, Var)> {
+    enabled.iter().map(|&i| (i, f(e, i))).collect()
+}
+
+fn unary0(e: &mut Emit, op: Op) -> Var {
+    let a = e.src(0, 0);
+    e.op(op, &[a], [0, 0])
+}

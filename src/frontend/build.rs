@@ -1,0 +1,212 @@
+//! From the state graph to an IR function: block 0 initializes the registers, every abstract
+//! state gets a head block holding its instruction's ALU code followed by its step's decision
+//! tree; conditions become terminators (`BranchBool`, `BranchUniform` on a mask computed from
+//! cc, `LoopNext`), effects become `LoopPush`/`AlInc`/`AlRestore`/`Budget` on the path they
+//! belong to, each arm of a condition in its own (edge) block. CFG simplification later merges
+//! the straight-line chains.
+
+use picajit_codegen::ir::{BlockId, Builder, Function, Op, Terminator, Var};
+
+use crate::isa::{CondOp, Fmt2, Instruction};
+use crate::program::Program;
+
+use super::alu::{self, Math};
+use super::graph::{Cond, Effect, Flow, Graph, Target};
+use super::regs::Regs;
+
+/// The function, and for each `BranchUniform` the block holding it and the pc of its
+/// instruction (for the divergence report).
+pub(super) struct Built {
+    pub func: Function,
+    pub cc_branches: Vec<(BlockId, u32)>,
+}
+
+struct Ctx<'a> {
+    b: Builder,
+    regs: Regs,
+    heads: Vec<BlockId>,
+    exit: BlockId,
+    descs: &'a [u32],
+    cc_branches: Vec<(BlockId, u32)>,
+}
+
+/// Builds the IR of an explored program.
+pub(super) fn build(program: &Program, graph: &Graph) -> Built {
+    let mut b = Builder::new();
+    b.use_loop_slots(graph.loop_slots);
+    let regs = Regs::new(&mut b);
+    regs.init(&mut b);
+    let entry = b.current();
+    let heads: Vec<BlockId> = graph.nodes.iter().map(|_| b.block()).collect();
+    let exit = b.block();
+    let mut cx = Ctx {
+        b,
+        regs,
+        heads,
+        exit,
+        descs: &program.descs,
+        cc_branches: Vec::new(),
+    };
+    cx.b.switch_to(entry);
+    let first = cx.target(graph.entry);
+    cx.b.terminate(Terminator::Jump(first));
+    for (n, node) in graph.nodes.iter().enumerate() {
+        cx.b.switch_to(cx.heads[n]);
+        cx.instruction(&node.instr);
+        cx.flow(&node.flow, node.state.pc);
+    }
+    cx.b.switch_to(exit);
+    cx.b.terminate(Terminator::Exit);
+    Built {
+        func: cx.b.finish(),
+        cc_branches: cx.cc_branches,
+    }
+}
+
+impl Ctx<'_> {
+    fn target(&self, t: Target) -> BlockId {
+        match t {
+            Target::State(s) => self.heads[s],
+            Target::Exit => self.exit,
+        }
+    }
+
+    /// The ALU part of an instruction (exhaustive over every opcode; flow instructions and
+    /// those without effect in a vertex shader emit nothing here).
+    fn instruction(&mut self, instr: &Instruction) {
+        let (math, ops) = match instr {
+            Instruction::Add(f) => (Math::Add, f.alu()),
+            Instruction::Dp3(f) => (Math::Dp3, f.alu()),
+            Instruction::Dp4(f) => (Math::Dp4, f.alu()),
+            Instruction::Dph(f) => (Math::Dph, f.alu()),
+            Instruction::Dst(f) => (Math::Dst, f.alu()),
+            Instruction::Ex2(f) => (Math::Ex2, f.alu()),
+            Instruction::Lg2(f) => (Math::Lg2, f.alu()),
+            Instruction::Litp(f) => (Math::Litp, f.alu()),
+            Instruction::Mul(f) => (Math::Mul, f.alu()),
+            Instruction::Sge(f) => (Math::Sge, f.alu()),
+            Instruction::Slt(f) => (Math::Slt, f.alu()),
+            Instruction::Flr(f) => (Math::Flr, f.alu()),
+            Instruction::Max(f) => (Math::Max, f.alu()),
+            Instruction::Min(f) => (Math::Min, f.alu()),
+            Instruction::Rcp(f) => (Math::Rcp, f.alu()),
+            Instruction::Rsq(f) => (Math::Rsq, f.alu()),
+            Instruction::Mova(f) => (Math::Mova, f.alu()),
+            Instruction::Mov(f) => (Math::Mov, f.alu()),
+            Instruction::Dphi(f) => (Math::Dph, f.alu()),
+            Instruction::Dsti(f) => (Math::Dst, f.alu()),
+            Instruction::Sgei(f) => (Math::Sge, f.alu()),
+            Instruction::Slti(f) => (Math::Slt, f.alu()),
+            Instruction::Cmp(f) => (Math::Cmp(f.cmpx, f.cmpy), f.alu()),
+            Instruction::Madi(f) => (Math::Mad, f.alu()),
+            Instruction::Mad(f) => (Math::Mad, f.alu()),
+            Instruction::Nop(_)
+            | Instruction::Undefined(_)
+            | Instruction::End(_)
+            | Instruction::Break(_)
+            | Instruction::Breakc(_)
+            | Instruction::Jmpc(_)
+            | Instruction::Jmpu(_)
+            | Instruction::Call(_)
+            | Instruction::Callc(_)
+            | Instruction::Callu(_)
+            | Instruction::Ifu(_)
+            | Instruction::Ifc(_)
+            | Instruction::Loop(_)
+            | Instruction::Emit(_)
+            | Instruction::Setemit(_) => return,
+        };
+        alu::lower(&mut self.b, &self.regs, self.descs, math, &ops);
+    }
+
+    /// The mask of a format-2 condition: `ok_x = (cc.x == REFX)`, `ok_y = (cc.y == REFY)`,
+    /// combined by CONDOP.
+    fn cc_mask(&mut self, f: &Fmt2) -> Var {
+        let ok = |b: &mut Builder, i: usize, want: bool| {
+            let cc = self.regs.cc[i];
+            if want {
+                cc
+            } else {
+                b.unary(Op::MaskNot, cc)
+            }
+        };
+        match f.condop {
+            CondOp::Or => {
+                let x = ok(&mut self.b, 0, f.refx);
+                let y = ok(&mut self.b, 1, f.refy);
+                self.b.binary(Op::MaskOr, x, y)
+            }
+            CondOp::And => {
+                let x = ok(&mut self.b, 0, f.refx);
+                let y = ok(&mut self.b, 1, f.refy);
+                self.b.binary(Op::MaskAnd, x, y)
+            }
+            CondOp::X => ok(&mut self.b, 0, f.refx),
+            CondOp::Y => ok(&mut self.b, 1, f.refy),
+        }
+    }
+
+    fn effect(&mut self, e: &Effect) {
+        match *e {
+            Effect::LoopPush { slot, int } => {
+                self.b
+                    .effect(Op::LoopPush, &[], [u32::from(slot), u32::from(int)])
+            }
+            Effect::AlInc(slot) => self.b.effect(Op::AlInc, &[], [u32::from(slot), 0]),
+            Effect::AlRestore(slot) => self.b.effect(Op::AlRestore, &[], [u32::from(slot), 0]),
+            Effect::Budget => self.b.effect(Op::Budget, &[], [0, 0]),
+        }
+    }
+
+    /// Emits a decision tree from the current block; every arm gets a block of its own.
+    fn flow(&mut self, flow: &Flow, pc: u32) {
+        match flow {
+            Flow::Do(e, rest) => {
+                self.effect(e);
+                self.flow(rest, pc);
+            }
+            Flow::Goto(t) => {
+                let t = self.target(*t);
+                self.b.terminate(Terminator::Jump(t));
+            }
+            Flow::If { cond, then, other } => {
+                let term = |t: BlockId, o: BlockId, cx: &mut Self| match *cond {
+                    Cond::Bool(id) => Terminator::BranchBool {
+                        id,
+                        then: t,
+                        other: o,
+                    },
+                    Cond::Cc(f) => {
+                        let mask = cx.cc_mask(&f);
+                        cx.cc_branches.push((cx.b.current(), pc));
+                        Terminator::BranchUniform {
+                            mask,
+                            then: t,
+                            other: o,
+                        }
+                    }
+                };
+                let (t, o) = (self.b.block(), self.b.block());
+                let term = term(t, o, self);
+                self.b.terminate(term);
+                self.arm(t, then, pc);
+                self.arm(o, other, pc);
+            }
+            Flow::LoopNext { slot, repeat, exit } => {
+                let (r, x) = (self.b.block(), self.b.block());
+                self.b.terminate(Terminator::LoopNext {
+                    slot: *slot,
+                    repeat: r,
+                    exit: x,
+                });
+                self.arm(r, repeat, pc);
+                self.arm(x, exit, pc);
+            }
+        }
+    }
+
+    fn arm(&mut self, block: BlockId, flow: &Flow, pc: u32) {
+        self.b.switch_to(block);
+        self.flow(flow, pc);
+    }
+}

@@ -1,0 +1,249 @@
+//! The IR evaluator: executes a [`Function`] on a batch [`Context`] exactly as the native
+//! backends must (the third engine of the differential tests, and the reference the backends
+//! are checked against).
+//!
+//! Model: one batch of `lanes` lanes runs from block 0. Variables are per-lane 32-bit values
+//! (F32 bits, masks as all-ones/all-zeros, I32), zero before their first write. `Input` loads
+//! `ctx.input[r][c]`, `Output` stores `ctx.output[r][c]` (for the batch's lanes), `Uniform`
+//! reads `ctx.uniforms[idx][comp]`; `UniformAl` / `UniformIdx` add aL / the lane's I32 offset
+//! by the PICA rule (an offset outside `[-128, 127]` counts as 0; the index wraps with
+//! `& 0x7F`). Control state (aL, the loop slots, bools, ints, budget, status) is batch-scalar:
+//! `LoopPush`, `AlInc`, `AlRestore`, `LoopNext` and `Budget` act on `ctx.scalars` as their
+//! docs in the op table say, `BranchUniform` tests lane 0, `Exit` stops with the status left
+//! as it is (the host sets it to 0), `Budget` with no unit left sets status 1 and stops.
+//!
+//! The math is [`crate::float`]'s: `PMul` = `pmul`, `Max`/`Min`, `Floor` = `flr`, `Rcp`,
+//! `Rsq`, `Ex2`, `Lg2`, `FtoiSat` = `mova_trunc`; `Cmp` is [`CmpKind::eval`].
+//!
+//! Immediates are masked to their fields' ranges, so a verified function never makes the
+//! evaluator panic. It terminates whenever every CFG cycle spends budget
+//! ([`picajit_codegen::opt::budget_bounds_cycles`], true of every function the frontend emits).
+
+use picajit_codegen::abi::{Context, LOOP_SLOTS, MAX_LANES};
+use picajit_codegen::ir::{CmpKind, Function, Inst, Op, Terminator};
+
+use crate::float;
+use crate::program::{Regs16, Uniforms, VertexStatus, FLOAT_UNIFORMS};
+
+type Lanes = [u32; MAX_LANES];
+
+const TRUE: u32 = u32::MAX;
+
+fn f(x: u32) -> f32 {
+    f32::from_bits(x)
+}
+
+fn mask(b: bool) -> u32 {
+    if b {
+        TRUE
+    } else {
+        0
+    }
+}
+
+/// The PICA relative-address rule.
+fn rel_index(base: u32, offset: i32) -> usize {
+    let offset = if (-128..=127).contains(&offset) {
+        offset
+    } else {
+        0
+    };
+    ((base as i32).wrapping_add(offset) & 0x7F) as usize
+}
+
+struct Machine<'a> {
+    ctx: &'a mut Context,
+    vars: Vec<Lanes>,
+    lanes: usize,
+}
+
+impl Machine<'_> {
+    fn lane_map(&mut self, inst: &Inst, g: impl Fn(&[u32; 3], usize) -> u32) {
+        let Some(d) = inst.dst else { return };
+        let args = inst.uses();
+        let mut out = [0u32; MAX_LANES];
+        for (l, o) in out.iter_mut().enumerate().take(self.lanes) {
+            let mut a = [0u32; 3];
+            for (n, v) in args.iter().enumerate() {
+                a[n] = self.vars[v.0 as usize][l];
+            }
+            *o = g(&a, l);
+        }
+        self.vars[d.0 as usize] = out;
+    }
+
+    /// Executes one instruction; false if the batch stops (budget exhausted).
+    fn exec(&mut self, inst: &Inst) -> bool {
+        let [i0, i1] = inst.imm;
+        let comp = i1 as usize & 3;
+        match inst.op {
+            Op::FConst => self.lane_map(inst, |_, _| i0),
+            Op::Uniform => {
+                let v = self.ctx.uniforms[i0 as usize & 0x7F][comp].to_bits();
+                self.lane_map(inst, |_, _| v);
+            }
+            Op::UniformAl => {
+                let idx = rel_index(i0, self.ctx.scalars.al);
+                let v = self.ctx.uniforms[idx][comp].to_bits();
+                self.lane_map(inst, |_, _| v);
+            }
+            Op::UniformIdx => {
+                let table = self.ctx.uniforms;
+                self.lane_map(inst, |a, _| {
+                    table[rel_index(i0, a[0] as i32)][comp].to_bits()
+                });
+            }
+            Op::Input => {
+                let src = self.ctx.input[i0 as usize & 15][comp];
+                self.lane_map(inst, |_, l| src.0[l].to_bits());
+            }
+            Op::Output => {
+                let v = self.vars[inst.args[0].0 as usize];
+                let dst = &mut self.ctx.output[i0 as usize & 15][comp];
+                for (d, &x) in dst.0.iter_mut().zip(&v).take(self.lanes) {
+                    *d = f(x);
+                }
+            }
+            Op::Mov | Op::MaskMov | Op::IMov => self.lane_map(inst, |a, _| a[0]),
+            Op::Neg => self.lane_map(inst, |a, _| a[0] ^ 0x8000_0000),
+            Op::Add => self.lane_map(inst, |a, _| (f(a[0]) + f(a[1])).to_bits()),
+            Op::Mul => self.lane_map(inst, |a, _| (f(a[0]) * f(a[1])).to_bits()),
+            Op::PMul => self.lane_map(inst, |a, _| float::pmul(f(a[0]), f(a[1])).to_bits()),
+            Op::Max => self.lane_map(inst, |a, _| float::max(f(a[0]), f(a[1])).to_bits()),
+            Op::Min => self.lane_map(inst, |a, _| float::min(f(a[0]), f(a[1])).to_bits()),
+            Op::Floor => self.lane_map(inst, |a, _| float::flr(f(a[0])).to_bits()),
+            Op::Rcp => self.lane_map(inst, |a, _| float::rcp(f(a[0])).to_bits()),
+            Op::Rsq => self.lane_map(inst, |a, _| float::rsq(f(a[0])).to_bits()),
+            Op::Ex2 => self.lane_map(inst, |a, _| float::ex2(f(a[0])).to_bits()),
+            Op::Lg2 => self.lane_map(inst, |a, _| float::lg2(f(a[0])).to_bits()),
+            Op::Cmp => {
+                let kind = CmpKind::from_imm(i0);
+                self.lane_map(inst, |a, _| mask(kind.eval(f(a[0]), f(a[1]))));
+            }
+            Op::Select => self.lane_map(inst, |a, _| if a[0] != 0 { a[1] } else { a[2] }),
+            Op::MaskConst => self.lane_map(inst, |_, _| mask(i0 != 0)),
+            Op::MaskAnd => self.lane_map(inst, |a, _| a[0] & a[1]),
+            Op::MaskOr => self.lane_map(inst, |a, _| a[0] | a[1]),
+            Op::MaskNot => self.lane_map(inst, |a, _| !a[0]),
+            Op::FtoiSat => self.lane_map(inst, |a, _| float::mova_trunc(f(a[0])) as u32),
+            Op::IConst => self.lane_map(inst, |_, _| i0),
+            Op::LoopPush => {
+                let s = &mut self.ctx.scalars;
+                let slot = i0 as usize % LOOP_SLOTS;
+                let [count, start, step, _] = s.ints[i1 as usize & 3];
+                s.loop_saved_al[slot] = s.al;
+                s.loop_down[slot] = u32::from(count);
+                s.loop_inc[slot] = i32::from(step);
+                s.al = i32::from(start);
+            }
+            Op::AlInc => {
+                let s = &mut self.ctx.scalars;
+                s.al = s.al.wrapping_add(s.loop_inc[i0 as usize % LOOP_SLOTS]);
+            }
+            Op::AlRestore => {
+                let s = &mut self.ctx.scalars;
+                s.al = s.loop_saved_al[i0 as usize % LOOP_SLOTS];
+            }
+            Op::Budget => {
+                let s = &mut self.ctx.scalars;
+                if s.budget == 0 {
+                    s.status = 1;
+                    return false;
+                }
+                s.budget -= 1;
+            }
+        }
+        true
+    }
+}
+
+/// Runs `func` on the first `lanes` lanes of `ctx` (at most [`MAX_LANES`]).
+pub fn eval(func: &Function, ctx: &mut Context, lanes: usize) {
+    if func.blocks.is_empty() {
+        return;
+    }
+    let mut m = Machine {
+        ctx,
+        vars: vec![[0; MAX_LANES]; func.vars.len()],
+        lanes: lanes.min(MAX_LANES),
+    };
+    let mut b = 0usize;
+    loop {
+        let block = &func.blocks[b];
+        for inst in &block.insts {
+            if !m.exec(inst) {
+                return;
+            }
+        }
+        b = match block.term {
+            Terminator::Jump(t) => t.0 as usize,
+            Terminator::BranchBool { id, then, other } => {
+                let set = m.ctx.scalars.bools.checked_shr(u32::from(id)).unwrap_or(0) & 1 != 0;
+                if set { then } else { other }.0 as usize
+            }
+            Terminator::BranchUniform { mask, then, other } => {
+                if m.vars[mask.0 as usize][0] != 0 {
+                    then.0 as usize
+                } else {
+                    other.0 as usize
+                }
+            }
+            Terminator::LoopNext { slot, repeat, exit } => {
+                let down = &mut m.ctx.scalars.loop_down[slot as usize % LOOP_SLOTS];
+                if *down != 0 {
+                    *down -= 1;
+                    repeat.0 as usize
+                } else {
+                    exit.0 as usize
+                }
+            }
+            Terminator::Exit => return,
+        };
+    }
+}
+
+/// A batch context for `uniforms` and `budget`: c0..c95 then ones, bools, ints, budget,
+/// status 0; inputs and outputs zero.
+pub fn context(uniforms: &Uniforms, budget: u32) -> Context {
+    let mut ctx = Context::default();
+    ctx.uniforms[..FLOAT_UNIFORMS].copy_from_slice(&uniforms.f);
+    ctx.scalars.bools = u32::from(uniforms.b);
+    ctx.scalars.ints = uniforms.i;
+    ctx.scalars.budget = budget;
+    ctx.scalars.status = 0;
+    ctx
+}
+
+/// Runs `func` on any number of vertices, [`MAX_LANES`] at a time, each batch from a fresh
+/// context (outputs zeroed, the full `budget`): the outputs and status of every vertex, in the
+/// shape the interpreter's batch API produces. A batch's status applies to all its lanes.
+pub fn run(
+    func: &Function,
+    uniforms: &Uniforms,
+    inputs: &[Regs16],
+    budget: u32,
+) -> Vec<(Regs16, VertexStatus)> {
+    let mut out = Vec::with_capacity(inputs.len());
+    for chunk in inputs.chunks(MAX_LANES) {
+        let mut ctx = context(uniforms, budget);
+        for (l, vertex) in chunk.iter().enumerate() {
+            for (r, reg) in vertex.iter().enumerate() {
+                for (c, &x) in reg.iter().enumerate() {
+                    ctx.input[r][c].0[l] = x;
+                }
+            }
+        }
+        eval(func, &mut ctx, chunk.len());
+        let status = if ctx.scalars.status == 0 {
+            VertexStatus::Ended
+        } else {
+            VertexStatus::BudgetExhausted
+        };
+        for l in 0..chunk.len() {
+            let regs: Regs16 =
+                std::array::from_fn(|r| std::array::from_fn(|c| ctx.output[r][c].0[l]));
+            out.push((regs, status));
+        }
+    }
+    out
+}

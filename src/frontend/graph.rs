@@ -1,0 +1,411 @@
+//! Control-flow recovery by exhaustive abstract execution.
+//!
+//! The interpreter's control state is (pc, IF stack, CALL stack, LOOP stack). Everything in it
+//! except the loops' dynamic values (remaining count, step, saved aL) is a function of the path
+//! taken, not of data, so it can be explored symbolically: an [`AbsState`] holds the pc and the
+//! three stacks with their static entries, and each loop entry names the **slot** of the batch
+//! context that holds its dynamic values. From the entry state with empty stacks, every state's
+//! successors are computed by the interpreter's own rules (`interp/flow.rs`): the instruction's
+//! effect, then scope closing against `old_pc + 1` in the order CALL (up to four pops, the
+//! fourth leaving the pc alone), IF, LOOP, with the bounded drop-oldest stacks. A condition the
+//! compiler cannot know (a bool uniform, cc, a loop counter) yields both successors.
+//!
+//! Each state's step is described by a small decision tree, a [`Flow`], whose leaves name the
+//! next state (or the end of the invocation) and whose inner nodes are conditions and the
+//! scalar effects of the step, in the interpreter's order: `LoopPush` (the LOOP instruction
+//! itself), `AlInc` and then `AlRestore` (a loop scope closing), and last `Budget` on every path
+//! whose final next pc is not above the instruction's own address.
+//!
+//! Slots: a LOOP takes the lowest slot not held by an entry still on the stack after the push
+//! has dropped the oldest entry of a full stack. So at most four slots are ever used, and two
+//! live entries never share one.
+
+use std::collections::{HashMap, VecDeque};
+
+use crate::interp::LAST_SLOT;
+use crate::isa::{Fmt2, Instruction};
+use crate::program::Program;
+
+use super::Unsupported;
+
+/// IF stack depth (survey §5.3).
+const IF_DEPTH: usize = 8;
+/// CALL stack depth.
+const CALL_DEPTH: usize = 4;
+/// LOOP stack depth (and number of loop slots).
+const LOOP_DEPTH: usize = 4;
+
+/// Default cap on the number of abstract states.
+pub const MAX_STATES: usize = 8192;
+
+/// A LOOP stack entry: the body's first address, the end address (DEST + 1) and the slot of the
+/// batch context holding its count, step and saved aL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LoopScope {
+    pub entry: u32,
+    pub end: u32,
+    pub slot: u8,
+}
+
+/// The static part of the interpreter's three stacks, oldest entry first.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Stacks {
+    /// (else address, end address).
+    pub ifs: Vec<(u32, u32)>,
+    /// (end address, return address).
+    pub calls: Vec<(u32, u32)>,
+    pub loops: Vec<LoopScope>,
+}
+
+/// One abstract control state: a pc (< 4095) and the stacks.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AbsState {
+    pub pc: u32,
+    pub stacks: Stacks,
+}
+
+/// A condition the step depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cond {
+    /// Bool uniform `b[id]` is set.
+    Bool(u8),
+    /// The format-2 condition on cc holds.
+    Cc(Fmt2),
+}
+
+/// A scalar effect on the batch context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Enter a loop: save aL in `slot`, load count and step of int uniform `int`, aL = start.
+    LoopPush { slot: u8, int: u8 },
+    /// aL += the slot's step.
+    AlInc(u8),
+    /// aL = the slot's saved value.
+    AlRestore(u8),
+    /// A backward transfer: spend one unit of budget or stop.
+    Budget,
+}
+
+/// Where a step leads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The abstract state with this index.
+    State(usize),
+    /// The invocation ends (END, or pc ≥ 4095).
+    Exit,
+}
+
+/// The decision tree of one step.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Flow {
+    /// An effect, then the rest.
+    Do(Effect, Box<Flow>),
+    /// A two-way condition.
+    If {
+        cond: Cond,
+        then: Box<Flow>,
+        other: Box<Flow>,
+    },
+    /// A loop scope closing without a break: repeat while the slot's count is not zero
+    /// (decrementing it), else leave.
+    LoopNext {
+        slot: u8,
+        repeat: Box<Flow>,
+        exit: Box<Flow>,
+    },
+    /// Continue at a target.
+    Goto(Target),
+}
+
+/// One explored state: where it is, its instruction and its step.
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub state: AbsState,
+    pub instr: Instruction,
+    pub flow: Flow,
+}
+
+/// The explored state graph.
+#[derive(Clone, Debug)]
+pub struct Graph {
+    /// Where execution starts.
+    pub entry: Target,
+    /// Every reachable state, in discovery order (breadth first).
+    pub nodes: Vec<Node>,
+    /// Loop slots used (the highest slot + 1).
+    pub loop_slots: u8,
+}
+
+/// Explores every reachable control state of `program`, at most `max_states` of them.
+pub fn explore(program: &Program, max_states: usize) -> Result<Graph, Unsupported> {
+    let mut x = Explorer {
+        program,
+        index: HashMap::new(),
+        states: Vec::new(),
+        queue: VecDeque::new(),
+        max_states,
+        loop_slots: 0,
+    };
+    let entry = x.target(u32::from(program.entry), Stacks::default())?;
+    let mut flows = Vec::new();
+    while let Some(id) = x.queue.pop_front() {
+        let state = x.states[id].clone();
+        let instr = x.instr(state.pc);
+        let flow = x.step(&state, &instr)?;
+        flows.push(Node { state, instr, flow });
+    }
+    Ok(Graph {
+        entry,
+        nodes: flows,
+        loop_slots: x.loop_slots,
+    })
+}
+
+struct Explorer<'a> {
+    program: &'a Program,
+    index: HashMap<AbsState, usize>,
+    states: Vec<AbsState>,
+    queue: VecDeque<usize>,
+    max_states: usize,
+    loop_slots: u8,
+}
+
+/// Pushes onto a bounded stack, dropping the oldest entry when it is full.
+fn push_bounded<T>(stack: &mut Vec<T>, item: T, depth: usize) {
+    if stack.len() == depth {
+        stack.remove(0);
+    }
+    stack.push(item);
+}
+
+fn goto(t: Target) -> Flow {
+    Flow::Goto(t)
+}
+
+fn branch(cond: Cond, then: Flow, other: Flow) -> Flow {
+    Flow::If {
+        cond,
+        then: Box::new(then),
+        other: Box::new(other),
+    }
+}
+
+impl Explorer<'_> {
+    fn instr(&self, pc: u32) -> Instruction {
+        // The interpreter treats slot 4095 as END; states only exist below it.
+        Instruction::decode(self.program.code[pc as usize])
+    }
+
+    /// The target for a next pc: the end for pc ≥ 4095, else the (possibly new) state.
+    fn target(&mut self, pc: u32, stacks: Stacks) -> Result<Target, Unsupported> {
+        if pc >= LAST_SLOT {
+            return Ok(Target::Exit);
+        }
+        let state = AbsState { pc, stacks };
+        if let Some(&id) = self.index.get(&state) {
+            return Ok(Target::State(id));
+        }
+        if self.states.len() >= self.max_states {
+            return Err(Unsupported::TooManyStates {
+                limit: self.max_states,
+            });
+        }
+        let id = self.states.len();
+        self.index.insert(state.clone(), id);
+        self.states.push(state);
+        self.queue.push_back(id);
+        Ok(Target::State(id))
+    }
+
+    /// The step of `state`, whose instruction is `instr`.
+    fn step(&mut self, state: &AbsState, instr: &Instruction) -> Result<Flow, Unsupported> {
+        let pc = state.pc;
+        let s = &state.stacks;
+        let plain = pc + 1;
+        Ok(match instr {
+            Instruction::Add(_)
+            | Instruction::Dp3(_)
+            | Instruction::Dp4(_)
+            | Instruction::Dph(_)
+            | Instruction::Dst(_)
+            | Instruction::Ex2(_)
+            | Instruction::Lg2(_)
+            | Instruction::Litp(_)
+            | Instruction::Mul(_)
+            | Instruction::Sge(_)
+            | Instruction::Slt(_)
+            | Instruction::Flr(_)
+            | Instruction::Max(_)
+            | Instruction::Min(_)
+            | Instruction::Rcp(_)
+            | Instruction::Rsq(_)
+            | Instruction::Mova(_)
+            | Instruction::Mov(_)
+            | Instruction::Dphi(_)
+            | Instruction::Dsti(_)
+            | Instruction::Sgei(_)
+            | Instruction::Slti(_)
+            | Instruction::Cmp(_)
+            | Instruction::Madi(_)
+            | Instruction::Mad(_)
+            | Instruction::Nop(_)
+            | Instruction::Undefined(_)
+            | Instruction::Emit(_)
+            | Instruction::Setemit(_) => self.close(pc, s.clone(), plain, false)?,
+            Instruction::End(_) => goto(Target::Exit),
+            Instruction::Break(_) => self.close(pc, s.clone(), plain, true)?,
+            Instruction::Breakc(f) => branch(
+                Cond::Cc(*f),
+                self.close(pc, s.clone(), plain, true)?,
+                self.close(pc, s.clone(), plain, false)?,
+            ),
+            Instruction::Jmpc(f) => branch(
+                Cond::Cc(*f),
+                self.close(pc, s.clone(), u32::from(f.dest), false)?,
+                self.close(pc, s.clone(), plain, false)?,
+            ),
+            Instruction::Jmpu(f) => {
+                let jump = self.close(pc, s.clone(), u32::from(f.dest), false)?;
+                let stay = self.close(pc, s.clone(), plain, false)?;
+                // Jumps iff b[id] == !(NUM & 1).
+                if f.num & 1 == 0 {
+                    branch(Cond::Bool(f.id), jump, stay)
+                } else {
+                    branch(Cond::Bool(f.id), stay, jump)
+                }
+            }
+            Instruction::Call(f) => self.call(pc, s, f.dest, f.num)?,
+            Instruction::Callc(f) => branch(
+                Cond::Cc(*f),
+                self.call(pc, s, f.dest, f.num)?,
+                self.close(pc, s.clone(), plain, false)?,
+            ),
+            Instruction::Callu(f) => branch(
+                Cond::Bool(f.id),
+                self.call(pc, s, f.dest, f.num)?,
+                self.close(pc, s.clone(), plain, false)?,
+            ),
+            Instruction::Ifu(f) => branch(
+                Cond::Bool(f.id),
+                self.enter_if(pc, s, f.dest, f.num)?,
+                self.close(pc, s.clone(), u32::from(f.dest), false)?,
+            ),
+            Instruction::Ifc(f) => branch(
+                Cond::Cc(*f),
+                self.enter_if(pc, s, f.dest, f.num)?,
+                self.close(pc, s.clone(), u32::from(f.dest), false)?,
+            ),
+            Instruction::Loop(f) => {
+                let mut stacks = s.clone();
+                if stacks.loops.len() == LOOP_DEPTH {
+                    stacks.loops.remove(0);
+                }
+                let slot = (0..LOOP_DEPTH as u8)
+                    .find(|n| stacks.loops.iter().all(|l| l.slot != *n))
+                    .unwrap_or(0);
+                self.loop_slots = self.loop_slots.max(slot + 1);
+                stacks.loops.push(LoopScope {
+                    entry: plain,
+                    end: u32::from(f.dest) + 1,
+                    slot,
+                });
+                Flow::Do(
+                    Effect::LoopPush {
+                        slot,
+                        int: f.id & 3,
+                    },
+                    Box::new(self.close(pc, stacks, plain, false)?),
+                )
+            }
+        })
+    }
+
+    fn call(&mut self, pc: u32, s: &Stacks, dest: u16, num: u8) -> Result<Flow, Unsupported> {
+        let mut stacks = s.clone();
+        push_bounded(
+            &mut stacks.calls,
+            (u32::from(dest) + u32::from(num), pc + 1),
+            CALL_DEPTH,
+        );
+        self.close(pc, stacks, u32::from(dest), false)
+    }
+
+    fn enter_if(&mut self, pc: u32, s: &Stacks, dest: u16, num: u8) -> Result<Flow, Unsupported> {
+        let mut stacks = s.clone();
+        push_bounded(
+            &mut stacks.ifs,
+            (u32::from(dest), u32::from(dest) + u32::from(num)),
+            IF_DEPTH,
+        );
+        self.close(pc, stacks, pc + 1, false)
+    }
+
+    /// Scope closing after the instruction at `pc` (interp `close_scopes`), then the budget.
+    fn close(
+        &mut self,
+        pc: u32,
+        mut stacks: Stacks,
+        mut next: u32,
+        is_break: bool,
+    ) -> Result<Flow, Unsupported> {
+        let after = pc + 1;
+        let mut check = after;
+        for pops in 0..4 {
+            match stacks.calls.last() {
+                Some(&(end, ret)) if end == check => {
+                    if pops < 3 {
+                        next = ret;
+                        check = ret;
+                    }
+                    stacks.calls.pop();
+                }
+                _ => break,
+            }
+        }
+        if let Some(&(else_addr, end)) = stacks.ifs.last() {
+            if else_addr == after {
+                next = end;
+                stacks.ifs.pop();
+            }
+        }
+        let nested = stacks.loops.len() > 1;
+        if let Some(&top) = stacks.loops.last() {
+            if top.end == after || is_break {
+                let mut out = stacks.clone();
+                out.loops.pop();
+                let restore = nested.then_some(Effect::AlRestore(top.slot));
+                let exit = self.finish(pc, out, top.end, restore)?;
+                let flow = if is_break {
+                    exit
+                } else {
+                    Flow::LoopNext {
+                        slot: top.slot,
+                        repeat: Box::new(self.finish(pc, stacks, top.entry, None)?),
+                        exit: Box::new(exit),
+                    }
+                };
+                return Ok(Flow::Do(Effect::AlInc(top.slot), Box::new(flow)));
+            }
+        }
+        self.finish(pc, stacks, next, None)
+    }
+
+    /// The end of one path of a step: an optional aL effect, the budget if the transfer is
+    /// backward, and the next state.
+    fn finish(
+        &mut self,
+        pc: u32,
+        stacks: Stacks,
+        next: u32,
+        effect: Option<Effect>,
+    ) -> Result<Flow, Unsupported> {
+        let mut flow = goto(self.target(next, stacks)?);
+        if next <= pc {
+            flow = Flow::Do(Effect::Budget, Box::new(flow));
+        }
+        if let Some(e) = effect {
+            flow = Flow::Do(e, Box::new(flow));
+        }
+        Ok(flow)
+    }
+}

@@ -1,0 +1,131 @@
+//! The frontend: a decoded PICA200 program → a [`picajit_codegen::ir::Function`] that computes
+//! exactly what the reference interpreter computes (outputs and status, bit for bit) for every
+//! vertex of a batch.
+//!
+//! ```text
+//!  Program ──graph──▶ abstract control states ──build──▶ IR (+ ALU lowering per state)
+//!                                                          │ uniform: every cc branch uniform?
+//!                                                          ▼
+//!                                      simplify_cfg · dce · simplify_cfg ──▶ Lowered
+//! ```
+//!
+//! - [`graph`]: control-flow recovery by exhaustive abstract execution of the interpreter's
+//!   control state (pc and the three bounded stacks, loop dynamic values in *slots*).
+//! - `build`: one head block per state (its ALU code, then its decision tree of conditions,
+//!   aL/loop effects and budget spends), block 0 initializing r/a0/cc.
+//! - `alu`: per-component ALU lowering (swizzle, negation and mask folded into variable
+//!   selection, `PMul` for every PICA multiply).
+//! - `uniform`: uniformity analysis; a branch on cc is only compiled when the mask it tests is
+//!   provably the same in every lane.
+//! - [`eval`]: the IR evaluator.
+//!
+//! # The boundary
+//!
+//! The IR's control state (aL, loop counters, budget) is batch-scalar, so it can only express
+//! programs in which all lanes take the same path. [`lower`] reports the rest as
+//! [`Unsupported`]: a branch on a cc value that may differ between vertices
+//! ([`Unsupported::Divergent`]), geometry shaders ([`Unsupported::Geometry`], EMIT/SETEMIT),
+//! and control flow with more than [`graph::MAX_STATES`] abstract states. The engine runs those
+//! on the interpreter, exactly. Everything else — vertex shaders with uniform control flow,
+//! including unstructured jumps, stack overflow and the CALL quirks — lowers.
+
+mod alu;
+mod build;
+pub mod eval;
+pub mod graph;
+mod regs;
+mod uniform;
+
+use picajit_codegen::ir::{Function, VerifyError};
+use picajit_codegen::opt;
+use thiserror::Error;
+
+use crate::program::{Program, ShaderKind};
+
+/// A lowered program and what it took.
+#[derive(Clone, Debug)]
+pub struct Lowered {
+    /// The IR; it passes [`Function::verify`] and every CFG cycle spends budget.
+    pub func: Function,
+    pub stats: Stats,
+}
+
+/// Sizes along the way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Stats {
+    /// Abstract control states explored (each became a head block).
+    pub states: usize,
+    /// Blocks of the final function.
+    pub blocks: usize,
+    /// Instructions before dead-code elimination.
+    pub insts_before_dce: usize,
+    /// Instructions of the final function.
+    pub insts_after_dce: usize,
+}
+
+/// Why a program is not lowered (it then runs on the interpreter).
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum Unsupported {
+    /// Geometry shaders (EMIT/SETEMIT) are not compiled yet.
+    #[error("geometry shaders are not compiled (EMIT/SETEMIT)")]
+    Geometry,
+    /// A branch at `pc` tests cc that may differ between vertices.
+    #[error("the branch at {pc:#05x} depends on per-vertex cc values")]
+    Divergent { pc: u32 },
+    /// The control flow has more abstract states than the cap.
+    #[error("control flow has more than {limit} abstract states")]
+    TooManyStates { limit: usize },
+    /// A frontend bug: the function it built failed a check.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl From<VerifyError> for Unsupported {
+    fn from(e: VerifyError) -> Unsupported {
+        Unsupported::Internal(e.to_string())
+    }
+}
+
+/// Lowers `program` with the default state cap ([`graph::MAX_STATES`]).
+pub fn lower(program: &Program) -> Result<Lowered, Unsupported> {
+    lower_with_cap(program, graph::MAX_STATES)
+}
+
+/// Lowers `program`, exploring at most `max_states` abstract control states.
+pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, Unsupported> {
+    match program.kind {
+        ShaderKind::Vertex => {}
+        ShaderKind::Geometry => return Err(Unsupported::Geometry),
+    }
+    let graph = graph::explore(program, max_states)?;
+    let built = build::build(program, &graph);
+    let mut func = built.func;
+    func.verify()?;
+    if let Some(block) = uniform::divergent_branches(&func).first() {
+        let pc = built
+            .cc_branches
+            .iter()
+            .find(|(b, _)| b == block)
+            .map_or(0, |&(_, pc)| pc);
+        return Err(Unsupported::Divergent { pc });
+    }
+    opt::simplify_cfg(&mut func);
+    let insts_before_dce = func.inst_count();
+    opt::dce(&mut func);
+    opt::simplify_cfg(&mut func);
+    func.verify()?;
+    if !opt::budget_bounds_cycles(&func) {
+        return Err(Unsupported::Internal(
+            "a CFG cycle spends no budget".to_string(),
+        ));
+    }
+    Ok(Lowered {
+        stats: Stats {
+            states: graph.nodes.len(),
+            blocks: func.blocks.len(),
+            insts_before_dce,
+            insts_after_dce: func.inst_count(),
+        },
+        func,
+    })
+}
