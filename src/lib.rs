@@ -25,6 +25,7 @@
 //!   IR evaluator.
 
 pub mod case;
+pub mod engine;
 pub mod float;
 pub mod frontend;
 pub mod interp;

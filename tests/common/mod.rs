@@ -29,6 +29,7 @@
 
 use std::ops::Neg;
 
+use picajit::engine::{Backend, SoaBuffer};
 use picajit::interp::{Interpreter, Invocation, Primitive, RunError};
 use picajit::isa::{
     AddrIdx, CmpOp, CondOp, Dst, Fmt1, Fmt1c, Fmt1i, Fmt1u, Fmt2, Fmt3b, Fmt3i, Fmt4, Fmt5, Fmt5i,
@@ -728,9 +729,9 @@ pub struct Engine {
     pub run: fn(&Program, &Uniforms, &[Regs16], u32) -> EngineRun,
 }
 
-/// Every engine. A new backend is one more entry here.
+/// Every engine this host can run. A new backend is one more entry here.
 pub fn engines() -> Vec<Engine> {
-    vec![
+    let mut all = vec![
         Engine {
             name: "interp run_vertex",
             run: interp_single,
@@ -743,7 +744,79 @@ pub fn engines() -> Vec<Engine> {
             name: "interp run_par",
             run: |p, u, i, b| interp_batch(p, u, i, b, true),
         },
-    ]
+    ];
+    let available = Backend::available();
+    if available.contains(&Backend::X64Sse41) {
+        all.push(Engine {
+            name: "x64-sse41 run",
+            run: |p, u, i, b| native(p, u, i, b, Backend::X64Sse41, Mode::Aos),
+        });
+        all.push(Engine {
+            name: "x64-sse41 run_soa",
+            run: |p, u, i, b| native(p, u, i, b, Backend::X64Sse41, Mode::Soa),
+        });
+    }
+    if available.contains(&Backend::X64Avx2) {
+        all.push(Engine {
+            name: "x64-avx2 run",
+            run: |p, u, i, b| native(p, u, i, b, Backend::X64Avx2, Mode::Aos),
+        });
+        all.push(Engine {
+            name: "x64-avx2 run_soa",
+            run: |p, u, i, b| native(p, u, i, b, Backend::X64Avx2, Mode::Soa),
+        });
+        all.push(Engine {
+            name: "x64-avx2 run_par",
+            run: |p, u, i, b| native(p, u, i, b, Backend::X64Avx2, Mode::Par),
+        });
+    }
+    all
+}
+
+#[derive(Clone, Copy)]
+enum Mode {
+    Aos,
+    Soa,
+    Par,
+}
+
+/// A JIT backend through the engine API (the shader may still run on the interpreter fallback
+/// when it cannot be compiled; `tests/engine_paths.rs` checks which programs run natively).
+fn native(
+    program: &Program,
+    uniforms: &Uniforms,
+    inputs: &[Regs16],
+    budget: u32,
+    backend: Backend,
+    mode: Mode,
+) -> EngineRun {
+    let engine = picajit::engine::Engine::new(backend)
+        .expect("backend listed as available")
+        .with_budget(budget);
+    let shader = engine.compile(program);
+    if std::env::var_os("PICAJIT_TEST_PATHS").is_some() {
+        eprintln!("PATH {}", shader.path());
+    }
+    let mut outputs = vec![[[f32::from_bits(0x7F80_DEAD); 4]; 16]; inputs.len()];
+    let mut status = vec![VertexStatus::BudgetExhausted; inputs.len()];
+    let result = match mode {
+        Mode::Aos => shader.run(uniforms, inputs, &mut outputs, &mut status),
+        Mode::Par => shader.run_par(uniforms, inputs, &mut outputs, &mut status),
+        Mode::Soa => {
+            let soa_in = SoaBuffer::from_aos(inputs);
+            let mut soa_out = SoaBuffer::new(inputs.len());
+            soa_out.data.fill(f32::from_bits(0x7F80_DEAD));
+            let r = shader.run_soa(uniforms, &soa_in, &mut soa_out, &mut status);
+            outputs = soa_out.to_aos();
+            r
+        }
+    };
+    EngineRun {
+        outputs,
+        status,
+        primitives: None,
+        batch: Some(result),
+    }
 }
 
 fn interp_single(
@@ -837,10 +910,9 @@ pub fn run_all_budget(
     for (name, run) in &runs {
         assert_eq!(run.outputs.len(), inputs.len(), "{name}: output count");
         assert_eq!(run.status, first.status, "{name} vs {first_name}: statuses");
-        for (n, status) in run.status.iter().enumerate() {
-            if *status != VertexStatus::Ended {
-                continue;
-            }
+        // Outputs are compared for every vertex, also those that ran out of budget: every
+        // engine stops at the same instruction with the registers it left.
+        for n in 0..run.status.len() {
             assert!(
                 same_regs(&run.outputs[n], &first.outputs[n]),
                 "{name} vs {first_name}: outputs of vertex {n}\n{:?}\n{:?}",

@@ -18,9 +18,7 @@
 use thiserror::Error;
 
 use crate::ir::{BlockId, Function, Var};
-pub use liveness::Liveness;
-
-mod liveness;
+use crate::opt::Liveness;
 
 /// Where a variable lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -102,7 +100,7 @@ pub fn allocate(
     for &b in &order {
         let block = &func.blocks[b.0 as usize];
         let start = pos;
-        for v in live.live_in(b) {
+        for v in live.live_in[b.0 as usize].iter() {
             touch(v, start);
         }
         for inst in &block.insts {
@@ -117,7 +115,7 @@ pub fn allocate(
         if let Some(u) = block.term.uses() {
             touch(u, pos);
         }
-        for v in live.live_out(b) {
+        for v in live.live_out[b.0 as usize].iter() {
             touch(v, pos + 1);
         }
         pos += 2;

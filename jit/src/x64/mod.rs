@@ -29,7 +29,8 @@ use thiserror::Error;
 
 use crate::abi;
 use crate::ir::{BlockId, Function, Op, Var};
-use crate::regalloc::{self, Allocation, Liveness, Loc};
+use crate::opt;
+use crate::regalloc::{self, Allocation, Loc};
 
 pub use asm::Tier;
 use asm::{Mem, Ops};
@@ -111,7 +112,7 @@ pub(crate) struct Emitter<'a> {
 /// Compiles a verified function for `tier`.
 pub fn compile(func: &Function, tier: Tier) -> Result<Compiled, CompileError> {
     func.verify()?;
-    let live = Liveness::compute(func);
+    let live = opt::liveness(func);
     let alloc = regalloc::allocate(func, &live, &ALLOCATABLE, abi::SPILL_SLOTS)?;
     let mut ops = Ops::new(0);
     let labels = func
