@@ -243,6 +243,9 @@ fn reachable_words(program: &Program) -> Vec<(u16, u32)> {
     words
 }
 
+/// A (register, component) pair.
+type RegComp = (usize, usize);
+
 #[derive(Debug)]
 enum Exec {
     Native {
@@ -495,7 +498,7 @@ impl Shader {
         ctx
     }
 
-    fn run_batch(&self, code: &ExecCode, ctx: &mut Context, outs: &[(usize, usize)]) {
+    fn run_batch(&self, code: &ExecCode, ctx: &mut Context, outs: &[RegComp]) {
         for &(r, c) in outs {
             ctx.output[r][c].0 = [0.0; 16];
         }
@@ -541,7 +544,7 @@ fn check_lengths(inputs: usize, outputs: usize, status: usize) -> Result<(), Run
 }
 
 /// The input components a function reads and the output components it writes.
-fn io_components(func: &Function) -> (Vec<(usize, usize)>, Vec<(usize, usize)>) {
+fn io_components(func: &Function) -> (Vec<RegComp>, Vec<RegComp>) {
     let mut ins = Vec::new();
     let mut outs = Vec::new();
     for inst in func.blocks.iter().flat_map(|b| &b.insts) {
