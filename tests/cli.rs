@@ -11,7 +11,7 @@ use picajit::isa::{
 };
 use picajit::program::{Uniforms, VertexStatus};
 
-const BACKENDS: &[&str] = &["interp"];
+const BACKENDS: &[&str] = &["interp", "x64-sse41", "x64-avx2", "auto"];
 
 fn picajit() -> Command {
     Command::new(env!("CARGO_BIN_EXE_picajit"))

@@ -1,6 +1,7 @@
 //! The `picajit` command: run case files and SHBIN programs, describe SHBIN files, and fuzz the
 //! engines. Each subcommand lives in its own module; this file only parses the command line.
 
+mod dump;
 mod fuzz;
 mod info;
 mod inputs;
@@ -27,6 +28,27 @@ struct Cli {
 pub enum Backend {
     /// The reference interpreter (the executable spec).
     Interp,
+    /// x86-64 JIT, SSE4.1 tier (4 vertices per batch).
+    #[value(name = "x64-sse41")]
+    X64Sse41,
+    /// x86-64 JIT, AVX2 tier (8 vertices per batch).
+    #[value(name = "x64-avx2")]
+    X64Avx2,
+    /// The best JIT this host has.
+    Auto,
+}
+
+impl Backend {
+    /// The library's backend.
+    pub fn engine(self) -> picajit::engine::Backend {
+        use picajit::engine::Backend as B;
+        match self {
+            Backend::Interp => B::Interp,
+            Backend::X64Sse41 => B::X64Sse41,
+            Backend::X64Avx2 => B::X64Avx2,
+            Backend::Auto => B::Auto,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -38,6 +60,8 @@ enum Command {
         /// The SHBIN file.
         file: PathBuf,
     },
+    /// Show how a program compiles: execution path, IR, native code.
+    Dump(dump::DumpArgs),
     /// Run random programs on random inputs and check every engine for crashes, hangs and
     /// disagreement (today: the interpreter's single, batch and parallel paths).
     Fuzz(fuzz::FuzzArgs),
@@ -49,6 +73,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Info { file } => info::info(&file),
         Command::Fuzz(args) => fuzz::fuzz(&args),
+        Command::Dump(args) => dump::dump(&args),
     };
     match result {
         Ok(code) => code,
@@ -65,4 +90,39 @@ pub type CliResult = Result<ExitCode, String>;
 /// Reads a whole file, naming it in the error.
 pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// What a program file holds: a PCAS case (program, uniforms, inputs) or a SHBIN.
+pub enum Loaded {
+    Case(picajit::case::Case),
+    Shbin(picajit::shbin::Shbin),
+}
+
+/// Reads a PCAS or SHBIN file (told apart by magic).
+pub fn load(path: &std::path::Path) -> Result<Loaded, String> {
+    let bytes = read_file(path)?;
+    let name = path.display();
+    if bytes.starts_with(b"PCAS") {
+        return picajit::case::Case::parse(&bytes).map(Loaded::Case).map_err(|e| format!("{name}: {e}"));
+    }
+    if bytes.starts_with(b"DVLB") {
+        return picajit::shbin::Shbin::parse(&bytes).map(Loaded::Shbin).map_err(|e| format!("{name}: {e}"));
+    }
+    Err(format!("{name}: neither a PCAS case nor a SHBIN file (magic {:?})", &bytes[..bytes.len().min(4)]))
+}
+
+/// The program of a PCAS file, or of DVLE `dvle` of a SHBIN file, and the file's contents.
+pub fn load_program(path: &std::path::Path, dvle: usize) -> Result<(picajit::Program, Loaded), String> {
+    let loaded = load(path)?;
+    let name = path.display();
+    let program = match &loaded {
+        Loaded::Case(case) => case.program().map_err(|e| format!("{name}: {e}"))?,
+        Loaded::Shbin(shbin) => {
+            if dvle >= shbin.dvles.len() {
+                return Err(format!("{name}: no DVLE {dvle} (the file has {})", shbin.dvles.len()));
+            }
+            shbin.program(dvle).map_err(|e| format!("{name}: {e}"))?
+        }
+    };
+    Ok((program, loaded))
 }

@@ -1,16 +1,16 @@
 //! `picajit run`: a PCAS case (writing PCOU with `-o`), or a DVLE of a SHBIN file on seeded
-//! random uniforms and inputs, printed as a table of the outputs the DVLE declares.
+//! random uniforms and inputs, printed as a table of the outputs the DVLE declares; on any
+//! backend.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use picajit::case::{Case, CaseOutput};
-use picajit::interp::Interpreter;
+use picajit::case::CaseOutput;
+use picajit::engine::Engine;
 use picajit::program::{Regs16, VertexStatus};
-use picajit::shbin::Shbin;
 
-use crate::{inputs, read_file, Backend, CliResult};
+use crate::{inputs, load_program, Backend, CliResult, Loaded};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -20,7 +20,7 @@ pub struct RunArgs {
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// Engine to run on.
-    #[arg(long, value_enum, default_value = "interp")]
+    #[arg(long, value_enum, default_value = "auto")]
     backend: Backend,
     /// SHBIN only: which DVLE to run.
     #[arg(long, default_value_t = 0)]
@@ -37,91 +37,55 @@ pub struct RunArgs {
 }
 
 pub fn run(args: &RunArgs) -> CliResult {
-    let bytes = read_file(&args.file)?;
     let name = args.file.display();
-    let Backend::Interp = args.backend;
-    if bytes.starts_with(b"PCAS") {
-        let case = Case::parse(&bytes).map_err(|e| format!("{name}: {e}"))?;
-        let program = case.program().map_err(|e| format!("{name}: {e}"))?;
-        let interp = Interpreter::new(&program).with_budget(args.budget);
-        let n = case.inputs.len();
-        let mut out = CaseOutput {
-            outputs: vec![[[0.0; 4]; 16]; n],
-            status: vec![VertexStatus::Ended; n],
-        };
-        // A budget error is reported through the statuses, which are written in any case.
-        let result = interp.run(
-            &case.uniforms,
-            &case.inputs,
-            &mut out.outputs,
-            &mut out.status,
-        );
-        match &args.output {
-            Some(path) => std::fs::write(path, out.to_bytes())
-                .map_err(|e| format!("{}: {e}", path.display()))?,
-            None => print_table(&out.outputs, &out.status, &all_written(&out.outputs)),
-        }
-        if let Err(err) = result {
-            eprintln!("picajit: {name}: {err}");
-        }
-        eprintln!("{n} vertices run on {:?}", args.backend);
-        return Ok(ExitCode::SUCCESS);
-    }
-    if bytes.starts_with(b"DVLB") {
-        let shbin = Shbin::parse(&bytes).map_err(|e| format!("{name}: {e}"))?;
-        let dvle = shbin.dvles.get(args.dvle).ok_or_else(|| {
-            format!(
-                "{name}: no DVLE {} (the file has {})",
+    let (program, loaded) = load_program(&args.file, args.dvle)?;
+    let engine = Engine::new(args.backend.engine()).map_err(|e| e.to_string())?.with_budget(args.budget);
+    let shader = engine.compile(&program);
+    let (uniforms, vertex_inputs, regs) = match &loaded {
+        Loaded::Case(case) => (case.uniforms.clone(), case.inputs.clone(), None),
+        Loaded::Shbin(shbin) => {
+            let dvle = &shbin.dvles[args.dvle];
+            let mut rng = fastrand::Rng::with_seed(args.seed);
+            let mut uniforms = inputs::random_uniforms(&mut rng);
+            dvle.apply_constants(&mut uniforms);
+            let mut regs: Vec<usize> = dvle.outputs.iter().map(|o| usize::from(o.reg) & 15).collect();
+            regs.sort_unstable();
+            regs.dedup();
+            println!(
+                "{name}: DVLE {} (entry {:#05x}), {} vertices, seed {}, backend {} ({})",
                 args.dvle,
-                shbin.dvles.len()
-            )
-        })?;
-        let program = shbin
-            .program(args.dvle)
-            .map_err(|e| format!("{name}: {e}"))?;
-        let mut rng = fastrand::Rng::with_seed(args.seed);
-        let mut uniforms = inputs::random_uniforms(&mut rng);
-        dvle.apply_constants(&mut uniforms);
-        let vertex_inputs = inputs::random_inputs(&mut rng, args.vertices);
-        let interp = Interpreter::new(&program).with_budget(args.budget);
-        let mut outputs = vec![[[0.0; 4]; 16]; args.vertices];
-        let mut status = vec![VertexStatus::Ended; args.vertices];
-        let result = interp.run(&uniforms, &vertex_inputs, &mut outputs, &mut status);
-        let mut regs: Vec<usize> = dvle
-            .outputs
-            .iter()
-            .map(|o| usize::from(o.reg) & 15)
-            .collect();
-        regs.sort_unstable();
-        regs.dedup();
-        if regs.is_empty() {
-            regs = all_written(&outputs);
+                dvle.entry_start,
+                args.vertices,
+                args.seed,
+                engine.backend().name(),
+                shader.path()
+            );
+            (uniforms, inputs::random_inputs(&mut rng, args.vertices), Some(regs))
         }
-        println!(
-            "{name}: DVLE {} (entry {:#05x}), {} vertices, seed {}, backend {:?}",
-            args.dvle, dvle.entry_start, args.vertices, args.seed, args.backend
-        );
-        print_table(&outputs, &status, &regs);
-        if let Err(err) = result {
-            eprintln!("picajit: {name}: {err}");
+    };
+    let n = vertex_inputs.len();
+    let mut out = CaseOutput { outputs: vec![[[0.0; 4]; 16]; n], status: vec![VertexStatus::Ended; n] };
+    // A budget error is reported through the statuses, which are written in any case.
+    let result = shader.run(&uniforms, &vertex_inputs, &mut out.outputs, &mut out.status);
+    match (&args.output, &loaded) {
+        (Some(path), _) => {
+            std::fs::write(path, out.to_bytes()).map_err(|e| format!("{}: {e}", path.display()))?
         }
-        return Ok(ExitCode::SUCCESS);
+        (None, _) => {
+            let regs = regs.filter(|r| !r.is_empty()).unwrap_or_else(|| all_written(&out.outputs));
+            print_table(&out.outputs, &out.status, &regs);
+        }
     }
-    Err(format!(
-        "{name}: neither a PCAS case nor a SHBIN file (magic {:?})",
-        &bytes[..bytes.len().min(4)]
-    ))
+    if let Err(err) = result {
+        eprintln!("picajit: {name}: {err}");
+    }
+    eprintln!("{n} vertices run on {} ({})", engine.backend().name(), shader.path());
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Output registers that are non-zero in any vertex.
 fn all_written(outputs: &[Regs16]) -> Vec<usize> {
-    (0..16)
-        .filter(|&r| {
-            outputs
-                .iter()
-                .any(|o| o[r].iter().any(|x| x.to_bits() != 0))
-        })
-        .collect()
+    (0..16).filter(|&r| outputs.iter().any(|o| o[r].iter().any(|x| x.to_bits() != 0))).collect()
 }
 
 fn print_table(outputs: &[Regs16], status: &[VertexStatus], regs: &[usize]) {

@@ -1,0 +1,59 @@
+//! `picajit dump`: how a program compiles on a backend — the execution path (native or the
+//! interpreter fallback, with the reason), the IR (`--ir`) and the native code (`--asm`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use picajit::engine::Engine;
+
+use crate::{load_program, Backend, CliResult};
+
+#[derive(Args)]
+pub struct DumpArgs {
+    /// A SHBIN or PCAS file.
+    file: PathBuf,
+    /// SHBIN only: which DVLE.
+    #[arg(long, default_value_t = 0)]
+    dvle: usize,
+    /// Print the IR.
+    #[arg(long)]
+    ir: bool,
+    /// Print the native code.
+    #[arg(long)]
+    asm: bool,
+    /// Backend to compile for.
+    #[arg(long, value_enum, default_value = "auto")]
+    backend: Backend,
+}
+
+pub fn dump(args: &DumpArgs) -> CliResult {
+    let (program, _) = load_program(&args.file, args.dvle)?;
+    let engine = Engine::new(args.backend.engine()).map_err(|e| e.to_string())?;
+    let shader = engine.compile(&program);
+    println!("backend: {}", engine.backend().name());
+    println!("path: {}", shader.path());
+    if let Some(ir) = shader.ir() {
+        println!("IR: {} blocks, {} instructions", ir.blocks.len(), ir.inst_count());
+        if args.ir {
+            print!("{ir}");
+        }
+    } else if args.ir {
+        println!("(no IR: the shader runs on the interpreter)");
+    }
+    if let Some(code) = shader.machine_code() {
+        println!(
+            "native: {} bytes of code, {} instructions, {} spill slots, {} lanes",
+            code.code_len,
+            picajit_codegen::x64::instruction_count(code),
+            code.spill_slots,
+            code.tier.lanes()
+        );
+        if args.asm {
+            print!("{}", picajit_codegen::x64::disassemble(code));
+        }
+    } else if args.asm {
+        println!("(no native code: the shader runs on the interpreter)");
+    }
+    Ok(ExitCode::SUCCESS)
+}
