@@ -34,7 +34,11 @@ pub fn dump(args: &DumpArgs) -> CliResult {
     println!("backend: {}", engine.backend().name());
     println!("path: {}", shader.path());
     if let Some(ir) = shader.ir() {
-        println!("IR: {} blocks, {} instructions", ir.blocks.len(), ir.inst_count());
+        println!(
+            "IR: {} blocks, {} instructions",
+            ir.blocks.len(),
+            ir.inst_count()
+        );
         if args.ir {
             print!("{ir}");
         }

@@ -94,7 +94,7 @@ pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>, String> {
 
 /// What a program file holds: a PCAS case (program, uniforms, inputs) or a SHBIN.
 pub enum Loaded {
-    Case(picajit::case::Case),
+    Case(Box<picajit::case::Case>),
     Shbin(picajit::shbin::Shbin),
 }
 
@@ -103,23 +103,36 @@ pub fn load(path: &std::path::Path) -> Result<Loaded, String> {
     let bytes = read_file(path)?;
     let name = path.display();
     if bytes.starts_with(b"PCAS") {
-        return picajit::case::Case::parse(&bytes).map(Loaded::Case).map_err(|e| format!("{name}: {e}"));
+        return picajit::case::Case::parse(&bytes)
+            .map(|c| Loaded::Case(Box::new(c)))
+            .map_err(|e| format!("{name}: {e}"));
     }
     if bytes.starts_with(b"DVLB") {
-        return picajit::shbin::Shbin::parse(&bytes).map(Loaded::Shbin).map_err(|e| format!("{name}: {e}"));
+        return picajit::shbin::Shbin::parse(&bytes)
+            .map(Loaded::Shbin)
+            .map_err(|e| format!("{name}: {e}"));
     }
-    Err(format!("{name}: neither a PCAS case nor a SHBIN file (magic {:?})", &bytes[..bytes.len().min(4)]))
+    Err(format!(
+        "{name}: neither a PCAS case nor a SHBIN file (magic {:?})",
+        &bytes[..bytes.len().min(4)]
+    ))
 }
 
 /// The program of a PCAS file, or of DVLE `dvle` of a SHBIN file, and the file's contents.
-pub fn load_program(path: &std::path::Path, dvle: usize) -> Result<(picajit::Program, Loaded), String> {
+pub fn load_program(
+    path: &std::path::Path,
+    dvle: usize,
+) -> Result<(picajit::Program, Loaded), String> {
     let loaded = load(path)?;
     let name = path.display();
     let program = match &loaded {
         Loaded::Case(case) => case.program().map_err(|e| format!("{name}: {e}"))?,
         Loaded::Shbin(shbin) => {
             if dvle >= shbin.dvles.len() {
-                return Err(format!("{name}: no DVLE {dvle} (the file has {})", shbin.dvles.len()));
+                return Err(format!(
+                    "{name}: no DVLE {dvle} (the file has {})",
+                    shbin.dvles.len()
+                ));
             }
             shbin.program(dvle).map_err(|e| format!("{name}: {e}"))?
         }

@@ -39,7 +39,9 @@ pub struct RunArgs {
 pub fn run(args: &RunArgs) -> CliResult {
     let name = args.file.display();
     let (program, loaded) = load_program(&args.file, args.dvle)?;
-    let engine = Engine::new(args.backend.engine()).map_err(|e| e.to_string())?.with_budget(args.budget);
+    let engine = Engine::new(args.backend.engine())
+        .map_err(|e| e.to_string())?
+        .with_budget(args.budget);
     let shader = engine.compile(&program);
     let (uniforms, vertex_inputs, regs) = match &loaded {
         Loaded::Case(case) => (case.uniforms.clone(), case.inputs.clone(), None),
@@ -48,7 +50,11 @@ pub fn run(args: &RunArgs) -> CliResult {
             let mut rng = fastrand::Rng::with_seed(args.seed);
             let mut uniforms = inputs::random_uniforms(&mut rng);
             dvle.apply_constants(&mut uniforms);
-            let mut regs: Vec<usize> = dvle.outputs.iter().map(|o| usize::from(o.reg) & 15).collect();
+            let mut regs: Vec<usize> = dvle
+                .outputs
+                .iter()
+                .map(|o| usize::from(o.reg) & 15)
+                .collect();
             regs.sort_unstable();
             regs.dedup();
             println!(
@@ -60,11 +66,18 @@ pub fn run(args: &RunArgs) -> CliResult {
                 engine.backend().name(),
                 shader.path()
             );
-            (uniforms, inputs::random_inputs(&mut rng, args.vertices), Some(regs))
+            (
+                uniforms,
+                inputs::random_inputs(&mut rng, args.vertices),
+                Some(regs),
+            )
         }
     };
     let n = vertex_inputs.len();
-    let mut out = CaseOutput { outputs: vec![[[0.0; 4]; 16]; n], status: vec![VertexStatus::Ended; n] };
+    let mut out = CaseOutput {
+        outputs: vec![[[0.0; 4]; 16]; n],
+        status: vec![VertexStatus::Ended; n],
+    };
     // A budget error is reported through the statuses, which are written in any case.
     let result = shader.run(&uniforms, &vertex_inputs, &mut out.outputs, &mut out.status);
     match (&args.output, &loaded) {
@@ -72,20 +85,32 @@ pub fn run(args: &RunArgs) -> CliResult {
             std::fs::write(path, out.to_bytes()).map_err(|e| format!("{}: {e}", path.display()))?
         }
         (None, _) => {
-            let regs = regs.filter(|r| !r.is_empty()).unwrap_or_else(|| all_written(&out.outputs));
+            let regs = regs
+                .filter(|r| !r.is_empty())
+                .unwrap_or_else(|| all_written(&out.outputs));
             print_table(&out.outputs, &out.status, &regs);
         }
     }
     if let Err(err) = result {
         eprintln!("picajit: {name}: {err}");
     }
-    eprintln!("{n} vertices run on {} ({})", engine.backend().name(), shader.path());
+    eprintln!(
+        "{n} vertices run on {} ({})",
+        engine.backend().name(),
+        shader.path()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
 /// Output registers that are non-zero in any vertex.
 fn all_written(outputs: &[Regs16]) -> Vec<usize> {
-    (0..16).filter(|&r| outputs.iter().any(|o| o[r].iter().any(|x| x.to_bits() != 0))).collect()
+    (0..16)
+        .filter(|&r| {
+            outputs
+                .iter()
+                .any(|o| o[r].iter().any(|x| x.to_bits() != 0))
+        })
+        .collect()
 }
 
 fn print_table(outputs: &[Regs16], status: &[VertexStatus], regs: &[usize]) {
