@@ -17,7 +17,9 @@ fn compile(c: &mut Criterion) {
         });
         let engine = Engine::new(Backend::Auto).expect("engine");
         engine.compile(&shader.program);
-        c.bench_function(&format!("compile_hit/{}", shader.name), |b| b.iter(|| engine.compile(&shader.program)));
+        c.bench_function(&format!("compile_hit/{}", shader.name), |b| {
+            b.iter(|| engine.compile(&shader.program))
+        });
     }
 }
 

@@ -21,13 +21,27 @@ fn execute(c: &mut Criterion) {
             let compiled = engine.compile(&shader.program);
             let mut out = vec![[[0.0; 4]; 16]; VERTICES];
             let mut status = vec![VertexStatus::Ended; VERTICES];
-            group.bench_function(BenchmarkId::new(backend.name(), format!("{}/aos", shader.name)), |b| {
-                b.iter(|| compiled.run(&shader.uniforms, &inputs, &mut out, &mut status).expect("runs"))
-            });
+            group.bench_function(
+                BenchmarkId::new(backend.name(), format!("{}/aos", shader.name)),
+                |b| {
+                    b.iter(|| {
+                        compiled
+                            .run(&shader.uniforms, &inputs, &mut out, &mut status)
+                            .expect("runs")
+                    })
+                },
+            );
             let mut soa_out = SoaBuffer::new(VERTICES);
-            group.bench_function(BenchmarkId::new(backend.name(), format!("{}/soa", shader.name)), |b| {
-                b.iter(|| compiled.run_soa(&shader.uniforms, &soa_in, &mut soa_out, &mut status).expect("runs"))
-            });
+            group.bench_function(
+                BenchmarkId::new(backend.name(), format!("{}/soa", shader.name)),
+                |b| {
+                    b.iter(|| {
+                        compiled
+                            .run_soa(&shader.uniforms, &soa_in, &mut soa_out, &mut status)
+                            .expect("runs")
+                    })
+                },
+            );
         }
         group.finish();
     }
@@ -45,10 +59,22 @@ fn execute_par(c: &mut Criterion) {
         let mut out = vec![[[0.0; 4]; 16]; n];
         let mut status = vec![VertexStatus::Ended; n];
         for threads in [1, 2] {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
-            group.bench_function(BenchmarkId::new(backend.name(), format!("lighting/{threads}t")), |b| {
-                b.iter(|| pool.install(|| compiled.run_par(&shader.uniforms, &inputs, &mut out, &mut status).expect("runs")))
-            });
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("pool");
+            group.bench_function(
+                BenchmarkId::new(backend.name(), format!("lighting/{threads}t")),
+                |b| {
+                    b.iter(|| {
+                        pool.install(|| {
+                            compiled
+                                .run_par(&shader.uniforms, &inputs, &mut out, &mut status)
+                                .expect("runs")
+                        })
+                    })
+                },
+            );
         }
     }
     group.finish();

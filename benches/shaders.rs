@@ -9,6 +9,8 @@ pub struct BenchShader {
     pub name: &'static str,
     pub program: Program,
     pub uniforms: Uniforms,
+    /// PICA instructions executed per vertex (for ns-per-instruction figures).
+    #[allow(dead_code)]
     pub instructions: usize,
 }
 
@@ -21,9 +23,14 @@ fn desc(mask: &str, srcs: [&str; 2]) -> u32 {
         let idx = |c: char| "xyzw".find(c).unwrap_or(0) as u8;
         let cs: Vec<u8> = s.chars().map(idx).collect();
         let at = |i: usize| cs.get(i).copied().unwrap_or(*cs.last().unwrap_or(&0));
-        SrcMod { negate, select: [at(0), at(1), at(2), at(3)] }
+        SrcMod {
+            negate,
+            select: [at(0), at(1), at(2), at(3)],
+        }
     };
-    let m = mask.chars().fold(0u8, |m, c| m | 8 >> "xyzw".find(c).unwrap_or(0));
+    let m = mask
+        .chars()
+        .fold(0u8, |m, c| m | 8 >> "xyzw".find(c).unwrap_or(0));
     OpDesc::new(m, [sel(srcs[0]), sel(srcs[1]), SrcMod::IDENTITY]).0
 }
 
@@ -43,13 +50,38 @@ impl Asm {
             }
         }
     }
-    fn op2(&mut self, make: fn(Fmt1) -> Instruction, dst: Dst, a: Src, b: Src, mask: &str, sw: [&str; 2]) {
+    fn op2(
+        &mut self,
+        make: fn(Fmt1) -> Instruction,
+        dst: Dst,
+        a: Src,
+        b: Src,
+        mask: &str,
+        sw: [&str; 2],
+    ) {
         let desc = self.d(mask, sw);
-        self.code.push(make(Fmt1 { dst, idx: AddrIdx::None, src1: a, src2: b, desc }).encode());
+        self.code.push(
+            make(Fmt1 {
+                dst,
+                idx: AddrIdx::None,
+                src1: a,
+                src2: b,
+                desc,
+            })
+            .encode(),
+        );
     }
     fn op1(&mut self, make: fn(Fmt1u) -> Instruction, dst: Dst, a: Src, mask: &str, sw: &str) {
         let desc = self.d(mask, [sw, "xyzw"]);
-        self.code.push(make(Fmt1u { dst, idx: AddrIdx::None, src1: a, desc }).encode());
+        self.code.push(
+            make(Fmt1u {
+                dst,
+                idx: AddrIdx::None,
+                src1: a,
+                desc,
+            })
+            .encode(),
+        );
     }
     fn end(mut self) -> Program {
         self.code.push(Instruction::End(Fmt0).encode());
@@ -73,12 +105,33 @@ fn uniforms() -> Uniforms {
 /// mov o1, v1 / end
 /// ```
 pub fn mvp() -> BenchShader {
-    let mut a = Asm { code: vec![], descs: vec![] };
+    let mut a = Asm {
+        code: vec![],
+        descs: vec![],
+    };
     for (i, m) in ["x", "y", "z", "w"].iter().enumerate() {
-        a.op2(Instruction::Dp4, Dst::output(0), Src::uniform(i as u8), Src::input(0), m, ["xyzw", "xyzw"]);
+        a.op2(
+            Instruction::Dp4,
+            Dst::output(0),
+            Src::uniform(i as u8),
+            Src::input(0),
+            m,
+            ["xyzw", "xyzw"],
+        );
     }
-    a.op1(Instruction::Mov, Dst::output(1), Src::input(1), "xyzw", "xyzw");
-    BenchShader { name: "mvp", program: a.end(), uniforms: uniforms(), instructions: 6 }
+    a.op1(
+        Instruction::Mov,
+        Dst::output(1),
+        Src::input(1),
+        "xyzw",
+        "xyzw",
+    );
+    BenchShader {
+        name: "mvp",
+        program: a.end(),
+        uniforms: uniforms(),
+        instructions: 6,
+    }
 }
 
 /// Transform and per-vertex lighting, 17 instructions:
@@ -102,24 +155,101 @@ pub fn mvp() -> BenchShader {
 /// 16 end
 /// ```
 pub fn lighting() -> BenchShader {
-    let mut a = Asm { code: vec![], descs: vec![] };
+    let mut a = Asm {
+        code: vec![],
+        descs: vec![],
+    };
     let full = ["xyzw", "xyzw"];
     for (i, m) in ["x", "y", "z", "w"].iter().enumerate() {
-        a.op2(Instruction::Dp4, Dst::output(0), Src::uniform(i as u8), Src::input(0), m, full);
+        a.op2(
+            Instruction::Dp4,
+            Dst::output(0),
+            Src::uniform(i as u8),
+            Src::input(0),
+            m,
+            full,
+        );
     }
     for (i, m) in ["x", "y", "z"].iter().enumerate() {
-        a.op2(Instruction::Dp3, Dst::temp(0), Src::uniform(4 + i as u8), Src::input(1), m, full);
+        a.op2(
+            Instruction::Dp3,
+            Dst::temp(0),
+            Src::uniform(4 + i as u8),
+            Src::input(1),
+            m,
+            full,
+        );
     }
-    a.op2(Instruction::Dp3, Dst::temp(0), Src::temp(0), Src::temp(0), "w", full);
+    a.op2(
+        Instruction::Dp3,
+        Dst::temp(0),
+        Src::temp(0),
+        Src::temp(0),
+        "w",
+        full,
+    );
     a.op1(Instruction::Rsq, Dst::temp(0), Src::temp(0), "w", "w");
-    a.op2(Instruction::Mul, Dst::temp(0), Src::temp(0), Src::temp(0), "xyz", ["xyzw", "w"]);
-    a.op2(Instruction::Dp3, Dst::temp(1), Src::uniform(7), Src::temp(0), "x", full);
-    a.op2(Instruction::Max, Dst::temp(1), Src::uniform(10), Src::temp(1), "x", ["x", "x"]);
-    a.op2(Instruction::Mul, Dst::temp(2), Src::uniform(8), Src::temp(1), "xyzw", ["xyzw", "x"]);
-    a.op2(Instruction::Add, Dst::temp(2), Src::uniform(9), Src::temp(2), "xyzw", full);
-    a.op2(Instruction::Min, Dst::output(1), Src::uniform(11), Src::temp(2), "xyzw", full);
-    a.op1(Instruction::Mov, Dst::output(2), Src::input(2), "xyzw", "xyzw");
-    BenchShader { name: "lighting", program: a.end(), uniforms: uniforms(), instructions: 17 }
+    a.op2(
+        Instruction::Mul,
+        Dst::temp(0),
+        Src::temp(0),
+        Src::temp(0),
+        "xyz",
+        ["xyzw", "w"],
+    );
+    a.op2(
+        Instruction::Dp3,
+        Dst::temp(1),
+        Src::uniform(7),
+        Src::temp(0),
+        "x",
+        full,
+    );
+    a.op2(
+        Instruction::Max,
+        Dst::temp(1),
+        Src::uniform(10),
+        Src::temp(1),
+        "x",
+        ["x", "x"],
+    );
+    a.op2(
+        Instruction::Mul,
+        Dst::temp(2),
+        Src::uniform(8),
+        Src::temp(1),
+        "xyzw",
+        ["xyzw", "x"],
+    );
+    a.op2(
+        Instruction::Add,
+        Dst::temp(2),
+        Src::uniform(9),
+        Src::temp(2),
+        "xyzw",
+        full,
+    );
+    a.op2(
+        Instruction::Min,
+        Dst::output(1),
+        Src::uniform(11),
+        Src::temp(2),
+        "xyzw",
+        full,
+    );
+    a.op1(
+        Instruction::Mov,
+        Dst::output(2),
+        Src::input(2),
+        "xyzw",
+        "xyzw",
+    );
+    BenchShader {
+        name: "lighting",
+        program: a.end(),
+        uniforms: uniforms(),
+        instructions: 17,
+    }
 }
 
 /// Seeded inputs: positions with w = 1, unit-ish normals, texture coordinates.
@@ -128,7 +258,12 @@ pub fn inputs(n: usize) -> Vec<Regs16> {
     (0..n)
         .map(|_| {
             let mut r = [[0.0f32; 4]; 16];
-            r[0] = [rng.f32() * 2.0 - 1.0, rng.f32() * 2.0 - 1.0, rng.f32() * 2.0 - 1.0, 1.0];
+            r[0] = [
+                rng.f32() * 2.0 - 1.0,
+                rng.f32() * 2.0 - 1.0,
+                rng.f32() * 2.0 - 1.0,
+                1.0,
+            ];
             r[1] = [rng.f32() - 0.5, rng.f32() - 0.5, rng.f32() + 0.1, 0.0];
             r[2] = [rng.f32(), rng.f32(), 0.0, 1.0];
             r

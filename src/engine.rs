@@ -10,19 +10,21 @@
 //! it runs on the reference interpreter — never a different answer, only a slower path.
 //! [`Shader::path`] says which, and why.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use picajit_codegen::abi::Context;
 use picajit_codegen::code::ExecCode;
-use picajit_codegen::ir::{Function, Op};
-use picajit_codegen::x64::{self, Tier};
+use picajit_codegen::ir::{Function, Inst, Op, Var};
+use picajit_codegen::opt;
+use picajit_codegen::x64::{self, IoMode, Tier};
 use rayon::prelude::*;
 use thiserror::Error;
 
 use crate::frontend;
 use crate::interp::{Interpreter, RunError, DEFAULT_BUDGET};
-use crate::isa::{Fmt2, Fmt3b, Fmt3i, Format, Instruction, Opcode};
+use crate::isa::{DstKind, Fmt2, Fmt3b, Fmt3i, Format, Instruction, Opcode};
 use crate::program::{Program, Regs16, ShaderKind, Uniforms, VertexStatus, CODE_WORDS};
 
 /// Which engine runs shaders.
@@ -243,16 +245,99 @@ fn reachable_words(program: &Program) -> Vec<(u16, u32)> {
     words
 }
 
-/// A (register, component) pair.
-type RegComp = (usize, usize);
+/// The kernels of one (possibly specialized) function.
+#[derive(Debug)]
+struct Kernels {
+    func: Function,
+    aos: ExecCode,
+    /// The SoA kernel, compiled on first use.
+    soa: OnceLock<Result<ExecCode, String>>,
+}
+
+impl Kernels {
+    fn new(func: Function, tier: Tier) -> Result<(Kernels, x64::Compiled), String> {
+        let compiled =
+            x64::compile(&func, tier, IoMode::Aos).map_err(|e| format!("backend: {e}"))?;
+        let aos = ExecCode::new(&compiled).map_err(|e| format!("executable memory: {e}"))?;
+        Ok((
+            Kernels {
+                func,
+                aos,
+                soa: OnceLock::new(),
+            },
+            compiled,
+        ))
+    }
+
+    fn soa(&self, tier: Tier) -> Result<&ExecCode, &str> {
+        self.soa
+            .get_or_init(|| {
+                x64::compile(&self.func, tier, IoMode::Soa)
+                    .map_err(|e| e.to_string())
+                    .and_then(|c| ExecCode::new(&c).map_err(|e| e.to_string()))
+            })
+            .as_ref()
+            .map_err(String::as_str)
+    }
+}
+
+/// Specialized kernels kept per shader; beyond this the generic kernel serves.
+const MAX_VARIANTS: usize = 8;
+
+/// A natively compiled shader.
+#[derive(Debug)]
+struct Native {
+    /// Exact for any uniform values.
+    generic: Arc<Kernels>,
+    /// Kernels whose PICA multiplies by some uniform components are plain multiplies, keyed by
+    /// which of `pmul_uniforms` are finite and non-zero.
+    variants: Mutex<Vec<(Vec<bool>, Arc<Kernels>)>>,
+    pmul_uniforms: Vec<(u32, u32)>,
+    tier: Tier,
+    /// Uniform components read through broadcast rows.
+    rows: Vec<(usize, usize)>,
+}
+
+impl Native {
+    /// The kernels for a run with these uniforms: a variant whose PICA multiplies by the
+    /// finite, non-zero uniform components are plain multiplies, compiled on first use.
+    fn kernels(&self, uniforms: &Uniforms) -> Arc<Kernels> {
+        let safe = |c: u32, comp: u32| {
+            uniforms
+                .f
+                .get(c as usize)
+                .is_some_and(|v| v[comp as usize & 3].is_finite() && v[comp as usize & 3] != 0.0)
+        };
+        let key: Vec<bool> = self
+            .pmul_uniforms
+            .iter()
+            .map(|&(c, comp)| safe(c, comp))
+            .collect();
+        if !key.contains(&true) {
+            return Arc::clone(&self.generic);
+        }
+        let mut list = self.variants.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, k)) = list.iter().find(|(k, _)| *k == key) {
+            return Arc::clone(k);
+        }
+        if list.len() >= MAX_VARIANTS {
+            return Arc::clone(&self.generic);
+        }
+        let (func, _) = opt::specialize_pmul(&self.generic.func, &safe);
+        match Kernels::new(func, self.tier) {
+            Ok((k, _)) => {
+                let k = Arc::new(k);
+                list.push((key, Arc::clone(&k)));
+                k
+            }
+            Err(_) => Arc::clone(&self.generic),
+        }
+    }
+}
 
 #[derive(Debug)]
 enum Exec {
-    Native {
-        code: ExecCode,
-        inputs: Vec<(usize, usize)>,
-        outputs: Vec<(usize, usize)>,
-    },
+    Native(Native),
     Interp,
 }
 
@@ -262,9 +347,10 @@ pub struct Shader {
     exec: Exec,
     interp: Interpreter,
     path: ExecPath,
-    ir: Option<Function>,
     machine_code: Option<x64::Compiled>,
     budget: u32,
+    /// Output registers the program can write (bit r = o_r).
+    outputs: u16,
 }
 
 /// Planar structure-of-arrays vertex data: component `c` of register `r` of vertex `v` is
@@ -305,52 +391,69 @@ impl SoaBuffer {
             })
             .collect()
     }
-    fn plane(&self, r: usize, c: usize) -> &[f32] {
-        &self.data[(r * 4 + c) * self.len..][..self.len]
+    fn get(&self, r: usize, c: usize, v: usize) -> f32 {
+        self.data[(r * 4 + c) * self.len + v]
     }
+    fn set(&mut self, r: usize, c: usize, v: usize, x: f32) {
+        self.data[(r * 4 + c) * self.len + v] = x;
+    }
+}
+
+thread_local! {
+    /// One batch context per thread, reused across runs (it is ~80 KB).
+    static CONTEXT: RefCell<Option<Box<Context>>> = const { RefCell::new(None) };
+}
+
+fn with_context<R>(f: impl FnOnce(&mut Context) -> R) -> R {
+    let mut ctx = CONTEXT.with(|c| c.borrow_mut().take()).unwrap_or_default();
+    let result = f(&mut ctx);
+    CONTEXT.with(|c| *c.borrow_mut() = Some(ctx));
+    result
 }
 
 impl Shader {
     fn build(program: &Program, backend: Backend, budget: u32) -> Shader {
         let interp = Interpreter::new(program).with_budget(budget);
+        let static_outputs = written_outputs(program);
         let interp_only = |path| Shader {
             exec: Exec::Interp,
             interp: interp.clone(),
             path,
-            ir: None,
             machine_code: None,
             budget,
+            outputs: static_outputs,
         };
         let Some(tier) = backend.tier() else {
             return interp_only(ExecPath::Interpreter);
         };
-        let lowered = match frontend::lower(program) {
-            Ok(l) => l,
+        let mut func = match frontend::lower(program) {
+            Ok(l) => l.func,
             Err(why) => return interp_only(ExecPath::Fallback(why.to_string())),
         };
-        let func = lowered.func;
-        let compiled = match x64::compile(&func, tier) {
-            Ok(c) => c,
-            Err(why) => return interp_only(ExecPath::Fallback(format!("backend: {why}"))),
+        // Every register the program can write is stored, so the interpreter and native code
+        // agree on which output registers a run defines.
+        let (_, ir_outputs) = x64::io_sets(&func);
+        let outputs = static_outputs | ir_outputs;
+        mark_outputs(&mut func, outputs & !ir_outputs);
+        let rows = uniform_rows(&func);
+        let pmul_uniforms = opt::pmul_uniform_operands(&func);
+        let (generic, compiled) = match Kernels::new(func, tier) {
+            Ok(k) => k,
+            Err(why) => return interp_only(ExecPath::Fallback(why)),
         };
-        let code = match ExecCode::new(&compiled) {
-            Ok(c) => c,
-            Err(why) => {
-                return interp_only(ExecPath::Fallback(format!("executable memory: {why}")))
-            }
-        };
-        let (inputs, outputs) = io_components(&func);
         Shader {
-            exec: Exec::Native {
-                code,
-                inputs,
-                outputs,
-            },
+            exec: Exec::Native(Native {
+                generic: Arc::new(generic),
+                variants: Mutex::new(Vec::new()),
+                pmul_uniforms,
+                tier,
+                rows,
+            }),
             interp,
             path: ExecPath::Native(tier),
-            ir: Some(func),
             machine_code: Some(compiled),
             budget,
+            outputs,
         }
     }
 
@@ -359,27 +462,38 @@ impl Shader {
         &self.path
     }
 
-    /// The IR it was compiled from (native shaders only).
+    /// The IR it was compiled from (native shaders only; the generic kernel's).
     pub fn ir(&self) -> Option<&Function> {
-        self.ir.as_ref()
+        match &self.exec {
+            Exec::Native(n) => Some(&n.generic.func),
+            Exec::Interp => None,
+        }
     }
 
-    /// The machine code (native shaders only).
+    /// The machine code of the AoS kernel (native shaders only).
     pub fn machine_code(&self) -> Option<&x64::Compiled> {
         self.machine_code.as_ref()
     }
 
     /// Vertices per native batch (1 for the interpreter).
     pub fn lanes(&self) -> usize {
-        match (&self.exec, &self.path) {
-            (Exec::Native { code, .. }, _) => code.tier().lanes(),
-            (Exec::Interp, _) => 1,
+        match &self.exec {
+            Exec::Native(n) => n.tier.lanes(),
+            Exec::Interp => 1,
         }
     }
 
-    /// Runs vertex `n` of `inputs` into `outputs[n]` and `status[n]` (AoS, any length).
-    /// Every output and status is written; a vertex that exhausted its budget is reported as
-    /// the error, naming the first such vertex.
+    /// The output registers a run stores (bit r = o_r): every register the program can
+    /// write. A run leaves the other registers of the output buffers untouched.
+    pub fn outputs_written(&self) -> u16 {
+        self.outputs
+    }
+
+    /// Runs vertex `n` of `inputs` into `outputs[n]` and `status[n]` (AoS, any length). Only
+    /// the input registers the program reads are loaded and only the output registers it can
+    /// write ([`Shader::outputs_written`], all four components, 0.0 where not written) are
+    /// stored. Every status is written; the error names the first vertex that exhausted its
+    /// step budget.
     pub fn run(
         &self,
         uniforms: &Uniforms,
@@ -389,42 +503,44 @@ impl Shader {
     ) -> Result<(), RunError> {
         check_lengths(inputs.len(), outputs.len(), status.len())?;
         match &self.exec {
-            Exec::Interp => self.interp.run(uniforms, inputs, outputs, status),
-            Exec::Native {
-                code,
-                inputs: ins,
-                outputs: outs,
-            } => {
-                let mut ctx = self.context(uniforms);
-                let w = code.tier().lanes();
-                for ((inp, out), st) in inputs
-                    .chunks(w)
-                    .zip(outputs.chunks_mut(w))
-                    .zip(status.chunks_mut(w))
+            Exec::Interp => {
+                for ((inp, out), st) in inputs.iter().zip(outputs.iter_mut()).zip(status.iter_mut())
                 {
-                    for &(r, c) in ins {
-                        let lanes = &mut ctx.input[r][c].0;
-                        for (lane, v) in lanes.iter_mut().zip(inp) {
-                            *lane = v[r][c];
-                        }
-                    }
-                    self.run_batch(code, &mut ctx, outs);
-                    for o in out.iter_mut() {
-                        *o = [[0.0; 4]; 16];
-                    }
-                    for &(r, c) in outs {
-                        for (o, &x) in out.iter_mut().zip(&ctx.output[r][c].0) {
-                            o[r][c] = x;
-                        }
-                    }
-                    st.fill(batch_status(&ctx));
+                    let inv = self.interp.run_vertex(uniforms, inp);
+                    self.copy_written(&inv.outputs, out);
+                    *st = inv.status;
                 }
-                self.result(status)
             }
+            Exec::Native(native) => with_context(|ctx| {
+                let kernels = native.kernels(uniforms);
+                let aos = &kernels.aos;
+                self.prepare(ctx, uniforms, &native.rows);
+                let w = native.tier.lanes();
+                let full = inputs.len() / w * w;
+                let mut bytes = vec![0u8; full / w];
+                aos.run_aos(ctx, &inputs[..full], &mut outputs[..full], &mut bytes);
+                for (st, &b) in status[..full].chunks_mut(w).zip(&bytes) {
+                    st.fill(status_of(b));
+                }
+                if full < inputs.len() {
+                    // The tail: padded to a whole batch in a scratch buffer.
+                    let rest = inputs.len() - full;
+                    let mut tin = vec![[[0.0; 4]; 16]; w];
+                    tin[..rest].copy_from_slice(&inputs[full..]);
+                    let mut tout = vec![[[0.0; 4]; 16]; w];
+                    tout[..rest].copy_from_slice(&outputs[full..]);
+                    let mut b = [0u8];
+                    aos.run_aos(ctx, &tin, &mut tout, &mut b);
+                    outputs[full..].copy_from_slice(&tout[..rest]);
+                    status[full..].fill(status_of(b[0]));
+                }
+            }),
         }
+        self.result(status)
     }
 
-    /// Runs planar SoA buffers (see [`SoaBuffer`]): no transposes.
+    /// Runs planar SoA buffers (see [`SoaBuffer`]): no transposes. Stores the same registers
+    /// as [`Shader::run`].
     pub fn run_soa(
         &self,
         uniforms: &Uniforms,
@@ -433,40 +549,69 @@ impl Shader {
         status: &mut [VertexStatus],
     ) -> Result<(), RunError> {
         check_lengths(inputs.len, outputs.len, status.len())?;
+        if inputs.data.len() != 64 * inputs.len || outputs.data.len() != 64 * outputs.len {
+            return Err(RunError::LengthMismatch {
+                inputs: inputs.data.len() / 64,
+                outputs: outputs.data.len() / 64,
+                status: status.len(),
+            });
+        }
+        let n = inputs.len;
         match &self.exec {
             Exec::Interp => {
-                let aos = inputs.to_aos();
-                let mut out = vec![[[0.0; 4]; 16]; aos.len()];
-                let result = self.interp.run(uniforms, &aos, &mut out, status);
-                *outputs = SoaBuffer::from_aos(&out);
-                result
-            }
-            Exec::Native {
-                code,
-                inputs: ins,
-                outputs: outs,
-            } => {
-                let mut ctx = self.context(uniforms);
-                let w = code.tier().lanes();
-                let n = inputs.len;
-                outputs.data.fill(0.0);
-                for start in (0..n).step_by(w) {
-                    let count = w.min(n - start);
-                    for &(r, c) in ins {
-                        ctx.input[r][c].0[..count]
-                            .copy_from_slice(&inputs.plane(r, c)[start..start + count]);
+                for (v, st) in status.iter_mut().enumerate() {
+                    let regs: Regs16 =
+                        std::array::from_fn(|r| std::array::from_fn(|c| inputs.get(r, c, v)));
+                    let inv = self.interp.run_vertex(uniforms, &regs);
+                    for r in (0..16).filter(|r| self.outputs >> r & 1 != 0) {
+                        for c in 0..4 {
+                            outputs.set(r, c, v, inv.outputs[r][c]);
+                        }
                     }
-                    self.run_batch(code, &mut ctx, outs);
-                    for &(r, c) in outs {
-                        let base = (r * 4 + c) * n + start;
-                        outputs.data[base..base + count]
-                            .copy_from_slice(&ctx.output[r][c].0[..count]);
-                    }
-                    status[start..start + count].fill(batch_status(&ctx));
+                    *st = inv.status;
                 }
-                self.result(status)
+            }
+            Exec::Native(native) => {
+                let kernels = native.kernels(uniforms);
+                let Ok(code) = kernels.soa(native.tier) else {
+                    // The AoS kernel compiled, so this cannot happen; stay exact regardless.
+                    let aos = inputs.to_aos();
+                    let mut out = outputs.to_aos();
+                    let result = self.run(uniforms, &aos, &mut out, status);
+                    *outputs = SoaBuffer::from_aos(&out);
+                    return result;
+                };
+                with_context(|ctx| {
+                    self.prepare(ctx, uniforms, &native.rows);
+                    let w = native.tier.lanes();
+                    let mut bytes = vec![0u8; n / w];
+                    let full =
+                        code.run_soa(ctx, &inputs.data, &mut outputs.data, n, &mut bytes) * w;
+                    for (st, &b) in status[..full].chunks_mut(w).zip(&bytes) {
+                        st.fill(status_of(b));
+                    }
+                    if full < n {
+                        let rest = n - full;
+                        let mut tin = vec![0.0; 64 * w];
+                        let mut tout = vec![0.0; 64 * w];
+                        for k in 0..64 {
+                            tin[k * w..k * w + rest]
+                                .copy_from_slice(&inputs.data[k * n + full..k * n + n]);
+                            tout[k * w..k * w + rest]
+                                .copy_from_slice(&outputs.data[k * n + full..k * n + n]);
+                        }
+                        let mut b = [0u8];
+                        code.run_soa(ctx, &tin, &mut tout, w, &mut b);
+                        for k in 0..64 {
+                            outputs.data[k * n + full..k * n + n]
+                                .copy_from_slice(&tout[k * w..k * w + rest]);
+                        }
+                        status[full..].fill(status_of(b[0]));
+                    }
+                });
             }
         }
+        self.result(status)
     }
 
     /// [`Shader::run`] split across the rayon pool in chunks of whole batches.
@@ -478,7 +623,7 @@ impl Shader {
         status: &mut [VertexStatus],
     ) -> Result<(), RunError> {
         check_lengths(inputs.len(), outputs.len(), status.len())?;
-        let chunk = (self.lanes() * 64).max(256);
+        let chunk = (self.lanes() * 128).max(256);
         inputs
             .par_chunks(chunk)
             .zip(outputs.par_chunks_mut(chunk))
@@ -490,22 +635,21 @@ impl Shader {
         self.result(status)
     }
 
-    fn context(&self, uniforms: &Uniforms) -> Box<Context> {
-        let mut ctx = Box::<Context>::default();
-        ctx.uniforms[..96].copy_from_slice(&uniforms.f);
-        ctx.scalars.bools = u32::from(uniforms.b);
-        ctx.scalars.ints = uniforms.i;
-        ctx
+    fn copy_written(&self, from: &Regs16, to: &mut Regs16) {
+        for r in (0..16).filter(|r| self.outputs >> r & 1 != 0) {
+            to[r] = from[r];
+        }
     }
 
-    fn run_batch(&self, code: &ExecCode, ctx: &mut Context, outs: &[RegComp]) {
-        for &(r, c) in outs {
-            ctx.output[r][c].0 = [0.0; 16];
+    /// Uniform tables, bools, ints and the budget for a run.
+    fn prepare(&self, ctx: &mut Context, uniforms: &Uniforms, rows: &[(usize, usize)]) {
+        ctx.uniforms[..96].copy_from_slice(&uniforms.f);
+        for &(c, comp) in rows {
+            ctx.uniform_rows[c * 4 + comp].0 = [uniforms.f[c][comp]; 16];
         }
-        ctx.scalars.budget = self.budget;
-        ctx.scalars.status = 0;
-        ctx.scalars.al = 0;
-        code.run(ctx);
+        ctx.scalars.bools = u32::from(uniforms.b);
+        ctx.scalars.ints = uniforms.i;
+        ctx.io.budget = self.budget;
     }
 
     fn result(&self, status: &[VertexStatus]) -> Result<(), RunError> {
@@ -524,8 +668,8 @@ impl Shader {
     }
 }
 
-fn batch_status(ctx: &Context) -> VertexStatus {
-    if ctx.scalars.status == 0 {
+fn status_of(byte: u8) -> VertexStatus {
+    if byte == 0 {
         VertexStatus::Ended
     } else {
         VertexStatus::BudgetExhausted
@@ -543,21 +687,59 @@ fn check_lengths(inputs: usize, outputs: usize, status: usize) -> Result<(), Run
     Ok(())
 }
 
-/// The input components a function reads and the output components it writes.
-fn io_components(func: &Function) -> (Vec<RegComp>, Vec<RegComp>) {
-    let mut ins = Vec::new();
-    let mut outs = Vec::new();
-    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
-        let rc = ((inst.imm[0] & 15) as usize, (inst.imm[1] & 3) as usize);
-        if inst.op == Op::Input {
-            ins.push(rc);
-        } else if inst.op == Op::Output {
-            outs.push(rc);
+/// Output registers written by any reachable instruction (a superset of what runs write).
+fn written_outputs(program: &Program) -> u16 {
+    let mut regs = 0u16;
+    for (_, word) in reachable_words(program) {
+        let instr = Instruction::decode(word);
+        let writes_vector = !matches!(instr.opcode(), Opcode::Cmp | Opcode::Mova);
+        if let (Some(alu), true) = (instr.alu(), writes_vector) {
+            if let DstKind::Output(n) = alu.dst.kind() {
+                regs |= 1 << n;
+            }
         }
     }
-    ins.sort_unstable();
-    ins.dedup();
-    outs.sort_unstable();
-    outs.dedup();
-    (ins, outs)
+    regs
+}
+
+/// Makes the IR store registers `regs` too (as zeros unless written), so native runs define the
+/// same output registers as the interpreter path.
+fn mark_outputs(func: &mut Function, regs: u16) {
+    if regs == 0 {
+        return;
+    }
+    let zero = func.vars.len() as u32;
+    func.vars.push(picajit_codegen::ir::Ty::F32);
+    let entry = &mut func.blocks[0].insts;
+    let mut extra = vec![Inst {
+        op: Op::FConst,
+        dst: Some(Var(zero)),
+        args: [Var(0); 3],
+        imm: [0, 0],
+    }];
+    for r in (0..16u32).filter(|r| regs >> r & 1 != 0) {
+        for c in 0..4 {
+            extra.push(Inst {
+                op: Op::Output,
+                dst: None,
+                args: [Var(zero); 3],
+                imm: [r, c],
+            });
+        }
+    }
+    entry.splice(0..0, extra);
+}
+
+/// Uniform components read without an offset: the broadcast rows a run fills.
+fn uniform_rows(func: &Function) -> Vec<(usize, usize)> {
+    let mut rows: Vec<(usize, usize)> = func
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .filter(|i| i.op == Op::Uniform && (i.imm[0] & 0x7F) < 96)
+        .map(|i| ((i.imm[0] & 0x7F) as usize, (i.imm[1] & 3) as usize))
+        .collect();
+    rows.sort_unstable();
+    rows.dedup();
+    rows
 }

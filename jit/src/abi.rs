@@ -50,6 +50,43 @@ pub struct Scalars {
     pub loop_saved_al: [i32; LOOP_SLOTS],
 }
 
+/// Where a run's vertices are: the generated code loops over `batches` batches itself.
+///
+/// AoS kernels read vertex `k` of the current batch at `input + k * 256` (16 registers of 16
+/// bytes) and write outputs likewise; SoA kernels read lane `k` of plane `r * 4 + c` at
+/// `planes_in[r * 4 + c] + offset + k * 4`, where `offset` advances by `W * 4` per batch.
+/// One status byte per batch is written at `status` (0 ended, 1 budget exhausted).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub struct Io {
+    pub input: usize,
+    pub output: usize,
+    pub status: usize,
+    pub batches: u64,
+    /// The step budget each batch starts with.
+    pub budget: u32,
+    pub planes_in: [usize; 64],
+    pub planes_out: [usize; 64],
+}
+
+impl Default for Io {
+    fn default() -> Self {
+        Io {
+            input: 0,
+            output: 0,
+            status: 0,
+            batches: 0,
+            budget: 0,
+            planes_in: [0; 64],
+            planes_out: [0; 64],
+        }
+    }
+}
+
+/// Rows of batch-uniform float uniform components: row `c * 4 + comp` holds `c[c].comp` in
+/// every lane (filled by the host for the components a shader reads without an offset).
+pub const UNIFORM_ROWS: usize = 96 * 4;
+
 /// The batch context.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
@@ -66,6 +103,10 @@ pub struct Context {
     pub scratch: [Lanes; 8],
     /// Register-allocator spill slots.
     pub spill: [Lanes; SPILL_SLOTS],
+    /// Batch-uniform uniform components, broadcast (see [`UNIFORM_ROWS`]).
+    pub uniform_rows: [Lanes; UNIFORM_ROWS],
+    /// The run's vertex buffers.
+    pub io: Io,
 }
 
 impl Default for Context {
@@ -81,6 +122,8 @@ impl Default for Context {
             scalars: Scalars::default(),
             scratch: [Lanes::default(); 8],
             spill: [Lanes::default(); SPILL_SLOTS],
+            uniform_rows: [Lanes::default(); UNIFORM_ROWS],
+            io: Io::default(),
         }
     }
 }
@@ -107,6 +150,24 @@ pub const fn spill_offset(slot: u32) -> i32 {
 pub const fn scratch_offset(n: u32) -> i32 {
     (offset_of!(Context, scratch) + n as usize * 64) as i32
 }
+/// Byte offset of the broadcast row of uniform `index`.`comp` (index < 96).
+pub const fn uniform_row_offset(index: u32, comp: u32) -> i32 {
+    (offset_of!(Context, uniform_rows) + (index as usize * 4 + comp as usize) * 64) as i32
+}
+const IO: usize = offset_of!(Context, io);
+pub const IO_INPUT: i32 = (IO + offset_of!(Io, input)) as i32;
+pub const IO_OUTPUT: i32 = (IO + offset_of!(Io, output)) as i32;
+pub const IO_STATUS: i32 = (IO + offset_of!(Io, status)) as i32;
+pub const IO_BATCHES: i32 = (IO + offset_of!(Io, batches)) as i32;
+pub const IO_BUDGET: i32 = (IO + offset_of!(Io, budget)) as i32;
+pub const fn plane_in(k: u32) -> i32 {
+    (IO + offset_of!(Io, planes_in) + k as usize * 8) as i32
+}
+pub const fn plane_out(k: u32) -> i32 {
+    (IO + offset_of!(Io, planes_out) + k as usize * 8) as i32
+}
+/// Bytes of one AoS vertex (16 registers × 16 bytes).
+pub const AOS_VERTEX_BYTES: i32 = 256;
 const SCALARS: usize = offset_of!(Context, scalars);
 pub const BOOLS: i32 = (SCALARS + offset_of!(Scalars, bools)) as i32;
 pub const INTS: i32 = (SCALARS + offset_of!(Scalars, ints)) as i32;

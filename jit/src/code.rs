@@ -9,13 +9,17 @@
 use std::io;
 
 use crate::abi::Context;
-use crate::x64::{Compiled, Tier};
+use crate::x64::{Compiled, IoMode, Tier};
+
+/// One AoS vertex: 16 registers of (x, y, z, w).
+pub type Vertex = [[f32; 4]; 16];
 
 /// Machine code mapped executable, ready to run batches.
 #[derive(Debug)]
 pub struct ExecCode {
     map: memmap2::Mmap,
     tier: Tier,
+    io: IoMode,
 }
 
 /// Why code could not be made executable.
@@ -39,6 +43,7 @@ impl ExecCode {
         Ok(ExecCode {
             map,
             tier: compiled.tier,
+            io: compiled.io,
         })
     }
 
@@ -47,18 +52,71 @@ impl ExecCode {
         self.tier
     }
 
-    /// Runs the code on one batch.
-    pub fn run(&self, ctx: &mut Context) {
+    /// Runs the AoS kernel over the whole batches of `input` (W vertices each; a shorter tail is
+    /// the caller's to pad), writing `output` and one status byte per batch (0 ended, 1 budget
+    /// exhausted). Returns the number of batches run. Only the output registers the program
+    /// writes are stored (all four components of each).
+    pub fn run_aos(
+        &self,
+        ctx: &mut Context,
+        input: &[Vertex],
+        output: &mut [Vertex],
+        status: &mut [u8],
+    ) -> usize {
+        assert_eq!(self.io, IoMode::Aos, "run_aos needs an AoS kernel");
+        let batches = (input.len().min(output.len()) / self.tier.lanes()).min(status.len());
+        ctx.io.input = input.as_ptr() as usize;
+        ctx.io.output = output.as_mut_ptr() as usize;
+        ctx.io.status = status.as_mut_ptr() as usize;
+        ctx.io.batches = batches as u64;
+        self.enter(ctx);
+        batches
+    }
+
+    /// Runs the SoA kernel over the whole batches of `len` vertices in planar buffers:
+    /// component `c` of register `r` of vertex `v` is at `[(r * 4 + c) * len + v]` of `input`
+    /// and `output` (both `64 * len` long). Status bytes and return value as for
+    /// [`ExecCode::run_aos`].
+    pub fn run_soa(
+        &self,
+        ctx: &mut Context,
+        input: &[f32],
+        output: &mut [f32],
+        len: usize,
+        status: &mut [u8],
+    ) -> usize {
+        assert_eq!(self.io, IoMode::Soa, "run_soa needs an SoA kernel");
+        assert!(
+            input.len() >= 64 * len && output.len() >= 64 * len,
+            "planar buffers too short"
+        );
+        let batches = (len / self.tier.lanes()).min(status.len());
+        let out_base = output.as_mut_ptr() as usize;
+        for k in 0..64 {
+            ctx.io.planes_in[k] = input[k * len..].as_ptr() as usize;
+            ctx.io.planes_out[k] = out_base + k * len * 4;
+        }
+        ctx.io.status = status.as_mut_ptr() as usize;
+        ctx.io.batches = batches as u64;
+        self.enter(ctx);
+        batches
+    }
+
+    fn enter(&self, ctx: &mut Context) {
         #[cfg(target_arch = "x86_64")]
         {
             type Entry = unsafe extern "sysv64" fn(*mut Context);
             // SAFETY: `map` holds complete, position-independent machine code produced by
             // `x64::compile` for `self.tier`, whose instruction set the host supports (checked
             // in `new`); its entry point is offset 0 and it follows the sysv64 convention with
-            // one pointer argument. The mapping is read+execute and lives as long as `self`.
-            // The code reads and writes only `*ctx` (at offsets inside `Context`, an exclusive
-            // borrow for the duration of the call) and its own constant pool, uses no stack,
-            // and returns after a bounded number of backward jumps (the step budget).
+            // one pointer argument, using only caller-saved registers and no stack. The mapping
+            // is read+execute and lives as long as `self`. The code reads and writes `*ctx`
+            // (exclusively borrowed for the call) at offsets inside `Context`, its own constant
+            // pool, and the vertex buffers `ctx.io` describes: `run_aos`/`run_soa` set those
+            // from slices they hold borrowed for the call, with `batches` computed so that every
+            // access (batches × W vertices, W × 4 bytes per plane) stays inside them; the status
+            // pointer covers `batches` bytes. It returns after at most `batches` batches, each
+            // bounded by the step budget.
             unsafe {
                 let entry: Entry = std::mem::transmute::<*const u8, Entry>(self.map.as_ptr());
                 entry(ctx as *mut Context);
@@ -67,7 +125,6 @@ impl ExecCode {
         #[cfg(not(target_arch = "x86_64"))]
         {
             let _ = ctx;
-            unreachable!("ExecCode::new refuses x86-64 code on other hosts");
         }
     }
 }

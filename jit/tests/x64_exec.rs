@@ -3,9 +3,9 @@
 //! interpreter in the `picajit` crate's tests; these pin the backend's own pieces.)
 
 use picajit_codegen::abi::Context;
-use picajit_codegen::code::ExecCode;
+use picajit_codegen::code::{ExecCode, Vertex};
 use picajit_codegen::ir::{Builder, CmpKind, Function, Op, Terminator, Ty};
-use picajit_codegen::x64::{self, Tier};
+use picajit_codegen::x64::{self, IoMode, Tier};
 
 fn tiers() -> Vec<Tier> {
     [Tier::Sse41, Tier::Avx2]
@@ -14,25 +14,34 @@ fn tiers() -> Vec<Tier> {
         .collect()
 }
 
-/// Runs `func` on every tier with input v0.x lanes = `x`, v1.x lanes = `y`, returning o0.x.
+/// Runs `func` on every tier (AoS kernel) with input v0.x lanes = `x`, v1.x lanes = `y`,
+/// returning o0.x; `setup` prepares the context (uniform tables, ints, budget).
 fn run(func: &Function, x: &[f32], y: &[f32], setup: impl Fn(&mut Context)) -> Vec<Vec<u32>> {
     let mut results = Vec::new();
     for tier in tiers() {
-        let compiled = x64::compile(func, tier).expect("compiles");
+        let compiled = x64::compile(func, tier, IoMode::Aos).expect("compiles");
         let code = ExecCode::new(&compiled).expect("maps");
         let w = tier.lanes();
-        let mut out = Vec::new();
-        for chunk in 0..x.len().div_ceil(w) {
-            let mut ctx = Box::<Context>::default();
-            setup(&mut ctx);
-            for lane in 0..w {
-                let i = chunk * w + lane;
-                ctx.input[0][0].0[lane] = x.get(i).copied().unwrap_or(0.0);
-                ctx.input[1][0].0[lane] = y.get(i).copied().unwrap_or(0.0);
-            }
-            code.run(&mut ctx);
-            out.extend(ctx.output[0][0].0[..w].iter().map(|f| f.to_bits()));
+        let n = x.len().div_ceil(w) * w;
+        let mut input = vec![[[0.0f32; 4]; 16]; n];
+        for (i, v) in input.iter_mut().enumerate() {
+            v[0][0] = x.get(i).copied().unwrap_or(0.0);
+            v[1][0] = y.get(i).copied().unwrap_or(0.0);
         }
+        let mut output: Vec<Vertex> = vec![[[f32::NAN; 4]; 16]; n];
+        let mut status = vec![9u8; n / w];
+        let mut ctx = Box::<Context>::default();
+        ctx.io.budget = 1000;
+        setup(&mut ctx);
+        assert_eq!(
+            code.run_aos(&mut ctx, &input, &mut output, &mut status),
+            n / w
+        );
+        assert!(
+            status.iter().all(|&s| s == 0),
+            "{tier:?}: status {status:?}"
+        );
+        let mut out: Vec<u32> = output.iter().map(|v| v[0][0].to_bits()).collect();
         out.truncate(x.len());
         results.push(out);
     }
@@ -203,7 +212,7 @@ fn loops_al_and_budget() {
                 u[0] = n as f32;
             }
             ctx.scalars.ints[1] = [3, 5, 2, 0];
-            ctx.scalars.budget = budget;
+            ctx.io.budget = budget;
         }
     };
     // aL = 5, 7, 9, 11 (4 passes): 5 + 7 + 9 + 11 = 32.
@@ -212,12 +221,23 @@ fn loops_al_and_budget() {
     }
     // Three back edges are needed: a budget of 2 stops before the output is written.
     for tier in tiers() {
-        let code = ExecCode::new(&x64::compile(&f, tier).unwrap()).unwrap();
-        for (budget, status) in [(3, 0), (2, 1)] {
+        let code = ExecCode::new(&x64::compile(&f, tier, IoMode::Aos).unwrap()).unwrap();
+        let w = tier.lanes();
+        for (budget, want) in [(3, 0u8), (2, 1)] {
             let mut ctx = Box::<Context>::default();
             setup(budget)(&mut ctx);
-            code.run(&mut ctx);
-            assert_eq!(ctx.scalars.status, status, "{tier:?} budget {budget}");
+            let input = vec![[[0.0f32; 4]; 16]; 2 * w];
+            let mut output = vec![[[f32::NAN; 4]; 16]; 2 * w];
+            let mut status = [9u8; 2];
+            code.run_aos(&mut ctx, &input, &mut output, &mut status);
+            // Each batch starts with the full budget again.
+            assert_eq!(status, [want; 2], "{tier:?} budget {budget}");
+            // A batch that ran out stopped before writing o0: its staging stayed cleared.
+            let expected = if want == 0 { 32.0 } else { 0.0 };
+            assert!(
+                output.iter().all(|v| v[0][0] == expected),
+                "{tier:?} budget {budget}"
+            );
         }
     }
 }

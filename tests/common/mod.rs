@@ -811,6 +811,20 @@ fn native(
             r
         }
     };
+    // Registers the shader does not write are left untouched (still the marker); the
+    // interpreter engines report them as 0.0, so compare on that footing.
+    let written = shader.outputs_written();
+    for out in &mut outputs {
+        for (r, reg) in out.iter_mut().enumerate() {
+            if written >> r & 1 == 0 {
+                assert!(
+                    reg.iter().all(|x| x.to_bits() == 0x7F80_DEAD),
+                    "o{r} was written although the shader never writes it"
+                );
+                *reg = [0.0; 4];
+            }
+        }
+    }
     EngineRun {
         outputs,
         status,

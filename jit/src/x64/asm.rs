@@ -85,6 +85,10 @@ pub enum VOp {
     PAddD,
     PCmpGtD,
     PAddQ,
+    UnpckLps,
+    UnpckHps,
+    UnpckLpd,
+    UnpckHpd,
 }
 
 impl VOp {
@@ -156,6 +160,10 @@ fn vop_avx(ops: &mut Ops, op: VOp, d: u8, a: u8, b: u8) {
         VOp::PAddD => dynasm!(ops ; .arch x64 ; vpaddd Ry(d), Ry(a), Ry(b)),
         VOp::PCmpGtD => dynasm!(ops ; .arch x64 ; vpcmpgtd Ry(d), Ry(a), Ry(b)),
         VOp::PAddQ => dynasm!(ops ; .arch x64 ; vpaddq Ry(d), Ry(a), Ry(b)),
+        VOp::UnpckLps => dynasm!(ops ; .arch x64 ; vunpcklps Ry(d), Ry(a), Ry(b)),
+        VOp::UnpckHps => dynasm!(ops ; .arch x64 ; vunpckhps Ry(d), Ry(a), Ry(b)),
+        VOp::UnpckLpd => dynasm!(ops ; .arch x64 ; vunpcklpd Ry(d), Ry(a), Ry(b)),
+        VOp::UnpckHpd => dynasm!(ops ; .arch x64 ; vunpckhpd Ry(d), Ry(a), Ry(b)),
     }
 }
 
@@ -185,6 +193,10 @@ fn vop_sse(ops: &mut Ops, op: VOp, d: u8, b: u8) {
         VOp::PAddD => dynasm!(ops ; .arch x64 ; paddd Rx(d), Rx(b)),
         VOp::PCmpGtD => dynasm!(ops ; .arch x64 ; pcmpgtd Rx(d), Rx(b)),
         VOp::PAddQ => dynasm!(ops ; .arch x64 ; paddq Rx(d), Rx(b)),
+        VOp::UnpckLps => dynasm!(ops ; .arch x64 ; unpcklps Rx(d), Rx(b)),
+        VOp::UnpckHps => dynasm!(ops ; .arch x64 ; unpckhps Rx(d), Rx(b)),
+        VOp::UnpckLpd => dynasm!(ops ; .arch x64 ; unpcklpd Rx(d), Rx(b)),
+        VOp::UnpckHpd => dynasm!(ops ; .arch x64 ; unpckhpd Rx(d), Rx(b)),
     }
 }
 
@@ -377,6 +389,67 @@ pub fn leave(ops: &mut Ops, tier: Tier) {
     }
 }
 
+/// The base register of an I/O access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Base {
+    /// `rsi`: the current input vertex (AoS) or batch offset (SoA).
+    Rsi,
+    /// `r8`: the current output vertex (AoS).
+    R8,
+    /// `rax + rsi`: a plane pointer plus the batch offset (SoA).
+    RaxRsi,
+}
+
+/// Loads 16 bytes (one AoS register) into the low half of `d`.
+pub fn load_xmm(ops: &mut Ops, tier: Tier, d: u8, base: Base, disp: i32) {
+    match (tier, base) {
+        (Tier::Avx2, Base::Rsi) => dynasm!(ops ; .arch x64 ; vmovups Rx(d), [rsi + disp]),
+        (Tier::Avx2, Base::R8) => dynasm!(ops ; .arch x64 ; vmovups Rx(d), [r8 + disp]),
+        (Tier::Avx2, Base::RaxRsi) => dynasm!(ops ; .arch x64 ; vmovups Rx(d), [rax + rsi + disp]),
+        (Tier::Sse41, Base::Rsi) => dynasm!(ops ; .arch x64 ; movups Rx(d), [rsi + disp]),
+        (Tier::Sse41, Base::R8) => dynasm!(ops ; .arch x64 ; movups Rx(d), [r8 + disp]),
+        (Tier::Sse41, Base::RaxRsi) => dynasm!(ops ; .arch x64 ; movups Rx(d), [rax + rsi + disp]),
+    }
+}
+
+/// AVX2: loads 16 bytes into the high half of `d` (the low half is kept).
+pub fn insert_high(ops: &mut Ops, d: u8, disp: i32) {
+    dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [rsi + disp], 1);
+}
+
+/// Stores the low 16 bytes of `s`.
+pub fn store_xmm(ops: &mut Ops, tier: Tier, s: u8, base: Base, disp: i32) {
+    match (tier, base) {
+        (Tier::Avx2, Base::Rsi) => dynasm!(ops ; .arch x64 ; vmovups [rsi + disp], Rx(s)),
+        (Tier::Avx2, Base::R8) => dynasm!(ops ; .arch x64 ; vmovups [r8 + disp], Rx(s)),
+        (Tier::Avx2, Base::RaxRsi) => dynasm!(ops ; .arch x64 ; vmovups [rax + rsi + disp], Rx(s)),
+        (Tier::Sse41, Base::Rsi) => dynasm!(ops ; .arch x64 ; movups [rsi + disp], Rx(s)),
+        (Tier::Sse41, Base::R8) => dynasm!(ops ; .arch x64 ; movups [r8 + disp], Rx(s)),
+        (Tier::Sse41, Base::RaxRsi) => dynasm!(ops ; .arch x64 ; movups [rax + rsi + disp], Rx(s)),
+    }
+}
+
+/// AVX2: stores the high 16 bytes of `s` at `[r8 + disp]`.
+pub fn extract_high(ops: &mut Ops, s: u8, disp: i32) {
+    dynasm!(ops ; .arch x64 ; vextractf128 [r8 + disp], Ry(s), 1);
+}
+
+/// Full-width unaligned load from `[rax + rsi]` (a SoA plane at the batch offset).
+pub fn load_plane(ops: &mut Ops, tier: Tier, d: u8) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovups Ry(d), [rax + rsi]),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; movups Rx(d), [rax + rsi]),
+    }
+}
+
+/// Full-width unaligned store to `[rax + rsi]`.
+pub fn store_plane(ops: &mut Ops, tier: Tier, s: u8) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovups [rax + rsi], Ry(s)),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; movups [rax + rsi], Rx(s)),
+    }
+}
+
 /// Scalar helpers (GPR code, tier independent).
 pub mod scalar {
     use super::*;
@@ -462,5 +535,52 @@ pub mod scalar {
     /// Ends with status "budget exhausted" (1).
     pub fn exhausted(ops: &mut Ops, status: i32) {
         dynasm!(ops ; .arch x64 ; mov DWORD [rdi + status], 1);
+    }
+    /// The batch loop's registers: rsi = input, r8 = output, r10 = status bytes, r9 = batches;
+    /// jumps to `done` when there is no batch.
+    pub fn io_setup(
+        ops: &mut Ops,
+        input: i32,
+        output: i32,
+        status: i32,
+        batches: i32,
+        done: DynamicLabel,
+    ) {
+        dynasm!(ops ; .arch x64
+            ; mov rsi, QWORD [rdi + input]
+            ; mov r8, QWORD [rdi + output]
+            ; mov r10, QWORD [rdi + status]
+            ; mov r9, QWORD [rdi + batches]
+            ; test r9, r9
+            ; jz =>done);
+    }
+    /// SoA: rsi is a byte offset, starting at 0.
+    pub fn zero_rsi(ops: &mut Ops) {
+        dynasm!(ops ; .arch x64 ; xor esi, esi);
+    }
+    /// Per batch: budget = `[rdi + init]`, aL = 0.
+    pub fn batch_reset(ops: &mut Ops, init: i32, budget: i32, al_disp: i32) {
+        dynasm!(ops ; .arch x64
+            ; mov eax, DWORD [rdi + init]
+            ; mov DWORD [rdi + budget], eax
+            ; mov DWORD [rdi + al_disp], 0);
+    }
+    /// `rax = [rdi + disp]` (a plane pointer).
+    pub fn load_rax(ops: &mut Ops, disp: i32) {
+        dynasm!(ops ; .arch x64 ; mov rax, QWORD [rdi + disp]);
+    }
+    /// Writes the batch status byte.
+    pub fn batch_status(ops: &mut Ops, status: i8) {
+        dynasm!(ops ; .arch x64 ; mov BYTE [r10], status);
+    }
+    /// Advances to the next batch (input/output by `step` bytes, AoS output by `out_step`)
+    /// and loops to `top` while batches remain.
+    pub fn next_batch(ops: &mut Ops, step: i32, out_step: i32, top: DynamicLabel) {
+        dynasm!(ops ; .arch x64
+            ; add rsi, step
+            ; add r8, out_step
+            ; add r10, 1
+            ; dec r9
+            ; jnz =>top);
     }
 }

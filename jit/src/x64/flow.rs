@@ -27,7 +27,10 @@ impl Emitter<'_> {
                 let (r, e) = (self.label(repeat), self.label(exit));
                 asm::scalar::loop_next(&mut self.ops, abi::loop_down(u32::from(slot)), r, e);
             }
-            Terminator::Exit => asm::leave(&mut self.ops, self.tier),
+            Terminator::Exit => {
+                let l = self.batch_end;
+                asm::scalar::jump(&mut self.ops, l);
+            }
         }
     }
 
@@ -68,13 +71,5 @@ impl Emitter<'_> {
     pub(super) fn budget(&mut self) {
         let l = self.exhausted;
         asm::scalar::budget(&mut self.ops, abi::BUDGET, l);
-    }
-
-    /// The shared exit taken when the budget runs out: status 1, return.
-    pub(super) fn exhausted_exit(&mut self) {
-        let l = self.exhausted;
-        asm::scalar::bind(&mut self.ops, l);
-        asm::scalar::exhausted(&mut self.ops, abi::STATUS);
-        asm::leave(&mut self.ops, self.tier);
     }
 }

@@ -13,14 +13,21 @@ const IDX_LANES: u32 = 0;
 const FETCH_LANES: u32 = 1;
 
 impl Emitter<'_> {
+    /// A batch-uniform component: its broadcast row (c0..c95, filled by the host for every
+    /// component a function reads this way), or 1.0 for the padding entries 96..127.
     pub(super) fn uniform(&mut self, d: Var, index: u32, comp: u32) {
         let r = self.dst(d);
-        asm::broadcast(
-            &mut self.ops,
-            self.tier,
-            r,
-            Mem::Ctx(abi::uniform_offset(index & 0x7F, comp & 3)),
-        );
+        let index = index & 0x7F;
+        if index < 96 {
+            asm::load(
+                &mut self.ops,
+                self.tier,
+                r,
+                Mem::Ctx(abi::uniform_row_offset(index, comp & 3)),
+            );
+        } else {
+            self.load_f32(r, 1.0);
+        }
         self.finish(d, r);
     }
 

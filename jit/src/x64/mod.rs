@@ -19,6 +19,7 @@ pub mod asm;
 mod arith;
 mod dump;
 mod flow;
+mod io;
 mod memory;
 mod special;
 
@@ -35,6 +36,7 @@ use crate::regalloc::{self, Allocation, Loc};
 pub use asm::Tier;
 use asm::{Mem, Ops};
 pub use dump::{disassemble, instruction_count};
+pub use io::IoMode;
 
 /// Allocatable vector registers.
 pub const ALLOCATABLE: [u8; 11] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -52,9 +54,12 @@ pub enum CompileError {
     Asm(String),
     #[error("invalid IR: {0}")]
     Verify(#[from] crate::ir::VerifyError),
+    #[error("the IR reads variable v{0} before any write")]
+    Uninitialized(u32),
 }
 
-/// Machine code for one function and one tier.
+/// Machine code for one function, one tier and one I/O mode: `extern "sysv64" fn(*mut
+/// Context)` that runs `ctx.io.batches` batches.
 #[derive(Clone, Debug)]
 pub struct Compiled {
     /// Position-independent code; entry at offset 0.
@@ -65,6 +70,8 @@ pub struct Compiled {
     pub code_len: usize,
     /// Spill slots used.
     pub spill_slots: u32,
+    /// I/O mode of the batch loop.
+    pub io: IoMode,
 }
 
 impl Tier {
@@ -107,12 +114,33 @@ pub(crate) struct Emitter<'a> {
     labels: Vec<DynamicLabel>,
     consts: HashMap<Vec<u32>, DynamicLabel>,
     pub(crate) exhausted: DynamicLabel,
+    pub(crate) batch_end: DynamicLabel,
 }
 
-/// Compiles a verified function for `tier`.
-pub fn compile(func: &Function, tier: Tier) -> Result<Compiled, CompileError> {
+/// The input components (per register, bit c = component c) and output registers (bit r) of a
+/// function: what the I/O stubs move.
+pub fn io_sets(func: &Function) -> ([u8; 16], u16) {
+    let mut ins = [0u8; 16];
+    let mut outs = 0u16;
+    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
+        let (r, c) = ((inst.imm[0] & 15) as usize, inst.imm[1] & 3);
+        if inst.op == Op::Input {
+            ins[r] |= 1 << c;
+        } else if inst.op == Op::Output {
+            outs |= 1 << r;
+        }
+    }
+    (ins, outs)
+}
+
+/// Compiles a verified function for `tier` into a kernel that loops over the batches of a
+/// run in I/O mode `io`.
+pub fn compile(func: &Function, tier: Tier, io: IoMode) -> Result<Compiled, CompileError> {
     func.verify()?;
     let live = opt::liveness(func);
+    if let Some(v) = live.live_in.first().and_then(|s| s.iter().next()) {
+        return Err(CompileError::Uninitialized(v.0));
+    }
     let alloc = regalloc::allocate(func, &live, &ALLOCATABLE, abi::SPILL_SLOTS)?;
     let mut ops = Ops::new(0);
     let labels = func
@@ -121,6 +149,10 @@ pub fn compile(func: &Function, tier: Tier) -> Result<Compiled, CompileError> {
         .map(|_| ops.new_dynamic_label())
         .collect();
     let exhausted = ops.new_dynamic_label();
+    let batch_end = ops.new_dynamic_label();
+    let top = ops.new_dynamic_label();
+    let store = ops.new_dynamic_label();
+    let done = ops.new_dynamic_label();
     let mut e = Emitter {
         ops,
         tier,
@@ -129,7 +161,26 @@ pub fn compile(func: &Function, tier: Tier) -> Result<Compiled, CompileError> {
         labels,
         consts: HashMap::new(),
         exhausted,
+        batch_end,
     };
+    let (ins, outs) = io_sets(func);
+    // Batch loop head: registers, per-batch state, inputs in, outputs cleared.
+    asm::scalar::io_setup(
+        &mut e.ops,
+        abi::IO_INPUT,
+        abi::IO_OUTPUT,
+        abi::IO_STATUS,
+        abi::IO_BATCHES,
+        done,
+    );
+    if io == IoMode::Soa {
+        asm::scalar::zero_rsi(&mut e.ops);
+    }
+    asm::scalar::bind(&mut e.ops, top);
+    asm::scalar::batch_reset(&mut e.ops, abi::IO_BUDGET, abi::BUDGET, abi::AL);
+    e.clear_outputs(outs);
+    e.load_inputs(io, &ins);
+    // The program.
     let order = alloc.order.clone();
     for (i, &b) in order.iter().enumerate() {
         let label = e.labels[b.0 as usize];
@@ -139,7 +190,25 @@ pub fn compile(func: &Function, tier: Tier) -> Result<Compiled, CompileError> {
         }
         e.terminator(b, order.get(i + 1).copied());
     }
-    e.exhausted_exit();
+    // Batch loop tail: status, outputs out, next batch.
+    asm::scalar::bind(&mut e.ops, batch_end);
+    asm::scalar::batch_status(&mut e.ops, 0);
+    asm::scalar::bind(&mut e.ops, store);
+    e.store_outputs(io, outs);
+    let (step, out_step) = match io {
+        IoMode::Aos => {
+            let s = tier.lanes() as i32 * abi::AOS_VERTEX_BYTES;
+            (s, s)
+        }
+        IoMode::Soa => (tier.lanes() as i32 * 4, 0),
+    };
+    asm::scalar::next_batch(&mut e.ops, step, out_step, top);
+    asm::scalar::bind(&mut e.ops, done);
+    asm::leave(&mut e.ops, tier);
+    // Budget exhausted: status 1, outputs as they are.
+    asm::scalar::bind(&mut e.ops, exhausted);
+    asm::scalar::batch_status(&mut e.ops, 1);
+    asm::scalar::jump(&mut e.ops, store);
     let code_len = e.ops.offset().0;
     e.const_pool();
     let code = e
@@ -151,6 +220,7 @@ pub fn compile(func: &Function, tier: Tier) -> Result<Compiled, CompileError> {
         tier,
         code_len,
         spill_slots: alloc.spill_slots,
+        io,
     })
 }
 

@@ -1,0 +1,94 @@
+//! Run-time specialization of the PICA multiply: `pmul(u, x)` equals the plain IEEE product
+//! `u * x` whenever `u` is finite and non-zero (the product can then only be NaN if `x` is NaN,
+//! and the PICA rule keeps that NaN). A uniform's value is fixed for a whole run, so a kernel
+//! compiled for "these uniform components are finite and non-zero" is exact for every run whose
+//! uniforms satisfy it — a measured optimization, never a semantic switch.
+
+use crate::ir::{Function, Op, Var};
+
+/// The batch-uniform components (`Uniform` ops of c0..c95: (index, component)) that feed a
+/// `PMul`, in a fixed order: the bits of a specialization key.
+pub fn pmul_uniform_operands(func: &Function) -> Vec<(u32, u32)> {
+    let defs = uniform_defs(func);
+    let mut out: Vec<(u32, u32)> = func
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .filter(|i| i.op == Op::PMul)
+        .flat_map(|i| i.uses().to_vec())
+        .filter_map(|v| defs[v.0 as usize])
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// A copy of `func` where every `PMul` with an operand that is a uniform component for which
+/// `finite_nonzero` holds becomes a plain `Mul`. Returns the copy and how many were rewritten.
+pub fn specialize_pmul(
+    func: &Function,
+    finite_nonzero: &dyn Fn(u32, u32) -> bool,
+) -> (Function, usize) {
+    let defs = uniform_defs(func);
+    let safe = |v: Var| defs[v.0 as usize].is_some_and(|(c, comp)| finite_nonzero(c, comp));
+    let mut out = func.clone();
+    let mut rewritten = 0;
+    for inst in out.blocks.iter_mut().flat_map(|b| &mut b.insts) {
+        if inst.op == Op::PMul && (safe(inst.args[0]) || safe(inst.args[1])) {
+            inst.op = Op::Mul;
+            rewritten += 1;
+        }
+    }
+    (out, rewritten)
+}
+
+/// Per variable: `Some((index, component))` if its only definition in the function is a
+/// `Uniform` op of c0..c95.
+fn uniform_defs(func: &Function) -> Vec<Option<(u32, u32)>> {
+    let mut defs: Vec<Option<(u32, u32)>> = vec![None; func.vars.len()];
+    let mut count = vec![0u32; func.vars.len()];
+    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
+        if let Some(d) = inst.dst {
+            count[d.0 as usize] += 1;
+            if inst.op == Op::Uniform && (inst.imm[0] & 0x7F) < 96 {
+                defs[d.0 as usize] = Some((inst.imm[0] & 0x7F, inst.imm[1] & 3));
+            }
+        }
+    }
+    for (d, &n) in defs.iter_mut().zip(&count) {
+        if n != 1 {
+            *d = None;
+        }
+    }
+    defs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Builder, Op, Terminator};
+
+    #[test]
+    fn only_pmuls_fed_by_safe_uniforms_become_plain() {
+        let mut b = Builder::new();
+        let x = b.inst(Op::Input, &[], [0, 0]);
+        let u0 = b.inst(Op::Uniform, &[], [3, 1]);
+        let u1 = b.inst(Op::Uniform, &[], [4, 2]);
+        let p0 = b.binary(Op::PMul, u0, x);
+        let p1 = b.binary(Op::PMul, x, u1);
+        let p2 = b.binary(Op::PMul, x, x);
+        let s = b.binary(Op::Add, p0, p1);
+        let s = b.binary(Op::Add, s, p2);
+        b.effect(Op::Output, &[s], [0, 0]);
+        b.terminate(Terminator::Exit);
+        let f = b.finish();
+        assert_eq!(pmul_uniform_operands(&f), vec![(3, 1), (4, 2)]);
+        let (g, n) = specialize_pmul(&f, &|c, _| c == 3);
+        assert_eq!(n, 1);
+        let ops: Vec<Op> = g.blocks[0].insts.iter().map(|i| i.op).collect();
+        assert_eq!(ops[3], Op::Mul);
+        assert_eq!(ops[4], Op::PMul);
+        assert_eq!(ops[5], Op::PMul);
+        g.verify().unwrap();
+    }
+}
