@@ -628,6 +628,23 @@ fn cc_branches_uniform_or_divergent() {
     );
 }
 
+/// Regression: the branch tests the cc variable itself (CONDOP X, REFX 1), which only a
+/// back edge makes per-vertex — the analysis must see terminator operands across blocks.
+#[test]
+fn cc_made_divergent_by_a_back_edge() {
+    let code = [
+        f2(Instruction::Jmpc, true, false, CondOp::X, 3, 0), // 0: first visit: cc = false
+        f1u(Instruction::Litp, rd(0), v(0), 0),              // 1: cc from an input
+        f3b(Instruction::Jmpu, 0, 0, 1),                     // 2: back to 0 unless b0
+        f1u(Instruction::Mov, o(0), r(0), 0),
+        end(),
+    ];
+    assert_eq!(
+        frontend::lower(&program(&code, &[desc(0xF)])).unwrap_err(),
+        Unsupported::Divergent { pc: 0 }
+    );
+}
+
 #[test]
 fn geometry_and_state_cap() {
     let p = program(&[end()], &[]).with_kind(ShaderKind::Geometry);
