@@ -1,7 +1,8 @@
 //! Every corpus SHBIN (`../shared/corpus/shbin`): every vertex-shader DVLE lowers and agrees
 //! with the interpreter bit for bit, with the file's constants over random uniforms and special
-//! float inputs and varied bools — except the one shader with a genuinely per-vertex branch,
-//! which must be reported divergent (and whose two paths, made uniform, must agree).
+//! float inputs and varied bools. Two shaders branch on per-vertex cc (the citro3d
+//! normal-quaternion idiom); their branch must be if-converted, and the same programs with the
+//! branch made uniform (on a bool) must agree as well.
 
 mod frontend_support;
 
@@ -15,9 +16,12 @@ use picajit::shbin::Shbin;
 
 /// Corpus shaders with a branch on per-vertex cc: (file name, pc of the branch).
 ///
-/// spooky's mansion computes a normal quaternion: `cmp c95.x >= r4.x` (r4 from the vertex
-/// normal v1) then `jmpc cc.x, 0x1f` over an RCP/MUL of that normal.
-const DIVERGENT: [(&str, u32); 1] = [("XanderMK__spookys-3d-mansion__vshader.shbin", 0x1c)];
+/// Both compute a normal quaternion: `cmp c95.x >= r4.x` (r4 from the vertex normal v1) then
+/// `jmpc cc.x` over an RCP and a MUL of that normal.
+const DIVERGENT: [(&str, u32); 2] = [
+    ("XanderMK__spookys-3d-mansion__vshader.shbin", 0x1c),
+    ("krrgit__EntryGameEngine__vshader.shbin", 0x17),
+];
 
 fn agree_many(name: &str, lowered: &Lowered, program: &Program, constants: &picajit::shbin::Dvle) {
     let mut rng = fastrand::Rng::with_seed(0xC0_4905);
@@ -59,21 +63,19 @@ fn corpus_lowers_and_agrees() {
         let shbin = Shbin::parse(&std::fs::read(path).unwrap()).unwrap();
         for (k, dvle) in shbin.dvles.iter().enumerate() {
             let program = shbin.program(k).unwrap();
-            let expected = DIVERGENT
-                .iter()
-                .find(|(file, _)| *file == name)
-                .map(|&(_, pc)| Unsupported::Divergent { pc });
-            let lowered = match (frontend::lower(&program), expected) {
-                (Ok(l), None) => l,
-                (Err(Unsupported::Geometry), _) if program.kind == ShaderKind::Geometry => continue,
-                (Err(e), Some(want)) if e == want => {
-                    divergent_paths_agree(&name, &program, dvle, want);
-                    divergent += 1;
-                    continue;
-                }
-                (Ok(_), Some(want)) => panic!("{name} DVLE {k}: lowered, expected {want}"),
-                (Err(e), _) => panic!("{name} DVLE {k}: {e}"),
+            let lowered = match frontend::lower(&program) {
+                Ok(l) => l,
+                Err(Unsupported::Geometry) if program.kind == ShaderKind::Geometry => continue,
+                Err(e) => panic!("{name} DVLE {k}: {e}"),
             };
+            match DIVERGENT.iter().find(|(file, _)| *file == name) {
+                Some(&(_, pc)) => {
+                    assert_eq!(lowered.stats.if_converted, 1, "{name}");
+                    uniform_paths_agree(&name, &program, dvle, pc);
+                    divergent += 1;
+                }
+                None => assert_eq!(lowered.stats.if_converted, 0, "{name}"),
+            }
             agree_many(&format!("{name} DVLE {k}"), &lowered, &program, dvle);
             println!("{name} DVLE {k}: {:?}", lowered.stats);
             programs += 1;
@@ -83,17 +85,9 @@ fn corpus_lowers_and_agrees() {
     assert!(programs + divergent >= 13);
 }
 
-/// Replaces the per-vertex branch at `pc` by a jump on bool b15 (taken when set), so the two
-/// paths it chooses between lower, and checks both.
-fn divergent_paths_agree(
-    name: &str,
-    program: &Program,
-    dvle: &picajit::shbin::Dvle,
-    want: Unsupported,
-) {
-    let Unsupported::Divergent { pc } = want else {
-        unreachable!()
-    };
+/// Replaces the per-vertex branch at `pc` by a jump on bool b15 (taken when set): the two paths
+/// it chooses between, now as a real branch, must agree too.
+fn uniform_paths_agree(name: &str, program: &Program, dvle: &picajit::shbin::Dvle, pc: u32) {
     let Instruction::Jmpc(f) = Instruction::decode(program.code[pc as usize]) else {
         panic!("{name}: no JMPC at {pc:#x}");
     };
@@ -105,9 +99,6 @@ fn divergent_paths_agree(
     })
     .encode();
     let lowered = frontend::lower(&p).unwrap_or_else(|e| panic!("{name} made uniform: {e}"));
+    assert_eq!(lowered.stats.if_converted, 0);
     agree_many(&format!("{name} (branch on b15)"), &lowered, &p, dvle);
-    println!(
-        "{name}: divergent at {pc:#x}; made uniform: {:?}",
-        lowered.stats
-    );
 }

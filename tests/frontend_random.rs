@@ -6,19 +6,23 @@
 //!   every one must lower (or exceed the state cap, which must stay rare) and agree.
 //! - 5,000 compared programs that never read an input: all their values, cc included, are
 //!   uniform, so no cc branch may be reported divergent.
-//! - 5,000 compared programs with any instruction: each either lowers and agrees, or is
-//!   reported divergent (or exceeds the cap).
+//! - 5,000 compared programs with any instruction: each either lowers (if-converting the
+//!   per-vertex branches it can) and agrees, or is reported divergent (or exceeds the cap).
+//! - 10,000 compared structured programs full of per-vertex JMPC skips and IFC/ELSE regions
+//!   over random arithmetic (inside uniform IFU and LOOP regions too): if-conversion at work.
 
 mod frontend_support;
 
 use frontend_support::*;
 use picajit::frontend::{self, Unsupported};
-use picajit::isa::{Fmt2, Fmt3b, Fmt3i, Format, Opcode, Src};
+use picajit::isa::{CondOp, Fmt2, Fmt3b, Fmt3i, Format, Instruction, Opcode, Src};
 use picajit::program::{Program, VertexStatus};
 
 /// What kind of program to draw.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Kind {
+    /// Structured per-vertex branches ([`generate_structured`]).
+    Structured,
     /// No BREAKC/CALLC/IFC/JMPC.
     UniformFlow,
     /// Any instruction, but no source reads an input register.
@@ -118,6 +122,123 @@ fn random_word(rng: &mut fastrand::Rng, len: usize, kind: Kind) -> u32 {
     }
 }
 
+/// A random arithmetic word (any ALU opcode value, any operand bits).
+fn alu_word(rng: &mut fastrand::Rng) -> u32 {
+    loop {
+        let op = Opcode::ALL[rng.usize(..Opcode::ALL.len())];
+        let alu = matches!(
+            op.format(),
+            Format::Fmt1
+                | Format::Fmt1u
+                | Format::Fmt1i
+                | Format::Fmt1c
+                | Format::Fmt5
+                | Format::Fmt5i
+        );
+        if alu {
+            let value = op.values()[rng.usize(..op.values().len())];
+            return (u32::from(value) << 26 | (rng.u32(..) & 0x03FF_FFFF)) & op.used_bits();
+        }
+    }
+}
+
+fn cc_branch(rng: &mut fastrand::Rng, op: fn(Fmt2) -> Instruction, dest: usize, num: u8) -> u32 {
+    op(Fmt2 {
+        refx: rng.bool(),
+        refy: rng.bool(),
+        condop: [CondOp::Or, CondOp::And, CondOp::X, CondOp::Y][rng.usize(..4)],
+        dest: dest as u16,
+        num,
+    })
+    .encode()
+}
+
+/// Structured code: arithmetic, per-vertex JMPC skips and IFC/ELSE regions, uniform IFU and
+/// LOOP regions around them, `depth` levels deep.
+fn structured(rng: &mut fastrand::Rng, code: &mut Vec<u32>, depth: u32) {
+    for _ in 0..rng.usize(1..5) {
+        let at = code.len();
+        match rng.u8(0..8) {
+            0 | 1 => code.extend((0..rng.usize(1..4)).map(|_| alu_word(rng))),
+            2 => {
+                // A CMP reading inputs most of the time.
+                let f = picajit::isa::Fmt1c {
+                    cmpx: picajit::isa::CmpOp::ALL[rng.usize(..8)],
+                    cmpy: picajit::isa::CmpOp::ALL[rng.usize(..8)],
+                    idx: picajit::isa::AddrIdx::None,
+                    src1: Src(rng.u8(..0x80)),
+                    src2: Src(rng.u8(..0x20)),
+                    desc: rng.u8(..0x80),
+                };
+                code.push(Instruction::Cmp(f).encode());
+            }
+            3 | 4 => {
+                let k = rng.usize(0..6);
+                code.push(cc_branch(rng, Instruction::Jmpc, at + 1 + k, 0));
+                code.extend((0..k).map(|_| alu_word(rng)));
+            }
+            5 | 6 => {
+                let (k1, k2) = (rng.usize(1..5), rng.usize(0..4));
+                code.push(cc_branch(rng, Instruction::Ifc, at + 1 + k1, k2 as u8));
+                code.extend((0..k1 + k2).map(|_| alu_word(rng)));
+            }
+            _ if depth > 0 => {
+                // A uniform region: IFU (no else) or LOOP around more structure.
+                let uniform_if = rng.bool();
+                code.push(0);
+                structured(rng, code, depth - 1);
+                code.push(alu_word(rng));
+                let last = code.len() - 1;
+                code[at] = if uniform_if {
+                    Instruction::Ifu(Fmt3b {
+                        id: rng.u8(..16),
+                        dest: (last + 1) as u16,
+                        num: 0,
+                    })
+                    .encode()
+                } else {
+                    Instruction::Loop(Fmt3i {
+                        id: rng.u8(..4),
+                        dest: last as u16,
+                        num: 0,
+                    })
+                    .encode()
+                };
+            }
+            _ => code.push(alu_word(rng)),
+        }
+    }
+}
+
+fn generate_structured(seed: u64) -> Case {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    // Start with per-vertex cc: CMP of two inputs.
+    let mut code = vec![Instruction::Cmp(picajit::isa::Fmt1c {
+        cmpx: picajit::isa::CmpOp::ALL[rng.usize(..6)],
+        cmpy: picajit::isa::CmpOp::ALL[rng.usize(..6)],
+        idx: picajit::isa::AddrIdx::None,
+        src1: Src(rng.u8(..0x10)),
+        src2: Src(rng.u8(..0x10)),
+        desc: rng.u8(..0x80),
+    })
+    .encode()];
+    structured(&mut rng, &mut code, 2);
+    code.push(end());
+    // Mostly full write masks, so arms write many components.
+    let descs: Vec<u32> = (0..128)
+        .map(|_| rng.u32(..) | if rng.bool() { 0xF } else { 0 })
+        .collect();
+    let program = Program::from_words(&code, &descs, 0).unwrap();
+    let uniforms = random_uniforms(&mut rng);
+    let inputs = random_inputs(&mut rng, 16);
+    Case {
+        program,
+        uniforms,
+        inputs,
+        budget: 2048,
+    }
+}
+
 struct Case {
     program: Program,
     uniforms: picajit::Uniforms,
@@ -162,6 +283,7 @@ struct Tally {
     exhausted: usize,
     with_loops: usize,
     with_cc_branches: usize,
+    if_converted: usize,
 }
 
 /// Draws programs of `kind` from consecutive seeds until `target` of them have been lowered
@@ -170,7 +292,10 @@ fn run(kind: Kind, first_seed: u64, target: usize) -> Tally {
     let mut t = Tally::default();
     let mut seed = first_seed;
     while t.agreed < target && t.drawn < target + target / 4 {
-        let case = generate(seed, kind);
+        let case = match kind {
+            Kind::Structured => generate_structured(seed),
+            Kind::UniformFlow | Kind::NoInputs | Kind::Any => generate(seed, kind),
+        };
         t.drawn += 1;
         match frontend::lower(&case.program) {
             Ok(l) => {
@@ -184,6 +309,7 @@ fn run(kind: Kind, first_seed: u64, target: usize) -> Tally {
                 let text = l.func.to_string();
                 t.with_loops += usize::from(text.contains("loop.push"));
                 t.with_cc_branches += usize::from(text.contains("branch.uniform"));
+                t.if_converted += usize::from(l.stats.if_converted > 0);
                 let status = picajit::frontend::eval::run(
                     &l.func,
                     &case.uniforms,
@@ -193,7 +319,9 @@ fn run(kind: Kind, first_seed: u64, target: usize) -> Tally {
                 .1;
                 t.exhausted += usize::from(status == VertexStatus::BudgetExhausted);
             }
-            Err(Unsupported::Divergent { .. }) if kind == Kind::Any => t.divergent += 1,
+            Err(Unsupported::Divergent { .. }) if matches!(kind, Kind::Any | Kind::Structured) => {
+                t.divergent += 1
+            }
             Err(Unsupported::TooManyStates { .. }) => t.too_many_states += 1,
             Err(e) => panic!("{kind:?} seed {seed}: {e}\nprogram {:?}", case.program),
         }
@@ -220,6 +348,7 @@ fn random_uniform_control_flow() {
 fn random_uniform_cc_without_inputs() {
     let t = run(Kind::NoInputs, 0x5EED_1000_0000, 5_000);
     assert_eq!(t.agreed, 5_000, "{t:?}");
+    assert_eq!(t.if_converted, 0, "{t:?}");
     assert!(t.with_cc_branches > 2_000, "coverage: {t:?}");
 }
 
@@ -231,4 +360,11 @@ fn random_any_flow_is_exact_or_divergent() {
         t.divergent > 300 && t.with_cc_branches > 1_000,
         "coverage: {t:?}"
     );
+}
+
+#[test]
+fn random_structured_per_vertex_branches() {
+    let t = run(Kind::Structured, 0x5EED_3000_0000, 10_000);
+    assert_eq!(t.agreed, 10_000, "{t:?}");
+    assert!(t.if_converted > 5_000, "coverage: {t:?}");
 }
