@@ -27,11 +27,24 @@
 //!
 //! The IR's control state (aL, loop counters, budget) is batch-scalar, so it can only express
 //! programs in which all lanes take the same path. [`lower`] if-converts the per-vertex
-//! branches it can and reports the rest as [`Unsupported`]: any other branch on a cc value that
-//! may differ between vertices ([`Unsupported::Divergent`]), geometry shaders ([`Unsupported::Geometry`], EMIT/SETEMIT),
-//! and control flow with more than [`graph::MAX_STATES`] abstract states. The engine runs those
-//! on the interpreter, exactly. Everything else — vertex shaders with uniform control flow,
-//! including unstructured jumps, stack overflow and the CALL quirks — lowers.
+//! branches it can and reports the rest as [`Unsupported`]: any other branch on a cc value
+//! that may differ between vertices ([`Unsupported::Divergent`]), geometry shaders
+//! ([`Unsupported::Geometry`]: EMIT/SETEMIT), and control flow with more than
+//! [`graph::MAX_STATES`] abstract states. The engine runs those on the interpreter, exactly.
+//! Everything else — vertex shaders with uniform control flow, including unstructured jumps,
+//! stack overflow and the CALL quirks — lowers.
+//!
+//! # How the state graph becomes IR
+//!
+//! - **Slots.** Each LOOP entry of an abstract state names a loop slot of the batch context
+//!   (the lowest slot free after the push); `LoopPush slot, i` on the LOOP's edge, `LoopNext
+//!   slot` as the terminator of the step that closes the loop, `AlInc slot` before it and
+//!   `AlRestore slot` on its exit edge when the loop was nested — the interpreter's order.
+//! - **Budget.** Every path of a step whose final next pc (after scope closing) is not above
+//!   the instruction's address carries a `Budget` op after the step's other effects, in an edge
+//!   block of its own when the step branches. Every CFG cycle therefore spends budget.
+//! - **Scope closing** (CALL with the four-pop quirk, IF, LOOP) is resolved statically from
+//!   the abstract stacks: only its aL effects and the loop counter test reach the IR.
 
 mod alu;
 mod build;
@@ -40,6 +53,9 @@ pub mod graph;
 pub mod ifconv;
 mod regs;
 mod uniform;
+
+#[cfg(test)]
+mod eval_tests;
 
 use std::collections::HashMap;
 
