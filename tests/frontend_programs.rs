@@ -752,7 +752,7 @@ fn geometry_and_state_cap() {
         Unsupported::TooManyStates { limit: 2 }
     );
     assert!(frontend::lower_with_cap(&p, 3).is_ok());
-    // EMIT and SETEMIT in a vertex shader do nothing.
+    // EMIT and SETEMIT in a vertex shader do nothing; undefined opcodes are NOPs.
     let code = [
         Instruction::Setemit(Fmt4 {
             vertex: 1,
@@ -762,6 +762,8 @@ fn geometry_and_state_cap() {
         .encode(),
         f1u(Instruction::Mov, o(0), v(0), 0),
         Instruction::Emit(Fmt0).encode(),
+        0x4512_3456, // undefined opcode 0x11
+        0x7FFF_FFFF, // undefined opcode 0x1F
         f1u(Instruction::Mov, o(1), v(1), 0),
         end(),
     ];

@@ -17,6 +17,7 @@ use frontend_support::*;
 use picajit::frontend::{self, Unsupported};
 use picajit::isa::{CondOp, Fmt2, Fmt3b, Fmt3i, Format, Instruction, Opcode, Src};
 use picajit::program::{Program, VertexStatus};
+use picajit_codegen::ir::{Op, Terminator};
 
 /// What kind of program to draw.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -306,9 +307,16 @@ fn run(kind: Kind, first_seed: u64, target: usize) -> Tally {
                 }
                 t.agreed += 1;
                 t.vertices += case.inputs.len();
-                let text = l.func.to_string();
-                t.with_loops += usize::from(text.contains("loop.push"));
-                t.with_cc_branches += usize::from(text.contains("branch.uniform"));
+                let blocks = &l.func.blocks;
+                let loops = blocks
+                    .iter()
+                    .flat_map(|b| &b.insts)
+                    .any(|i| i.op == Op::LoopPush);
+                let cc_branches = blocks
+                    .iter()
+                    .any(|b| matches!(b.term, Terminator::BranchUniform { .. }));
+                t.with_loops += usize::from(loops);
+                t.with_cc_branches += usize::from(cc_branches);
                 t.if_converted += usize::from(l.stats.if_converted > 0);
                 let status = picajit::frontend::eval::run(
                     &l.func,
