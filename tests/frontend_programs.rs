@@ -584,25 +584,43 @@ fn cc_branches_uniform_or_divergent() {
     ];
     let p = program(&code, &descs);
     agree(&p, &uniforms([[0; 4]; 4], 0));
-    // cc from inputs: divergent.
-    for (n, branch) in [
-        f2(Instruction::Ifc, true, false, CondOp::X, 3, 1),
-        f2(Instruction::Callc, true, false, CondOp::Or, 3, 1),
-        f2(Instruction::Jmpc, false, false, CondOp::Y, 3, 0),
-        f2(Instruction::Breakc, true, true, CondOp::And, 0, 0),
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    // cc from inputs: an IFC whose arm runs past the END the other arm reaches cannot be
+    // if-converted; a CALLC of the END (both arms then end at the same END: the call stack no
+    // longer matters there), a JMPC over one instruction and a BREAKC outside any loop (a
+    // no-op) can.
+    for (n, branch, convertible) in [
+        (0, f2(Instruction::Ifc, true, false, CondOp::X, 3, 1), false),
+        (
+            1,
+            f2(Instruction::Callc, true, false, CondOp::Or, 3, 1),
+            true,
+        ),
+        (
+            2,
+            f2(Instruction::Jmpc, false, false, CondOp::Y, 3, 0),
+            true,
+        ),
+        (
+            3,
+            f2(Instruction::Breakc, true, true, CondOp::And, 0, 0),
+            true,
+        ),
+    ] {
         let code = [
             cmp(CmpOp::Lt, CmpOp::Lt, c(2), v(0), 0),
             branch,
             f1u(Instruction::Mov, o(0), c(3), 0),
             end(),
         ];
-        let e = frontend::lower(&program(&code, &descs)).unwrap_err();
-        assert_eq!(e, Unsupported::Divergent { pc: 1 }, "case {n}");
-        assert!(e.to_string().contains("0x001"), "{e}");
+        let p = program(&code, &descs);
+        if convertible {
+            let l = agree(&p, &uniforms([[0; 4]; 4], 0));
+            assert_eq!(l.stats.if_converted, 1, "case {n}");
+        } else {
+            let e = frontend::lower(&p).unwrap_err();
+            assert_eq!(e, Unsupported::Divergent { pc: 1 }, "case {n}");
+            assert!(e.to_string().contains("0x001"), "{e}");
+        }
     }
     // A CMP of inputs that is overwritten by a uniform CMP before the branch is fine.
     let code = [
@@ -629,6 +647,102 @@ fn cc_branches_uniform_or_divergent() {
 }
 
 #[test]
+fn per_vertex_branches_are_if_converted() {
+    let descs = [desc(0xF), desc(0xA)];
+    let mut code = vec![
+        cmp(CmpOp::Lt, CmpOp::Ge, c(2), v(0), 0), // 0: per-vertex cc
+        f1u(Instruction::Mov, o(2), v(1), 0),     // 1: old o2 for skipped lanes
+        f2(Instruction::Jmpc, true, false, CondOp::X, 7, 0), // 2: skip 3..=6
+        f1(Instruction::Add, rd(1), c(1), v(2), 0), // 3
+        f1u(Instruction::Mov, o(2), r(1), 0),     // 4
+        cmp(CmpOp::Ge, CmpOp::Lt, c(3), v(3), 0), // 5: cc written in the arm
+        f1(Instruction::Dp4, o(3), c(4), v(1), 1), // 6: partial mask
+        f1u(Instruction::Mov, o(0), r(1), 0),     // 7: join
+        f2(Instruction::Ifc, false, true, CondOp::Y, 10, 2), // 8: IF/ELSE on the new cc.y
+        f1(Instruction::Mul, rd(2), c(5), v(4), 0), // 9: then
+        f1(Instruction::Add, rd(2), c(6), v(5), 0), // 10: else
+        mad(rd(3), v(6), c(7), r(2), 0),          // 11: else
+        f1u(Instruction::Mov, o(1), r(2), 0),     // 12: join
+        f1u(Instruction::Mov, o(4), r(3), 0),     // 13
+        f2(Instruction::Jmpc, false, false, CondOp::X, 16, 0), // 14: skip 15 where !cc.x
+        f1(Instruction::Mul, o(6), c(8), v(7), 0), // 15
+        f1u(Instruction::Mov, o(5), r(2), 0),     // 16: join
+        end(),
+    ];
+    let p = program(&code, &descs);
+    let u = uniforms([[0; 4]; 4], 0);
+    let l = agree(&p, &u);
+    assert_eq!(l.stats.if_converted, 3, "{}", l.func);
+    assert_eq!(l.stats.blocks, 1, "{}", l.func);
+    for seed in 0..30 {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        check(
+            &p,
+            &random_uniforms(&mut rng),
+            &random_inputs(&mut rng, 16),
+            64,
+        )
+        .unwrap();
+    }
+    // Shapes that cannot be converted: a0 written in an arm, an arm that ends the program, a
+    // backward jump, a call (its return spends budget, which is batch-wide), an arm longer
+    // than the limit.
+    let mut mova = code.clone();
+    mova[4] = f1u(Instruction::Mova, o(0), v(1), 0);
+    let mut ends = code.clone();
+    ends[4] = end();
+    let mut backward = code.clone();
+    backward[7] = f2(Instruction::Jmpc, true, false, CondOp::X, 3, 0);
+    let mut calls = code.clone();
+    calls[14] = f2(Instruction::Callc, false, false, CondOp::X, 18, 2);
+    calls.extend([f1(Instruction::Mul, o(6), c(8), v(7), 0), nop()]);
+    for (n, bad) in [mova, ends, backward, calls].iter().enumerate() {
+        assert!(
+            matches!(
+                frontend::lower(&program(bad, &descs)),
+                Err(Unsupported::Divergent { .. })
+            ),
+            "case {n}"
+        );
+    }
+    // A MOVA that writes no a0 component is fine in an arm.
+    code[4] = f1u(Instruction::Mova, o(0), v(1), 1 + 2);
+    let descs2 = [desc(0xF), desc(0xA), desc(0x0), desc(0x3)];
+    agree(&program(&code, &descs2), &u);
+    let long: Vec<u32> = [cmp(CmpOp::Lt, CmpOp::Ge, c(2), v(0), 0)]
+        .into_iter()
+        .chain([f2(Instruction::Jmpc, true, false, CondOp::X, 67, 0)])
+        .chain((0..65).map(|k| f1(Instruction::Add, rd(1), c(k), r(1), 0)))
+        .chain([f1u(Instruction::Mov, o(0), r(1), 0), end()])
+        .collect();
+    assert_eq!(
+        frontend::lower(&program(&long, &descs)).unwrap_err(),
+        Unsupported::Divergent { pc: 1 }
+    );
+    let short = [&long[..66], &long[67..]].concat();
+    let mut short = short;
+    short[1] = f2(Instruction::Jmpc, true, false, CondOp::X, 66, 0);
+    agree(&program(&short, &descs), &u);
+}
+
+/// Regression: the branch tests the cc variable itself (CONDOP X, REFX 1), which only a
+/// back edge makes per-vertex — the analysis must see terminator operands across blocks.
+#[test]
+fn cc_made_divergent_by_a_back_edge() {
+    let code = [
+        f2(Instruction::Jmpc, true, false, CondOp::X, 3, 0), // 0: first visit: cc = false
+        f1u(Instruction::Litp, rd(0), v(0), 0),              // 1: cc from an input
+        f3b(Instruction::Jmpu, 0, 0, 1),                     // 2: back to 0 unless b0
+        f1u(Instruction::Mov, o(0), r(0), 0),
+        end(),
+    ];
+    assert_eq!(
+        frontend::lower(&program(&code, &[desc(0xF)])).unwrap_err(),
+        Unsupported::Divergent { pc: 0 }
+    );
+}
+
+#[test]
 fn geometry_and_state_cap() {
     let p = program(&[end()], &[]).with_kind(ShaderKind::Geometry);
     assert_eq!(frontend::lower(&p).unwrap_err(), Unsupported::Geometry);
@@ -638,7 +752,7 @@ fn geometry_and_state_cap() {
         Unsupported::TooManyStates { limit: 2 }
     );
     assert!(frontend::lower_with_cap(&p, 3).is_ok());
-    // EMIT and SETEMIT in a vertex shader do nothing.
+    // EMIT and SETEMIT in a vertex shader do nothing; undefined opcodes are NOPs.
     let code = [
         Instruction::Setemit(Fmt4 {
             vertex: 1,
@@ -648,6 +762,8 @@ fn geometry_and_state_cap() {
         .encode(),
         f1u(Instruction::Mov, o(0), v(0), 0),
         Instruction::Emit(Fmt0).encode(),
+        0x4512_3456, // undefined opcode 0x11
+        0x7FFF_FFFF, // undefined opcode 0x1F
         f1u(Instruction::Mov, o(1), v(1), 0),
         end(),
     ];

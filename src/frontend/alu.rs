@@ -11,6 +11,9 @@
 //! - Only enabled components are computed; DP3/DP4/DPH, EX2, LG2, RCP and RSQ compute their
 //!   scalar once and copy it to every enabled component.
 //! - Multiplication is always `PMul`; DP sums start from `+0.0` and add strictly left to right.
+//! - Under a lane predicate (an if-converted arm, `ifconv`), every write keeps the old value in
+//!   the lanes outside the predicate: `Select` for r and tracked outputs, a mask blend for cc.
+//!   a0 writes are never predicated (the caller excludes them).
 
 use picajit_codegen::ir::{Builder, CmpKind, Inst, Op, Ty, Var};
 
@@ -64,6 +67,8 @@ struct Emit<'a> {
     insts: Vec<Inst>,
     /// Variables created for this instruction (each is written exactly once, in `insts`).
     fresh: Vec<Var>,
+    /// Lanes the instruction runs in (`None`: all).
+    pred: Option<Var>,
     raw: [[Option<Var>; 4]; 3],
     modified: [[Option<Var>; 4]; 3],
     consts: Vec<(u32, Var)>,
@@ -208,10 +213,40 @@ impl Emit<'_> {
     /// Writes `value` to destination component `i` of the instruction.
     fn write(&mut self, i: usize, value: Var) {
         match self.ops.dst.kind() {
-            DstKind::Output(o) => self.effect(Op::Output, &[value], [u32::from(o), i as u32]),
+            DstKind::Output(o) => {
+                let imm = [u32::from(o), i as u32];
+                match (self.regs.o[o as usize][i], self.pred) {
+                    (None, _) => self.effect(Op::Output, &[value], imm),
+                    (Some(var), None) => {
+                        self.op_to(Op::Mov, var, &[value], [0, 0]);
+                        self.effect(Op::Output, &[var], imm);
+                    }
+                    (Some(var), Some(p)) => {
+                        self.op_to(Op::Select, var, &[p, value, var], [0, 0]);
+                        self.effect(Op::Output, &[var], imm);
+                    }
+                }
+            }
             DstKind::Temp(r) => {
                 let reg = self.regs.r[r as usize][i];
-                self.op_to(Op::Mov, reg, &[value], [0, 0]);
+                match self.pred {
+                    None => self.op_to(Op::Mov, reg, &[value], [0, 0]),
+                    Some(p) => self.op_to(Op::Select, reg, &[p, value, reg], [0, 0]),
+                }
+            }
+        }
+    }
+
+    /// Writes the mask `value` to cc component `i`.
+    fn write_cc(&mut self, i: usize, value: Var) {
+        let cc = self.regs.cc[i];
+        match self.pred {
+            None => self.op_to(Op::MaskMov, cc, &[value], [0, 0]),
+            Some(p) => {
+                let taken = self.op(Op::MaskAnd, &[p, value], [0, 0]);
+                let not_p = self.op(Op::MaskNot, &[p], [0, 0]);
+                let kept = self.op(Op::MaskAnd, &[not_p, cc], [0, 0]);
+                self.op_to(Op::MaskOr, cc, &[taken, kept], [0, 0]);
             }
         }
     }
@@ -255,8 +290,16 @@ impl Emit<'_> {
     }
 }
 
-/// Appends the IR of one ALU instruction to the builder's current block.
-pub(super) fn lower(b: &mut Builder, regs: &Regs, descs: &[u32], math: Math, ops: &AluOperands) {
+/// Appends the IR of one ALU instruction to the builder's current block; with `pred`, only
+/// the lanes where that mask is set change.
+pub(super) fn lower(
+    b: &mut Builder,
+    regs: &Regs,
+    descs: &[u32],
+    math: Math,
+    ops: &AluOperands,
+    pred: Option<Var>,
+) {
     let desc = OpDesc(descs[ops.desc as usize & 0x7F]);
     let mut e = Emit {
         b,
@@ -265,6 +308,7 @@ pub(super) fn lower(b: &mut Builder, regs: &Regs, descs: &[u32], math: Math, ops
         desc,
         insts: Vec::new(),
         fresh: Vec::new(),
+        pred,
         raw: [[None; 4]; 3],
         modified: [[None; 4]; 3],
         consts: Vec::new(),
@@ -306,11 +350,12 @@ pub(super) fn lower(b: &mut Builder, regs: &Regs, descs: &[u32], math: Math, ops
             _ => e.src(1, 3),
         }),
         Math::Litp => {
-            // cc is no ALU source, so it can be written before the results are computed.
+            // cc is no ALU source: writing it before the results are computed is safe.
             let zero = e.fconst(0.0);
             for (i, comp) in [0, 3].into_iter().enumerate() {
                 let a = e.src(0, comp);
-                e.op_to(Op::Cmp, regs.cc[i], &[a, zero], [CmpKind::Ge as u32, 0]);
+                let m = e.op(Op::Cmp, &[a, zero], [CmpKind::Ge as u32, 0]);
+                e.write_cc(i, m);
             }
             per_comp(&mut e, &enabled, |e, i| match i {
                 0 | 3 => e.litp_pos(i),
@@ -320,6 +365,7 @@ pub(super) fn lower(b: &mut Builder, regs: &Regs, descs: &[u32], math: Math, ops
         }
         Math::Mova => {
             // a0 can address the source, so both values are read before either is written.
+            debug_assert!(pred.is_none() || (!desc.writes(0) && !desc.writes(1)));
             let mut moves = Vec::new();
             for i in 0..2 {
                 if desc.writes(i) {
@@ -333,10 +379,14 @@ pub(super) fn lower(b: &mut Builder, regs: &Regs, descs: &[u32], math: Math, ops
             Vec::new()
         }
         Math::Cmp(x, y) => {
+            let mut masks = Vec::new();
             for (i, op) in [x, y].into_iter().enumerate() {
                 let a = e.src(0, i);
                 let b = e.src(1, i);
-                e.op_to(Op::Cmp, regs.cc[i], &[a, b], [cmp_kind(op) as u32, 0]);
+                masks.push(e.op(Op::Cmp, &[a, b], [cmp_kind(op) as u32, 0]));
+            }
+            for (i, m) in masks.into_iter().enumerate() {
+                e.write_cc(i, m);
             }
             Vec::new()
         }

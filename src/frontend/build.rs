@@ -3,7 +3,10 @@
 //! tree; conditions become terminators (`BranchBool`, `BranchUniform` on a mask computed from
 //! cc, `LoopNext`), effects become `LoopPush`/`AlInc`/`AlRestore`/`Budget` on the path they
 //! belong to, each arm of a condition in its own (edge) block. CFG simplification later merges
-//! the straight-line chains.
+//! the straight-line chains. A state whose per-vertex branch is if-converted (`ifconv`) instead
+//! runs both arms' arithmetic under lane predicates and jumps to the join state.
+
+use std::collections::HashMap;
 
 use picajit_codegen::ir::{BlockId, Builder, Function, Op, Terminator, Var};
 
@@ -12,13 +15,14 @@ use crate::program::Program;
 
 use super::alu::{self, Math};
 use super::graph::{Cond, Effect, Flow, Graph, Target};
+use super::ifconv::{self, Conversion};
 use super::regs::Regs;
 
-/// The function, and for each `BranchUniform` the block holding it and the pc of its
-/// instruction (for the divergence report).
+/// The function, and for each `BranchUniform` the block holding it and the state whose
+/// instruction branches.
 pub(super) struct Built {
     pub func: Function,
-    pub cc_branches: Vec<(BlockId, u32)>,
+    pub cc_branches: Vec<(BlockId, usize)>,
 }
 
 struct Ctx<'a> {
@@ -27,14 +31,21 @@ struct Ctx<'a> {
     heads: Vec<BlockId>,
     exit: BlockId,
     descs: &'a [u32],
-    cc_branches: Vec<(BlockId, u32)>,
+    graph: &'a Graph,
+    cc_branches: Vec<(BlockId, usize)>,
 }
 
-/// Builds the IR of an explored program.
-pub(super) fn build(program: &Program, graph: &Graph) -> Built {
+/// Builds the IR of an explored program, with the branches of the states in `conversions`
+/// if-converted.
+pub(super) fn build(
+    program: &Program,
+    graph: &Graph,
+    conversions: &HashMap<usize, Conversion>,
+) -> Built {
     let mut b = Builder::new();
     b.use_loop_slots(graph.loop_slots);
-    let regs = Regs::new(&mut b);
+    let tracked = ifconv::tracked_outputs(graph, &program.descs, conversions.values());
+    let regs = Regs::new(&mut b, &tracked);
     regs.init(&mut b);
     let entry = b.current();
     let heads: Vec<BlockId> = graph.nodes.iter().map(|_| b.block()).collect();
@@ -45,6 +56,7 @@ pub(super) fn build(program: &Program, graph: &Graph) -> Built {
         heads,
         exit,
         descs: &program.descs,
+        graph,
         cc_branches: Vec::new(),
     };
     cx.b.switch_to(entry);
@@ -52,8 +64,16 @@ pub(super) fn build(program: &Program, graph: &Graph) -> Built {
     cx.b.terminate(Terminator::Jump(first));
     for (n, node) in graph.nodes.iter().enumerate() {
         cx.b.switch_to(cx.heads[n]);
-        cx.instruction(&node.instr);
-        cx.flow(&node.flow, node.state.pc);
+        cx.instruction(&node.instr, None);
+        match (conversions.get(&n), &node.flow) {
+            (
+                Some(conv),
+                Flow::If {
+                    cond: Cond::Cc(f), ..
+                },
+            ) => cx.predicated(f, conv),
+            _ => cx.flow(&node.flow, n),
+        }
     }
     cx.b.switch_to(exit);
     cx.b.terminate(Terminator::Exit);
@@ -73,7 +93,7 @@ impl Ctx<'_> {
 
     /// The ALU part of an instruction (exhaustive over every opcode; flow instructions and
     /// those without effect in a vertex shader emit nothing here).
-    fn instruction(&mut self, instr: &Instruction) {
+    fn instruction(&mut self, instr: &Instruction, pred: Option<Var>) {
         let (math, ops) = match instr {
             Instruction::Add(f) => (Math::Add, f.alu()),
             Instruction::Dp3(f) => (Math::Dp3, f.alu()),
@@ -116,7 +136,27 @@ impl Ctx<'_> {
             | Instruction::Emit(_)
             | Instruction::Setemit(_) => return,
         };
-        alu::lower(&mut self.b, &self.regs, self.descs, math, &ops);
+        alu::lower(&mut self.b, &self.regs, self.descs, math, &ops, pred);
+    }
+
+    /// An if-converted branch: the condition's mask (a copy, since the arms may write cc),
+    /// the taken arm under it, the other arm under its complement, then the join.
+    fn predicated(&mut self, f: &Fmt2, conv: &Conversion) {
+        let cond = self.cc_mask(f);
+        let taken = self.b.unary(Op::MaskMov, cond);
+        for &s in &conv.then {
+            let instr = self.graph.nodes[s].instr;
+            self.instruction(&instr, Some(taken));
+        }
+        if !conv.other.is_empty() {
+            let not_taken = self.b.unary(Op::MaskNot, taken);
+            for &s in &conv.other {
+                let instr = self.graph.nodes[s].instr;
+                self.instruction(&instr, Some(not_taken));
+            }
+        }
+        let join = self.heads[conv.join];
+        self.b.terminate(Terminator::Jump(join));
     }
 
     /// The mask of a format-2 condition: `ok_x = (cc.x == REFX)`, `ok_y = (cc.y == REFY)`,
@@ -159,11 +199,11 @@ impl Ctx<'_> {
     }
 
     /// Emits a decision tree from the current block; every arm gets a block of its own.
-    fn flow(&mut self, flow: &Flow, pc: u32) {
+    fn flow(&mut self, flow: &Flow, state: usize) {
         match flow {
             Flow::Do(e, rest) => {
                 self.effect(e);
-                self.flow(rest, pc);
+                self.flow(rest, state);
             }
             Flow::Goto(t) => {
                 let t = self.target(*t);
@@ -178,7 +218,7 @@ impl Ctx<'_> {
                     },
                     Cond::Cc(f) => {
                         let mask = cx.cc_mask(&f);
-                        cx.cc_branches.push((cx.b.current(), pc));
+                        cx.cc_branches.push((cx.b.current(), state));
                         Terminator::BranchUniform {
                             mask,
                             then: t,
@@ -189,8 +229,8 @@ impl Ctx<'_> {
                 let (t, o) = (self.b.block(), self.b.block());
                 let term = term(t, o, self);
                 self.b.terminate(term);
-                self.arm(t, then, pc);
-                self.arm(o, other, pc);
+                self.arm(t, then, state);
+                self.arm(o, other, state);
             }
             Flow::LoopNext { slot, repeat, exit } => {
                 let (r, x) = (self.b.block(), self.b.block());
@@ -199,14 +239,14 @@ impl Ctx<'_> {
                     repeat: r,
                     exit: x,
                 });
-                self.arm(r, repeat, pc);
-                self.arm(x, exit, pc);
+                self.arm(r, repeat, state);
+                self.arm(x, exit, state);
             }
         }
     }
 
-    fn arm(&mut self, block: BlockId, flow: &Flow, pc: u32) {
+    fn arm(&mut self, block: BlockId, flow: &Flow, state: usize) {
         self.b.switch_to(block);
-        self.flow(flow, pc);
+        self.flow(flow, state);
     }
 }

@@ -19,6 +19,12 @@
 //! Slots: a LOOP takes the lowest slot not held by an entry still on the stack after the push
 //! has dropped the oldest entry of a full stack. So at most four slots are ever used, and two
 //! live entries never share one.
+//!
+//! One canonicalization keeps the state count down without changing behaviour: when the code
+//! from the pc up to the next END (or slot 4095) holds no flow instruction and no stack top
+//! waits for an address in that stretch, nothing can ever pop or push again before the
+//! invocation ends, so the stacks are irrelevant and are emptied. (Without it, code that runs
+//! off the end of the program is duplicated once per stack configuration that reaches it.)
 
 use std::collections::{HashMap, VecDeque};
 
@@ -140,6 +146,7 @@ pub struct Graph {
 pub fn explore(program: &Program, max_states: usize) -> Result<Graph, Unsupported> {
     let mut x = Explorer {
         program,
+        stop: stops(program),
         index: HashMap::new(),
         states: Vec::new(),
         queue: VecDeque::new(),
@@ -163,11 +170,73 @@ pub fn explore(program: &Program, max_states: usize) -> Result<Graph, Unsupporte
 
 struct Explorer<'a> {
     program: &'a Program,
+    /// For each pc, the first address at or after it holding a flow instruction or END
+    /// (4095 if none).
+    stop: Vec<u32>,
     index: HashMap<AbsState, usize>,
     states: Vec<AbsState>,
     queue: VecDeque<usize>,
     max_states: usize,
     loop_slots: u8,
+}
+
+/// What an instruction does to control flow, for the quiet-stretch canonicalization.
+fn is_flow(instr: &Instruction) -> bool {
+    match instr {
+        Instruction::Break(_)
+        | Instruction::Breakc(_)
+        | Instruction::Jmpc(_)
+        | Instruction::Jmpu(_)
+        | Instruction::Call(_)
+        | Instruction::Callc(_)
+        | Instruction::Callu(_)
+        | Instruction::Ifu(_)
+        | Instruction::Ifc(_)
+        | Instruction::Loop(_)
+        | Instruction::End(_) => true,
+        Instruction::Add(_)
+        | Instruction::Dp3(_)
+        | Instruction::Dp4(_)
+        | Instruction::Dph(_)
+        | Instruction::Dst(_)
+        | Instruction::Ex2(_)
+        | Instruction::Lg2(_)
+        | Instruction::Litp(_)
+        | Instruction::Mul(_)
+        | Instruction::Sge(_)
+        | Instruction::Slt(_)
+        | Instruction::Flr(_)
+        | Instruction::Max(_)
+        | Instruction::Min(_)
+        | Instruction::Rcp(_)
+        | Instruction::Rsq(_)
+        | Instruction::Mova(_)
+        | Instruction::Mov(_)
+        | Instruction::Dphi(_)
+        | Instruction::Dsti(_)
+        | Instruction::Sgei(_)
+        | Instruction::Slti(_)
+        | Instruction::Cmp(_)
+        | Instruction::Madi(_)
+        | Instruction::Mad(_)
+        | Instruction::Nop(_)
+        | Instruction::Undefined(_)
+        | Instruction::Emit(_)
+        | Instruction::Setemit(_) => false,
+    }
+}
+
+/// `stop[pc]`: the first address ≥ pc holding a flow instruction or END, else 4095.
+fn stops(program: &Program) -> Vec<u32> {
+    let mut stop = vec![LAST_SLOT; LAST_SLOT as usize + 1];
+    for pc in (0..LAST_SLOT as usize).rev() {
+        stop[pc] = if is_flow(&Instruction::decode(program.code[pc])) {
+            pc as u32
+        } else {
+            stop[pc + 1]
+        };
+    }
+    stop
 }
 
 /// Pushes onto a bounded stack, dropping the oldest entry when it is full.
@@ -196,10 +265,29 @@ impl Explorer<'_> {
         Instruction::decode(self.program.code[pc as usize])
     }
 
+    /// True if from `pc` the invocation runs straight to an END or slot 4095 whatever the
+    /// stacks below their tops hold: no flow instruction on the way, and no top waiting for
+    /// an address the instructions on the way close against (`pc + 1 ..= stop`).
+    fn stacks_irrelevant(&self, pc: u32, stacks: &Stacks) -> bool {
+        let stop = self.stop[pc as usize];
+        let ends_quietly = stop == LAST_SLOT || matches!(self.instr(stop), Instruction::End(_));
+        let waits = |addr: u32| addr > pc && addr <= stop;
+        ends_quietly
+            && !stacks.calls.last().is_some_and(|&(end, _)| waits(end))
+            && !stacks
+                .ifs
+                .last()
+                .is_some_and(|&(else_addr, _)| waits(else_addr))
+            && !stacks.loops.last().is_some_and(|l| waits(l.end))
+    }
+
     /// The target for a next pc: the end for pc ≥ 4095, else the (possibly new) state.
-    fn target(&mut self, pc: u32, stacks: Stacks) -> Result<Target, Unsupported> {
+    fn target(&mut self, pc: u32, mut stacks: Stacks) -> Result<Target, Unsupported> {
         if pc >= LAST_SLOT {
             return Ok(Target::Exit);
+        }
+        if self.stacks_irrelevant(pc, &stacks) {
+            stacks = Stacks::default();
         }
         let state = AbsState { pc, stacks };
         if let Some(&id) = self.index.get(&state) {

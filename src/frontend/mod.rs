@@ -4,7 +4,8 @@
 //!
 //! ```text
 //!  Program ──graph──▶ abstract control states ──build──▶ IR (+ ALU lowering per state)
-//!                                                          │ uniform: every cc branch uniform?
+//!                   ▲                                      │ uniform: every cc branch uniform?
+//!                   └── if-convert a divergent branch ─────┤ (else Divergent)
 //!                                                          ▼
 //!                                      simplify_cfg · dce · simplify_cfg ──▶ Lowered
 //! ```
@@ -15,26 +16,48 @@
 //!   aL/loop effects and budget spends), block 0 initializing r/a0/cc.
 //! - `alu`: per-component ALU lowering (swizzle, negation and mask folded into variable
 //!   selection, `PMul` for every PICA multiply).
-//! - `uniform`: uniformity analysis; a branch on cc is only compiled when the mask it tests is
-//!   provably the same in every lane.
+//! - `uniform`: uniformity analysis; a branch on cc is only compiled as a branch when the mask
+//!   it tests is provably the same in every lane.
+//! - [`ifconv`]: a per-vertex branch whose two arms are short straight-line arithmetic meeting
+//!   again is if-converted (both arms run under lane predicates); any other per-vertex branch
+//!   makes the program unsupported.
 //! - [`eval`]: the IR evaluator.
 //!
 //! # The boundary
 //!
 //! The IR's control state (aL, loop counters, budget) is batch-scalar, so it can only express
-//! programs in which all lanes take the same path. [`lower`] reports the rest as
-//! [`Unsupported`]: a branch on a cc value that may differ between vertices
-//! ([`Unsupported::Divergent`]), geometry shaders ([`Unsupported::Geometry`], EMIT/SETEMIT),
-//! and control flow with more than [`graph::MAX_STATES`] abstract states. The engine runs those
-//! on the interpreter, exactly. Everything else — vertex shaders with uniform control flow,
-//! including unstructured jumps, stack overflow and the CALL quirks — lowers.
+//! programs in which all lanes take the same path. [`lower`] if-converts the per-vertex
+//! branches it can and reports the rest as [`Unsupported`]: any other branch on a cc value
+//! that may differ between vertices ([`Unsupported::Divergent`]), geometry shaders
+//! ([`Unsupported::Geometry`]: EMIT/SETEMIT), and control flow with more than
+//! [`graph::MAX_STATES`] abstract states. The engine runs those on the interpreter, exactly.
+//! Everything else — vertex shaders with uniform control flow, including unstructured jumps,
+//! stack overflow and the CALL quirks — lowers.
+//!
+//! # How the state graph becomes IR
+//!
+//! - **Slots.** Each LOOP entry of an abstract state names a loop slot of the batch context
+//!   (the lowest slot free after the push); `LoopPush slot, i` on the LOOP's edge, `LoopNext
+//!   slot` as the terminator of the step that closes the loop, `AlInc slot` before it and
+//!   `AlRestore slot` on its exit edge when the loop was nested — the interpreter's order.
+//! - **Budget.** Every path of a step whose final next pc (after scope closing) is not above
+//!   the instruction's address carries a `Budget` op after the step's other effects, in an edge
+//!   block of its own when the step branches. Every CFG cycle therefore spends budget.
+//! - **Scope closing** (CALL with the four-pop quirk, IF, LOOP) is resolved statically from
+//!   the abstract stacks: only its aL effects and the loop counter test reach the IR.
 
 mod alu;
 mod build;
 pub mod eval;
 pub mod graph;
+pub mod ifconv;
 mod regs;
 mod uniform;
+
+#[cfg(test)]
+mod eval_tests;
+
+use std::collections::HashMap;
 
 use picajit_codegen::ir::{Function, VerifyError};
 use picajit_codegen::opt;
@@ -61,6 +84,8 @@ pub struct Stats {
     pub insts_before_dce: usize,
     /// Instructions of the final function.
     pub insts_after_dce: usize,
+    /// Per-vertex branches if-converted.
+    pub if_converted: usize,
 }
 
 /// Why a program is not lowered (it then runs on the interpreter).
@@ -98,17 +123,35 @@ pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, U
         ShaderKind::Geometry => return Err(Unsupported::Geometry),
     }
     let graph = graph::explore(program, max_states)?;
-    let built = build::build(program, &graph);
-    let mut func = built.func;
-    func.verify()?;
-    if let Some(block) = uniform::divergent_branches(&func).first() {
-        let pc = built
-            .cc_branches
-            .iter()
-            .find(|(b, _)| b == block)
-            .map_or(0, |&(_, pc)| pc);
-        return Err(Unsupported::Divergent { pc });
-    }
+    // Build; while some cc branch is per-vertex, if-convert it (or give up) and rebuild. Each
+    // round converts at least one more state, so this ends.
+    let mut conversions = HashMap::new();
+    let mut func = loop {
+        let built = build::build(program, &graph, &conversions);
+        built.func.verify()?;
+        let divergent = uniform::divergent_branches(&built.func);
+        if divergent.is_empty() {
+            break built.func;
+        }
+        for block in divergent {
+            let Some(&(_, state)) = built.cc_branches.iter().find(|(b, _)| *b == block) else {
+                return Err(Unsupported::Internal(format!(
+                    "b{} branches on cc but comes from no state",
+                    block.0
+                )));
+            };
+            match ifconv::convert(&graph, &program.descs, state) {
+                Some(conv) if !conversions.contains_key(&state) => {
+                    conversions.insert(state, conv);
+                }
+                Some(_) | None => {
+                    return Err(Unsupported::Divergent {
+                        pc: graph.nodes[state].state.pc,
+                    })
+                }
+            }
+        }
+    };
     opt::simplify_cfg(&mut func);
     let insts_before_dce = func.inst_count();
     opt::dce(&mut func);
@@ -125,6 +168,7 @@ pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, U
             blocks: func.blocks.len(),
             insts_before_dce,
             insts_after_dce: func.inst_count(),
+            if_converted: conversions.len(),
         },
         func,
     })

@@ -1,6 +1,8 @@
 //! The IR variables that stand for PICA registers: one per component of r0–r15, a0.x, a0.y,
-//! cc.x, cc.y. Inputs, uniforms and outputs are not variables: they are read (`Input`,
-//! `Uniform*`) at each use and stored (`Output`) at each write.
+//! cc.x, cc.y. Inputs and uniforms are not variables: they are read (`Input`, `Uniform*`) at
+//! each use. Outputs are stored (`Output`) at each write; an output component that an
+//! if-converted arm writes also has a variable holding its current value, because a predicated
+//! write needs the old value for the lanes that do not take the arm.
 
 use picajit_codegen::ir::{Builder, Op, Ty, Var};
 
@@ -13,25 +15,31 @@ pub(super) struct Regs {
     pub a0: [Var; 2],
     /// cc.x, cc.y (Mask).
     pub cc: [Var; 2],
+    /// Tracked output components (F32), see the module docs.
+    pub o: [[Option<Var>; 4]; 16],
 }
 
 impl Regs {
-    /// Declares the variables.
-    pub fn new(b: &mut Builder) -> Regs {
+    /// Declares the variables; `tracked[o]` has bit `c` set for output components that need a
+    /// variable.
+    pub fn new(b: &mut Builder, tracked: &[u8; 16]) -> Regs {
         Regs {
             r: std::array::from_fn(|_| std::array::from_fn(|_| b.var(Ty::F32))),
             a0: [b.var(Ty::I32), b.var(Ty::I32)],
             cc: [b.var(Ty::Mask), b.var(Ty::Mask)],
+            o: std::array::from_fn(|n| {
+                std::array::from_fn(|c| (tracked[n] >> c & 1 != 0).then(|| b.var(Ty::F32)))
+            }),
         }
     }
 
-    /// Emits the start state (`spec/semantics.md` §1): r = 0.0, a0 = 0, cc = false. Dead-code
-    /// elimination removes the initializations no path reads.
+    /// Emits the start state (`spec/semantics.md` §1): r = 0.0, a0 = 0, cc = false, and the
+    /// tracked outputs 0.0 (the host zeroes outputs). Dead-code elimination removes the
+    /// initializations no path reads.
     pub fn init(&self, b: &mut Builder) {
-        for reg in &self.r {
-            for &v in reg {
-                b.inst_to(Op::FConst, v, &[], [0.0f32.to_bits(), 0]);
-            }
+        let tracked = self.o.iter().flatten().flatten();
+        for &v in self.r.iter().flatten().chain(tracked) {
+            b.inst_to(Op::FConst, v, &[], [0.0f32.to_bits(), 0]);
         }
         for &v in &self.a0 {
             b.inst_to(Op::IConst, v, &[], [0, 0]);

@@ -1,9 +1,58 @@
 //! The IR verifier: operand counts and types against the op table, result types, variable and
-//! block references in range, loop slots within the declared count.
+//! block references in range, loop slots within the declared count (itself at most
+//! [`LOOP_SLOTS`]), and immediates that address the batch context within its arrays (so a
+//! backend can turn them into displacements without checks).
 
 use thiserror::Error;
 
-use super::{Function, Terminator, Ty};
+use super::{Function, Inst, Op, Terminator, Ty};
+use crate::abi::{LOOP_SLOTS, UNIFORM_ENTRIES};
+
+/// What is wrong with an instruction's immediates, if anything.
+fn imm_error(inst: &Inst) -> Option<String> {
+    let [a, b] = inst.imm;
+    let check = |ok: bool, what: &str| (!ok).then(|| format!("{} {what}", inst.op.name()));
+    match inst.op {
+        Op::Uniform | Op::UniformAl | Op::UniformIdx => check(
+            (a as usize) < UNIFORM_ENTRIES && b < 4,
+            "needs a uniform index below 128 and a component below 4",
+        ),
+        Op::Input | Op::Output => check(
+            a < 16 && b < 4,
+            "needs a register below 16 and a component below 4",
+        ),
+        Op::Cmp => check(
+            (a as usize) < super::CmpKind::ALL.len(),
+            "kind out of range",
+        ),
+        Op::MaskConst => check(a <= 1, "value must be 0 or 1"),
+        Op::LoopPush => check(b < 4, "int uniform must be below 4"),
+        Op::FConst
+        | Op::Mov
+        | Op::Neg
+        | Op::Add
+        | Op::Mul
+        | Op::PMul
+        | Op::Max
+        | Op::Min
+        | Op::Floor
+        | Op::Rcp
+        | Op::Rsq
+        | Op::Ex2
+        | Op::Lg2
+        | Op::Select
+        | Op::MaskAnd
+        | Op::MaskOr
+        | Op::MaskNot
+        | Op::MaskMov
+        | Op::FtoiSat
+        | Op::IMov
+        | Op::IConst
+        | Op::AlInc
+        | Op::AlRestore
+        | Op::Budget => None,
+    }
+}
 
 /// What is wrong with a function, and where.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -16,12 +65,20 @@ pub enum VerifyError {
     },
     #[error("b{block} terminator: {message}")]
     Term { block: usize, message: String },
+    #[error("function: {0}")]
+    Function(String),
 }
 
 impl Function {
     /// Checks the function's internal consistency.
     pub fn verify(&self) -> Result<(), VerifyError> {
         let nblocks = self.blocks.len();
+        if usize::from(self.loop_slots) > LOOP_SLOTS {
+            return Err(VerifyError::Function(format!(
+                "{} loop slots, the context has {LOOP_SLOTS}",
+                self.loop_slots
+            )));
+        }
         let ty_of = |v: super::Var| self.vars.get(v.0 as usize).copied();
         for (bi, block) in self.blocks.iter().enumerate() {
             for (ii, inst) in block.insts.iter().enumerate() {
@@ -63,6 +120,9 @@ impl Function {
                         }
                     },
                 }
+                if let Some(message) = imm_error(inst) {
+                    return Err(err(message));
+                }
                 if matches!(
                     inst.op,
                     super::Op::LoopPush | super::Op::AlInc | super::Op::AlRestore
@@ -85,6 +145,11 @@ impl Function {
                     return Err(term_err(format!("v{} is not a mask", m.0)));
                 }
             }
+            if let Terminator::BranchBool { id, .. } = block.term {
+                if id >= 32 {
+                    return Err(term_err(format!("bool b{id} beyond the 32-bit bool word")));
+                }
+            }
             if let Terminator::LoopNext { slot, .. } = block.term {
                 if slot >= self.loop_slots {
                     return Err(term_err(format!(
@@ -95,5 +160,36 @@ impl Function {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::{BlockId, Builder, Op, Terminator};
+    #[test]
+    fn verify_checks_context_immediates() {
+        let mut b = Builder::new();
+        let x = b.inst(Op::Uniform, &[], [127, 3]);
+        b.effect(Op::Output, &[x], [15, 3]);
+        let good = b.finish();
+        good.verify().unwrap();
+        for (n, imm) in [[128, 0], [0, 4]].into_iter().enumerate() {
+            let mut f = good.clone();
+            f.blocks[0].insts[0].imm = imm;
+            assert!(f.verify().is_err(), "uniform case {n}");
+        }
+        let mut f = good.clone();
+        f.blocks[0].insts[1].imm = [16, 0];
+        assert!(f.verify().is_err(), "output register 16");
+        let mut f = good.clone();
+        f.loop_slots = 5;
+        assert!(f.verify().is_err(), "five loop slots");
+        let mut f = good;
+        f.blocks[0].term = Terminator::BranchBool {
+            id: 32,
+            then: BlockId(0),
+            other: BlockId(0),
+        };
+        assert!(f.verify().is_err(), "bool 32");
     }
 }

@@ -6,6 +6,7 @@
 use crate::ir::Function;
 
 use super::liveness;
+use super::liveness::Marks;
 
 /// Removes dead pure instructions from `func`; returns how many were removed.
 pub fn dce(func: &mut Function) -> usize {
@@ -13,23 +14,29 @@ pub fn dce(func: &mut Function) -> usize {
     loop {
         let live = liveness(func);
         let mut round = 0;
+        // Live variables during the backward walk: the block's live-out set (block-crossing
+        // variables) plus a stamp per block-local variable read later in the block.
+        let mut later = Marks::new(func.vars.len());
         for (b, block) in func.blocks.iter_mut().enumerate() {
+            later.clear();
             let mut set = live.live_out[b].clone();
             if let Some(m) = block.term.uses() {
-                set.insert(m);
+                later.mark(m);
             }
             let mut keep = vec![true; block.insts.len()];
             for (i, inst) in block.insts.iter().enumerate().rev() {
                 if let Some(d) = inst.dst {
-                    if inst.is_pure() && !set.contains(d) {
+                    let needed = set.contains(d) || later.is_marked(d);
+                    if inst.is_pure() && !needed {
                         keep[i] = false;
                         round += 1;
                         continue;
                     }
                     set.remove(d);
+                    later.unmark(d);
                 }
                 for &u in inst.uses() {
-                    set.insert(u);
+                    later.mark(u);
                 }
             }
             let mut k = keep.iter();

@@ -2,10 +2,31 @@
 
 use crate::ir::Var;
 
-/// A set of [`Var`]s of one function, as a bit set sized for its variable count.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+/// A set of [`Var`]s as a bit set that grows on demand (so a set of low-numbered variables
+/// stays small whatever the function's variable count). Equality ignores capacity.
+#[derive(Clone, Debug, Default)]
 pub struct VarSet {
     words: Vec<u64>,
+}
+
+impl PartialEq for VarSet {
+    fn eq(&self, other: &VarSet) -> bool {
+        let n = self.words.len().max(other.words.len());
+        (0..n).all(|i| self.words.get(i).unwrap_or(&0) == other.words.get(i).unwrap_or(&0))
+    }
+}
+
+impl Eq for VarSet {}
+
+impl std::hash::Hash for VarSet {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let used = self
+            .words
+            .iter()
+            .rposition(|&w| w != 0)
+            .map_or(0, |i| i + 1);
+        self.words[..used].hash(state);
+    }
 }
 
 impl VarSet {
@@ -41,6 +62,13 @@ impl VarSet {
         let i = v.0 as usize;
         if let Some(w) = self.words.get_mut(i / 64) {
             *w &= !(1u64 << (i % 64));
+        }
+    }
+
+    /// Removes every member of `other`.
+    pub fn subtract(&mut self, other: &VarSet) {
+        for (w, o) in self.words.iter_mut().zip(&other.words) {
+            *w &= !o;
         }
     }
 
