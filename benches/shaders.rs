@@ -1,5 +1,8 @@
 //! The benchmark shaders, built from the ISA types (each listing is in its doc comment) with
-//! fixed uniforms and seeded inputs. Shared by `execute.rs` and `compile.rs`.
+//! fixed uniforms and seeded inputs. Shared by `execute.rs` and `compile.rs` (each uses a
+//! part, hence the `dead_code` allowance).
+
+#![allow(dead_code)]
 
 use picajit::isa::{AddrIdx, Dst, Fmt0, Fmt1, Fmt1u, Instruction, OpDesc, Src, SrcMod};
 use picajit::program::{Program, Regs16, Uniforms};
@@ -10,7 +13,6 @@ pub struct BenchShader {
     pub program: Program,
     pub uniforms: Uniforms,
     /// PICA instructions executed per vertex (for ns-per-instruction figures).
-    #[allow(dead_code)]
     pub instructions: usize,
 }
 
