@@ -35,7 +35,7 @@ fn check(expected: &[&str], f: impl FnOnce(&mut Ops)) {
     assert_eq!(got, expected, "template decodes differently");
 }
 
-const VOPS: [(VOp, &str, &str); 24] = [
+const VOPS: [(VOp, &str, &str); 28] = [
     (VOp::AddPs, "addps", "vaddps"),
     (VOp::SubPs, "subps", "vsubps"),
     (VOp::MulPs, "mulps", "vmulps"),
@@ -60,6 +60,10 @@ const VOPS: [(VOp, &str, &str); 24] = [
     (VOp::PAddD, "paddd", "vpaddd"),
     (VOp::PCmpGtD, "pcmpgtd", "vpcmpgtd"),
     (VOp::PAddQ, "paddq", "vpaddq"),
+    (VOp::UnpckLps, "unpcklps", "vunpcklps"),
+    (VOp::UnpckHps, "unpckhps", "vunpckhps"),
+    (VOp::UnpckLpd, "unpcklpd", "vunpcklpd"),
+    (VOp::UnpckHpd, "unpckhpd", "vunpckhpd"),
 ];
 
 #[test]
@@ -345,5 +349,91 @@ fn scalar_forms() {
     assert!(got[8].starts_with("je "), "{got:?}");
     assert_eq!(got[9], "dec dword ptr [rdi+2A14h]");
     assert!(got[10].starts_with("jmp "), "{got:?}");
+    assert_eq!(got.len(), 11);
+}
+
+#[test]
+fn batch_io_forms() {
+    use asm::Base;
+    check(&["vmovups xmm3, [rsi+310h]"], |o| {
+        asm::load_xmm(o, Tier::Avx2, 3, Base::Rsi, 0x310)
+    });
+    check(&["movups xmm3, [rsi+310h]"], |o| {
+        asm::load_xmm(o, Tier::Sse41, 3, Base::Rsi, 0x310)
+    });
+    check(&["vmovups xmm9, [r8+20h]"], |o| {
+        asm::load_xmm(o, Tier::Avx2, 9, Base::R8, 0x20)
+    });
+    check(&["movups xmm9, [rax+rsi+20h]"], |o| {
+        asm::load_xmm(o, Tier::Sse41, 9, Base::RaxRsi, 0x20)
+    });
+    check(&["vinsertf128 ymm2, ymm2, [rsi+410h], 1"], |o| {
+        asm::insert_high(o, 2, 0x410)
+    });
+    check(&["vmovups [r8+110h], xmm10"], |o| {
+        asm::store_xmm(o, Tier::Avx2, 10, Base::R8, 0x110)
+    });
+    check(&["movups [r8+110h], xmm10"], |o| {
+        asm::store_xmm(o, Tier::Sse41, 10, Base::R8, 0x110)
+    });
+    check(&["vmovups [rsi+8], xmm1"], |o| {
+        asm::store_xmm(o, Tier::Avx2, 1, Base::Rsi, 8)
+    });
+    check(&["vmovups [rax+rsi+8], xmm1"], |o| {
+        asm::store_xmm(o, Tier::Avx2, 1, Base::RaxRsi, 8)
+    });
+    check(&["vextractf128 [r8+510h], ymm11, 1"], |o| {
+        asm::extract_high(o, 11, 0x510)
+    });
+    check(&["vmovups ymm4, [rax+rsi]"], |o| {
+        asm::load_plane(o, Tier::Avx2, 4)
+    });
+    check(&["movups xmm4, [rax+rsi]"], |o| {
+        asm::load_plane(o, Tier::Sse41, 4)
+    });
+    check(&["vmovups [rax+rsi], ymm12"], |o| {
+        asm::store_plane(o, Tier::Avx2, 12)
+    });
+    check(&["movups [rax+rsi], xmm12"], |o| {
+        asm::store_plane(o, Tier::Sse41, 12)
+    });
+}
+
+#[test]
+fn batch_loop_scalar_forms() {
+    use asm::scalar;
+    check(&["xor esi, esi"], scalar::zero_rsi);
+    check(&["mov rax, [rdi+10B00h]"], |o| scalar::load_rax(o, 0x10B00));
+    check(&["mov byte ptr [r10], 1"], |o| scalar::batch_status(o, 1));
+    check(
+        &[
+            "mov eax, [rdi+10AA0h]",
+            "mov [rdi+2818h], eax",
+            "mov dword ptr [rdi+2810h], 0",
+        ],
+        |o| scalar::batch_reset(o, 0x10AA0, 0x2818, 0x2810),
+    );
+    let got = decode(|o| {
+        let l = o.new_dynamic_label();
+        scalar::bind(o, l);
+        scalar::io_setup(o, 0x100, 0x108, 0x110, 0x118, l);
+        scalar::next_batch(o, 0x800, 0x800, l);
+    });
+    assert_eq!(
+        got[..5],
+        [
+            "mov rsi, [rdi+100h]",
+            "mov r8, [rdi+108h]",
+            "mov r10, [rdi+110h]",
+            "mov r9, [rdi+118h]",
+            "test r9, r9"
+        ]
+    );
+    assert!(got[5].starts_with("je "), "{got:?}");
+    assert_eq!(
+        got[6..10],
+        ["add rsi, 800h", "add r8, 800h", "add r10, 1", "dec r9"]
+    );
+    assert!(got[10].starts_with("jne "), "{got:?}");
     assert_eq!(got.len(), 11);
 }

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+use picajit::engine::{Backend, Engine, SoaBuffer};
 use picajit::frontend::{self, eval, Lowered, Unsupported};
 use picajit::interp::Interpreter;
 use picajit::isa::*;
@@ -316,6 +317,67 @@ pub fn compare(
                 b.to_bits(),
                 lowered.func
             ));
+        }
+    }
+    compare_native(program, uniforms, inputs, budget)
+}
+
+/// Every x86-64 tier this host has, through the engine API (AoS, and SoA on AVX2), against the
+/// interpreter: statuses and outputs bit for bit.
+pub fn compare_native(
+    program: &Program,
+    uniforms: &Uniforms,
+    inputs: &[Regs16],
+    budget: u32,
+) -> Result<(), String> {
+    let interp = Interpreter::new(program).with_budget(budget);
+    let want: Vec<_> = inputs
+        .iter()
+        .map(|i| interp.run_vertex(uniforms, i))
+        .collect();
+    for backend in Backend::available() {
+        if backend == Backend::Interp {
+            continue;
+        }
+        let engine = Engine::new(backend).expect("available").with_budget(budget);
+        let shader = engine.compile(program);
+        let n = inputs.len();
+        let mut runs = Vec::new();
+        let mut outs = vec![[[0.0f32; 4]; 16]; n];
+        let mut status = vec![VertexStatus::Ended; n];
+        let _ = shader.run(uniforms, inputs, &mut outs, &mut status);
+        runs.push(("aos", outs, status.clone()));
+        if backend == Backend::X64Avx2 {
+            let mut soa = SoaBuffer::new(n);
+            let _ = shader.run_soa(
+                uniforms,
+                &SoaBuffer::from_aos(inputs),
+                &mut soa,
+                &mut status,
+            );
+            runs.push(("soa", soa.to_aos(), status.clone()));
+        }
+        for (io, outs, status) in runs {
+            for (v, w) in want.iter().enumerate() {
+                if w.status != status[v] {
+                    return Err(format!(
+                        "{} {io} ({}): vertex {v}: status {:?} (interp) vs {:?}",
+                        backend.name(),
+                        shader.path(),
+                        w.status,
+                        status[v]
+                    ));
+                }
+                if let Some((reg, comp)) = first_difference(&w.outputs, &outs[v]) {
+                    return Err(format!(
+                        "{} {io} ({}): vertex {v}: o{reg}.{comp} = {:#010x} (interp) vs {:#010x}",
+                        backend.name(),
+                        shader.path(),
+                        w.outputs[reg][comp].to_bits(),
+                        outs[v][reg][comp].to_bits()
+                    ));
+                }
+            }
         }
     }
     Ok(())
