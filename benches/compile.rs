@@ -8,7 +8,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use picajit::engine::{Backend, Engine};
 
 fn compile(c: &mut Criterion) {
-    for shader in [shaders::mvp(), shaders::lighting()] {
+    for shader in [shaders::mvp(), shaders::lighting(), shaders::long()] {
         c.bench_function(&format!("compile/{}", shader.name), |b| {
             b.iter(|| {
                 let engine = Engine::new(Backend::Auto).expect("engine");

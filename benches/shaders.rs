@@ -254,6 +254,97 @@ pub fn lighting() -> BenchShader {
     }
 }
 
+/// A 100-instruction shader for compile-time figures: the lighting shader's transform, then
+/// a chain of lighting-style arithmetic over r0..r7 with uniforms c12..c40, ending in outputs.
+pub fn long() -> BenchShader {
+    let mut a = Asm {
+        code: vec![],
+        descs: vec![],
+    };
+    let full = ["xyzw", "xyzw"];
+    for (i, m) in ["x", "y", "z", "w"].iter().enumerate() {
+        a.op2(
+            Instruction::Dp4,
+            Dst::output(0),
+            Src::uniform(i as u8),
+            Src::input(0),
+            m,
+            full,
+        );
+    }
+    a.op1(
+        Instruction::Mov,
+        Dst::temp(0),
+        Src::input(1),
+        "xyzw",
+        "xyzw",
+    );
+    let mut n = 0u8;
+    while a.code.len() < 96 {
+        let (r, s) = (n % 8, (n + 3) % 8);
+        let c = 12 + n % 29;
+        match n % 6 {
+            0 => a.op2(
+                Instruction::Dp3,
+                Dst::temp(s),
+                Src::uniform(c),
+                Src::temp(r),
+                "x",
+                full,
+            ),
+            1 => a.op2(
+                Instruction::Mul,
+                Dst::temp(s),
+                Src::uniform(c),
+                Src::temp(r),
+                "xyzw",
+                ["xyzw", "x"],
+            ),
+            2 => a.op2(
+                Instruction::Add,
+                Dst::temp(s),
+                Src::uniform(c),
+                Src::temp(r),
+                "xyzw",
+                full,
+            ),
+            3 => a.op2(
+                Instruction::Max,
+                Dst::temp(s),
+                Src::uniform(10),
+                Src::temp(r),
+                "xyz",
+                full,
+            ),
+            4 => a.op1(Instruction::Rsq, Dst::temp(s), Src::temp(r), "w", "x"),
+            _ => a.op2(
+                Instruction::Dp4,
+                Dst::temp(s),
+                Src::temp(r),
+                Src::input(2),
+                "y",
+                full,
+            ),
+        }
+        n += 1;
+    }
+    for o in 1..4 {
+        a.op1(
+            Instruction::Mov,
+            Dst::output(o),
+            Src::temp(o),
+            "xyzw",
+            "xyzw",
+        );
+    }
+    BenchShader {
+        name: "long100",
+        program: a.end(),
+        uniforms: uniforms(),
+        instructions: 100,
+    }
+}
+
 /// Seeded inputs: positions with w = 1, unit-ish normals, texture coordinates.
 pub fn inputs(n: usize) -> Vec<Regs16> {
     let mut rng = fastrand::Rng::with_seed(7);

@@ -11,7 +11,6 @@
 //! [`Shader::path`] says which, and why.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use picajit_codegen::abi::Context;
@@ -20,12 +19,13 @@ use picajit_codegen::ir::{Function, Inst, Op, Var};
 use picajit_codegen::opt;
 use picajit_codegen::x64::{self, IoMode, Tier};
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use thiserror::Error;
 
 use crate::frontend;
 use crate::interp::{Interpreter, RunError, DEFAULT_BUDGET};
 use crate::isa::{DstKind, Fmt2, Fmt3b, Fmt3i, Format, Instruction, Opcode};
-use crate::program::{Program, Regs16, ShaderKind, Uniforms, VertexStatus, CODE_WORDS};
+use crate::program::{Program, Regs16, ShaderKind, Uniforms, VertexStatus, CODE_WORDS, DESC_WORDS};
 
 /// Which engine runs shaders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -106,7 +106,7 @@ impl std::fmt::Display for ExecPath {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct CacheKey {
     words: Vec<(u16, u32)>,
-    descs: Vec<u32>,
+    descs: [u32; DESC_WORDS],
     entry: u16,
     kind: ShaderKind,
     backend: Backend,
@@ -118,7 +118,7 @@ struct CacheKey {
 pub struct Engine {
     backend: Backend,
     budget: u32,
-    cache: Mutex<HashMap<CacheKey, Arc<Shader>>>,
+    cache: Mutex<FxHashMap<CacheKey, Arc<Shader>>>,
 }
 
 impl Engine {
@@ -145,7 +145,7 @@ impl Engine {
         Ok(Engine {
             backend,
             budget: DEFAULT_BUDGET,
-            cache: Mutex::new(HashMap::new()),
+            cache: Mutex::new(FxHashMap::default()),
         })
     }
 
@@ -162,13 +162,14 @@ impl Engine {
 
     /// Compiles `program`, or returns the cached shader for the same reachable code.
     pub fn compile(&self, program: &Program) -> Arc<Shader> {
+        let words = reachable_words(program);
         let key = CacheKey {
-            words: reachable_words(program),
-            descs: program.descs.to_vec(),
+            descs: program.descs,
             entry: program.entry,
             kind: program.kind,
             backend: self.backend,
             budget: self.budget,
+            words,
         };
         if let Some(s) = self
             .cache
@@ -178,7 +179,12 @@ impl Engine {
         {
             return Arc::clone(s);
         }
-        let shader = Arc::new(Shader::build(program, self.backend, self.budget));
+        let shader = Arc::new(Shader::build(
+            program,
+            &key.words,
+            self.backend,
+            self.budget,
+        ));
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         Arc::clone(cache.entry(key).or_insert(shader))
     }
@@ -192,19 +198,20 @@ impl Engine {
 /// The code words reachable from the entry (following every branch, call body and
 /// fall-through), with their addresses: what the cache key hashes instead of all 4096 words.
 fn reachable_words(program: &Program) -> Vec<(u16, u32)> {
-    let mut seen = vec![false; CODE_WORDS];
-    let mut todo = vec![usize::from(program.entry)];
-    let mut words = Vec::new();
+    let mut seen = [0u64; CODE_WORDS / 64];
+    let mut todo = Vec::with_capacity(16);
+    todo.push(usize::from(program.entry));
+    let mut words = Vec::with_capacity(64);
     let push = |todo: &mut Vec<usize>, a: usize| {
         if a < CODE_WORDS {
             todo.push(a);
         }
     };
     while let Some(pc) = todo.pop() {
-        if seen[pc] {
+        if seen[pc / 64] >> (pc % 64) & 1 != 0 {
             continue;
         }
-        seen[pc] = true;
+        seen[pc / 64] |= 1 << (pc % 64);
         let word = program.code[pc];
         words.push((pc as u16, word));
         let instr = Instruction::decode(word);
@@ -345,7 +352,9 @@ enum Exec {
 #[derive(Debug)]
 pub struct Shader {
     exec: Exec,
-    interp: Interpreter,
+    /// The reference interpreter, built when first needed (fallback paths only).
+    interp: OnceLock<Interpreter>,
+    program: Program,
     path: ExecPath,
     machine_code: Option<x64::Compiled>,
     budget: u32,
@@ -412,12 +421,12 @@ fn with_context<R>(f: impl FnOnce(&mut Context) -> R) -> R {
 }
 
 impl Shader {
-    fn build(program: &Program, backend: Backend, budget: u32) -> Shader {
-        let interp = Interpreter::new(program).with_budget(budget);
-        let static_outputs = written_outputs(program);
+    fn build(program: &Program, reachable: &[(u16, u32)], backend: Backend, budget: u32) -> Shader {
+        let static_outputs = written_outputs(reachable);
         let interp_only = |path| Shader {
             exec: Exec::Interp,
-            interp: interp.clone(),
+            interp: OnceLock::new(),
+            program: program.clone(),
             path,
             machine_code: None,
             budget,
@@ -449,12 +458,18 @@ impl Shader {
                 tier,
                 rows,
             }),
-            interp,
+            interp: OnceLock::new(),
+            program: program.clone(),
             path: ExecPath::Native(tier),
             machine_code: Some(compiled),
             budget,
             outputs,
         }
+    }
+
+    fn interp(&self) -> &Interpreter {
+        self.interp
+            .get_or_init(|| Interpreter::new(&self.program).with_budget(self.budget))
     }
 
     /// How this shader executes.
@@ -506,7 +521,7 @@ impl Shader {
             Exec::Interp => {
                 for ((inp, out), st) in inputs.iter().zip(outputs.iter_mut()).zip(status.iter_mut())
                 {
-                    let inv = self.interp.run_vertex(uniforms, inp);
+                    let inv = self.interp().run_vertex(uniforms, inp);
                     self.copy_written(&inv.outputs, out);
                     *st = inv.status;
                 }
@@ -562,7 +577,7 @@ impl Shader {
                 for (v, st) in status.iter_mut().enumerate() {
                     let regs: Regs16 =
                         std::array::from_fn(|r| std::array::from_fn(|c| inputs.get(r, c, v)));
-                    let inv = self.interp.run_vertex(uniforms, &regs);
+                    let inv = self.interp().run_vertex(uniforms, &regs);
                     for r in (0..16).filter(|r| self.outputs >> r & 1 != 0) {
                         for c in 0..4 {
                             outputs.set(r, c, v, inv.outputs[r][c]);
@@ -688,9 +703,9 @@ fn check_lengths(inputs: usize, outputs: usize, status: usize) -> Result<(), Run
 }
 
 /// Output registers written by any reachable instruction (a superset of what runs write).
-fn written_outputs(program: &Program) -> u16 {
+fn written_outputs(reachable: &[(u16, u32)]) -> u16 {
     let mut regs = 0u16;
-    for (_, word) in reachable_words(program) {
+    for &(_, word) in reachable {
         let instr = Instruction::decode(word);
         let writes_vector = !matches!(instr.opcode(), Opcode::Cmp | Opcode::Mova);
         if let (Some(alu), true) = (instr.alu(), writes_vector) {

@@ -796,10 +796,13 @@ fn stats_and_dce() {
         "only the DP4 multiplies:\n{text}"
     );
     assert_eq!(text.matches("output").count(), 8);
-    // r2 is read before written: its zero initialization survives, r5's does not; the DP4
-    // seed is the fifth constant. 16 DP4 instructions, 4 + 4 outputs, 8 for the ADD.
-    assert_eq!(text.matches("fconst").count(), 5, "{text}");
-    assert_eq!(l.func.inst_count(), 5 + 16 + 8 + 8, "{text}");
+    // r2 is read before written: its zero initialization survives, r5's does not; r2's four
+    // zeros and the DP4 seed are one shared constant (common leaves), and the inputs the dead
+    // MUL loaded serve the DP4 and the ADD: 1 constant, 8 inputs, 4 uniforms, 4 + 4 DP4
+    // operations, 4 + 4 outputs, 4 additions.
+    assert_eq!(text.matches("fconst").count(), 1, "{text}");
+    assert_eq!(text.matches("input").count(), 8, "{text}");
+    assert_eq!(l.func.inst_count(), 1 + 8 + 4 + 8 + 8 + 4, "{text}");
 }
 
 #[test]

@@ -230,7 +230,9 @@ fn is_flow(instr: &Instruction) -> bool {
 fn stops(program: &Program) -> Vec<u32> {
     let mut stop = vec![LAST_SLOT; LAST_SLOT as usize + 1];
     for pc in (0..LAST_SLOT as usize).rev() {
-        stop[pc] = if is_flow(&Instruction::decode(program.code[pc])) {
+        // Unloaded words are 0 (`add o0, v0, v0`): skip the decode for them.
+        let word = program.code[pc];
+        stop[pc] = if word != 0 && is_flow(&Instruction::decode(word)) {
             pc as u32
         } else {
             stop[pc + 1]

@@ -128,7 +128,6 @@ pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, U
     let mut conversions = HashMap::new();
     let mut func = loop {
         let built = build::build(program, &graph, &conversions);
-        built.func.verify()?;
         let divergent = uniform::divergent_branches(&built.func);
         if divergent.is_empty() {
             break built.func;
@@ -154,6 +153,7 @@ pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, U
     };
     opt::simplify_cfg(&mut func);
     let insts_before_dce = func.inst_count();
+    opt::cse_leaves(&mut func);
     opt::dce(&mut func);
     opt::simplify_cfg(&mut func);
     func.verify()?;
