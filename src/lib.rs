@@ -22,6 +22,7 @@
 //! - [`interp`]: the reference interpreter and its batch API.
 //! - [`case`]: PCAS/PCOU case files.
 
+pub mod asm;
 pub mod case;
 pub mod float;
 pub mod interp;

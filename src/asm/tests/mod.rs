@@ -1,0 +1,1 @@
+//! Assembler and disassembler tests.
