@@ -801,19 +801,18 @@ fn check_wide(o: &Operand, p: Piece<'_>, n: usize) -> Result<(), Fail> {
 }
 
 fn check_narrow(o: &Operand, p: Piece<'_>, n: usize) -> Result<(), Fail> {
-    match o.reg.class {
-        RegClass::Input | RegClass::Temp => {}
-        RegClass::Output | RegClass::Float | RegClass::Int | RegClass::Bool => {
-            return Err(Fail::new(p, format!("invalid source{n} register: {}", p.s)))
-        }
-    }
     if o.idx != AddrIdx::None {
         return Err(Fail::new(
             p,
             format!("index register not allowed in source{n}"),
         ));
     }
-    Ok(())
+    match o.reg.class {
+        RegClass::Input | RegClass::Temp => Ok(()),
+        RegClass::Output | RegClass::Float | RegClass::Int | RegClass::Bool => {
+            Err(Fail::new(p, format!("invalid source{n} register: {}", p.s)))
+        }
+    }
 }
 
 /// The hardware reads only one input register per instruction reliably (picasso's check).

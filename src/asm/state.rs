@@ -23,12 +23,14 @@ pub(crate) const MAX_NESTING: usize = 32;
 /// picasso's vertex-shader size check: no instruction may start once the blob holds more.
 pub(crate) const VERTEX_CODE_LIMIT: usize = 512;
 
-/// Where a deferred diagnostic points.
+/// Where a deferred diagnostic points: bytes `at..end` of the line `lines[line_range]` of a
+/// source text.
 #[derive(Clone, Debug)]
 pub(crate) struct Site {
     pub file: Rc<str>,
     pub line: u32,
-    pub text: Rc<str>,
+    pub source: Rc<str>,
+    pub line_range: (usize, usize),
     pub at: usize,
     pub end: usize,
 }
@@ -212,12 +214,20 @@ pub(crate) struct FileState {
     pub size_reported: bool,
 }
 
-/// The current line, for diagnostics.
+/// The current line, for diagnostics: `source[start..end]`.
 #[derive(Clone)]
 pub(crate) struct LineCtx {
     pub file: Rc<str>,
     pub number: u32,
-    pub text: Rc<str>,
+    pub source: Rc<str>,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl LineCtx {
+    pub fn text(&self) -> &str {
+        &self.source[self.start..self.end]
+    }
 }
 
 /// The whole assembler.
@@ -263,7 +273,9 @@ impl Asm {
             line: LineCtx {
                 file: "".into(),
                 number: 0,
-                text: "".into(),
+                source: "".into(),
+                start: 0,
+                end: 0,
             },
             new_unit: None,
             entries: Vec::new(),
@@ -275,6 +287,8 @@ impl Asm {
         self.begin_file(src.name.as_str().into());
         let mut reported: Rc<str> = src.name.as_str().into();
         let mut next = 1u32;
+        let source: Rc<str> = src.text.as_str().into();
+        let mut offset = 0;
         for raw_line in src.text.split('\n') {
             let number = next;
             next = next.saturating_add(1);
@@ -282,8 +296,11 @@ impl Asm {
             self.line = LineCtx {
                 file: reported.clone(),
                 number,
-                text: text.into(),
+                source: source.clone(),
+                start: offset,
+                end: offset + text.len(),
             };
+            offset += raw_line.len() + 1;
             if let Some(nul) = text.find('\0') {
                 self.error(Fail::new(
                     Piece::new(&text[nul..nul + 1], nul),
@@ -367,7 +384,7 @@ impl Asm {
             severity,
             &self.line.file,
             self.line.number,
-            &self.line.text,
+            self.line.text(),
             fail.at,
             fail.end,
             fail.msg,
@@ -380,7 +397,7 @@ impl Asm {
             Severity::Error,
             &site.file,
             site.line,
-            &site.text,
+            &site.source[site.line_range.0..site.line_range.1],
             site.at,
             site.end,
             msg,
@@ -392,7 +409,8 @@ impl Asm {
         Site {
             file: self.line.file.clone(),
             line: self.line.number,
-            text: self.line.text.clone(),
+            source: self.line.source.clone(),
+            line_range: (self.line.start, self.line.end),
             at: piece.at,
             end: piece.end(),
         }

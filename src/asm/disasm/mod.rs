@@ -42,13 +42,14 @@ enum Mode {
 /// Text for the whole SHBIN.
 pub fn disassemble(shbin: &Shbin) -> String {
     let mut last = String::new();
+    let mut rebuilds = None;
     for mode in [
         Mode::Structured { blocks: true },
         Mode::Structured { blocks: false },
         Mode::Flat,
         Mode::Raw,
     ] {
-        let Some(text) = write(shbin, mode) else {
+        let Some(text) = write(shbin, mode, &mut rebuilds) else {
             continue;
         };
         if reproduces(shbin, &text) {
@@ -237,10 +238,12 @@ fn targets(shbin: &Shbin, plan: &CodePlan, procs: &HashMap<(u32, u32), String>) 
     out
 }
 
-fn write(shbin: &Shbin, mode: Mode) -> Option<String> {
+/// The text in one layout; `None` when the structured layout cannot work (`rebuilds` caches
+/// whether the descriptor table can be rebuilt from the instructions).
+fn write(shbin: &Shbin, mode: Mode, rebuilds: &mut Option<bool>) -> Option<String> {
     let len = shbin.dvlp.code.len() as u32;
     let descs: Vec<u32> = shbin.dvlp.descs.iter().map(|d| d.word).collect();
-    let mut out = String::new();
+    let mut out = String::with_capacity(256 + 80 * (len as usize + descs.len()));
     let _ = writeln!(
         out,
         "; picajit disasm: {} DVLE(s), {} code words, {} operand descriptors",
@@ -263,7 +266,7 @@ fn write(shbin: &Shbin, mode: Mode) -> Option<String> {
                     limits[a as usize] = geo;
                 }
             }
-            if !descriptors_rebuild(shbin, &limits) {
+            if !*rebuilds.get_or_insert_with(|| descriptors_rebuild(shbin, &limits)) {
                 return None;
             }
             procs = by_range;
@@ -529,14 +532,4 @@ fn write_unit(
             depth += 1;
         }
     }
-}
-
-#[cfg(test)]
-pub(crate) fn debug_rebuild(shbin: &Shbin) -> bool {
-    descriptors_rebuild(shbin, &vec![false; shbin.dvlp.code.len()])
-}
-
-#[cfg(test)]
-pub(crate) fn debug_write(shbin: &Shbin) -> String {
-    write(shbin, Mode::Structured { blocks: true }).unwrap_or_default()
 }
