@@ -330,7 +330,7 @@ pub(crate) fn register(name: Piece<'_>, scope: &mut dyn Scope) -> Result<Reg, Fa
                 ),
             ))
         }
-        Err(Some(_)) if digits.len() > 2 && digits[..2].eq_ignore_ascii_case("0x") => {
+        Err(Some(_)) if digits.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("0x")) => {
             return Err(Fail::new(
                 name,
                 format!("register numbers are decimal: {}", name.s),
