@@ -16,16 +16,6 @@ pub(crate) enum Kind {
     Float = 2,
 }
 
-impl Kind {
-    pub fn directive(self) -> &'static str {
-        match self {
-            Kind::Bool => ".bool",
-            Kind::Int => ".ivec",
-            Kind::Float => ".fvec",
-        }
-    }
-}
-
 /// One register pool, in picasso's internal codes (c0 = 0x20, i0 = 0x80, b0 = 0x88).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Pool {

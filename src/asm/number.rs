@@ -176,7 +176,7 @@ fn hex_float(s: &str) -> Option<f32> {
     // SPIR-V convention: 0x1.XXXp+128 is an f32 infinity or NaN bit pattern.
     if exponent.is_some() && m != 0 {
         let top = 127 - m.leading_zeros() as i64;
-        if top + shift == 128 && !sticky && top <= 23 && top + 0 >= 0 {
+        if top + shift == 128 && !sticky && top <= 23 {
             let frac = m & ((1u128 << top) - 1);
             let bits = 0x7F80_0000u32 | ((frac << (23 - top)) as u32);
             return Some(f32::from_bits(bits));
@@ -255,7 +255,7 @@ mod tests {
         assert_eq!(float("5."), Some(5.0));
         assert_eq!(float("1e-3"), Some(1e-3));
         assert_eq!(float("0.1f"), Some(0.1));
-        assert_eq!(float("3.14159"), Some(3.14159_f64 as f32));
+        assert_eq!(float("1.2345"), Some(1.2345_f64 as f32));
         assert_eq!(float("-inf"), Some(f32::NEG_INFINITY));
         assert!(float("nan").unwrap().is_nan());
         for bad in ["", "-", "1.0.0", "abc", "1e", "0x", "1,0", "1 0", "ff"] {

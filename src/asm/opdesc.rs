@@ -40,11 +40,6 @@ pub(crate) struct DescTable {
 pub(crate) type Swap = (usize, usize);
 
 impl DescTable {
-    /// Whether `.opdesc` pinned the table.
-    pub fn is_pinned(&self) -> bool {
-        self.pinned
-    }
-
     /// Appends a pinned entry. Fails if entries were already allocated automatically.
     pub fn pin(&mut self, word: u32) -> Result<(), ()> {
         if !self.pinned && !self.words.is_empty() {

@@ -134,11 +134,6 @@ impl Operand {
         self.select.iter().fold(0, |m, &s| m | (8 >> s))
     }
 
-    /// Component mask of an output declaration: bit 0 = x … bit 3 = w.
-    pub fn output_mask(&self) -> u8 {
-        self.select.iter().fold(0, |m, &s| m | (1 << s))
-    }
-
     /// True when the letters are not in x, y, z, w order (meaningless for a mask).
     pub fn unordered(&self) -> bool {
         self.select.windows(2).any(|w| w[1] < w[0])
@@ -330,7 +325,11 @@ pub(crate) fn register(name: Piece<'_>, scope: &mut dyn Scope) -> Result<Reg, Fa
                 ),
             ))
         }
-        Err(Some(_)) if digits.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("0x")) => {
+        Err(Some(_))
+            if digits
+                .get(..2)
+                .is_some_and(|p| p.eq_ignore_ascii_case("0x")) =>
+        {
             return Err(Fail::new(
                 name,
                 format!("register numbers are decimal: {}", name.s),

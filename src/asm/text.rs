@@ -178,21 +178,6 @@ impl<'a> Args<'a> {
         self.rest = self.rest.from(skip);
         piece
     }
-
-    /// The text up to the next `(` (trimmed).
-    pub fn paren(&mut self) -> Option<Piece<'a>> {
-        self.take(|c| c == '(')
-    }
-
-    /// Everything not taken yet.
-    pub fn rest(&self) -> Piece<'a> {
-        self.rest
-    }
-
-    /// Whether anything is left.
-    pub fn has_more(&self) -> bool {
-        !self.rest.is_empty()
-    }
 }
 
 /// picasso's identifier rule: letters, `_` and `$`, digits after the first character. (The

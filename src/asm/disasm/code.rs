@@ -404,13 +404,13 @@ fn render_alu(
         | Syntax::RawOnly => return None,
     }
     let srcs = entry.srcs();
-    for n in 0..alu.num_src {
+    for (n, (&src, &m)) in alu.src.iter().zip(&srcs).take(alu.num_src).enumerate() {
         let idx = if n == alu.wide {
             alu.idx
         } else {
             AddrIdx::None
         };
-        parts.push(ctx.source(alu.src[n], srcs[n], idx));
+        parts.push(ctx.source(src, m, idx));
     }
     if syn == Syntax::Cmp {
         let (x, y) = cmp?;

@@ -44,21 +44,12 @@ impl Names {
 }
 
 /// Allocation state carried from file to file (the shared vertex uniform space).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Shared {
     /// Next free register per kind: float, int, bool (file indices, c/i/b).
     next: [u32; 3],
     /// Names declared so far: name → (kind, first, size).
     declared: HashMap<String, (usize, u32, u32)>,
-}
-
-impl Default for Shared {
-    fn default() -> Self {
-        Shared {
-            next: [0; 3],
-            declared: HashMap::new(),
-        }
-    }
 }
 
 /// One file's declarations.

@@ -118,17 +118,17 @@ fn writes_high_outputs(code: &[u32], range: Range<u32>) -> bool {
         })
 }
 
-/// The structured layout: the files in order (each with its DVLE, or none for a code-only
-/// `.nodvle` file), the names of the DVLE entry procedures (or `None` when an entry range is
-/// written explicitly), and every procedure by (start, length).
-pub(crate) fn structured(
-    shbin: &Shbin,
-    with_blocks: bool,
-) -> (
+/// Files, DVLE entry procedure names, procedures by (start, length).
+pub(crate) type Structured = (
     Vec<CodePlan>,
     Vec<Option<String>>,
     HashMap<(u32, u32), String>,
-) {
+);
+
+/// The structured layout: the files in order (each with its DVLE, or none for a code-only
+/// `.nodvle` file), the names of the DVLE entry procedures (or `None` when an entry range is
+/// written explicitly), and every procedure by (start, length).
+pub(crate) fn structured(shbin: &Shbin, with_blocks: bool) -> Structured {
     let code = &shbin.dvlp.code;
     let len = code.len() as u32;
     let n = shbin.dvles.len().max(1);

@@ -480,7 +480,7 @@ fn write_unit(
             let _ = writeln!(out, "{}.else", indent(depth.saturating_sub(1)));
         }
         let mut opens: Vec<_> = plan.procs.iter().filter(|p| p.range.start == a).collect();
-        opens.sort_by(|x, y| y.range.end.cmp(&x.range.end));
+        opens.sort_by_key(|p| std::cmp::Reverse(p.range.end));
         for p in opens {
             let _ = writeln!(out, "{}.proc {}", indent(depth), p.name);
             if p.range.is_empty() {

@@ -344,7 +344,7 @@ fn mad_descriptors_are_swapped_below_32() {
     for i in 0..40 {
         // 40 distinct descriptors: mask xyzw, src1 = c{i} with a distinct negate/selector.
         let sw = ["x", "y", "z", "w", "xy", "yx", "zw", "wz", "xz", "zx"][i % 10];
-        let neg = if i >= 10 && i < 20 || i >= 30 {
+        let neg = if (10..20).contains(&i) || i >= 30 {
             "-"
         } else {
             ""
