@@ -80,7 +80,10 @@ pub(crate) fn split_line(line: &str) -> LineKind<'_> {
     if let Some(marker) = line_marker(line.trim_start()) {
         return marker;
     }
-    let code_end = line.find([';', '#']).unwrap_or(line.len());
+    let code_end = line
+        .bytes()
+        .position(|b| b == b';' || b == b'#')
+        .unwrap_or(line.len());
     let mut code = whole.to(code_end).trim();
     let mut labels = Vec::new();
     while let (name, Some(after)) = code.split_once(':') {
@@ -147,15 +150,16 @@ impl<'a> Args<'a> {
         Args { rest }
     }
 
-    fn take(&mut self, is_delim: impl Fn(char) -> bool) -> Option<Piece<'a>> {
+    /// Takes the text up to the next delimiter byte (delimiters are ASCII, so a byte match is
+    /// always a whole character).
+    fn take(&mut self, is_delim: impl Fn(u8) -> bool) -> Option<Piece<'a>> {
         if self.rest.is_empty() {
             return None;
         }
-        match self.rest.s.find(&is_delim) {
+        match self.rest.s.bytes().position(is_delim) {
             Some(i) => {
                 let piece = self.rest.to(i);
-                let width = self.rest.s[i..].chars().next().map_or(1, char::len_utf8);
-                self.rest = self.rest.from(i + width);
+                self.rest = self.rest.from(i + 1);
                 Some(piece.trim())
             }
             None => {
@@ -168,12 +172,12 @@ impl<'a> Args<'a> {
 
     /// The next comma-separated piece (trimmed; may be empty).
     pub fn comma(&mut self) -> Option<Piece<'a>> {
-        self.take(|c| c == ',')
+        self.take(|c| c == b',')
     }
 
     /// The next blank-separated word; blanks after it are skipped.
     pub fn word(&mut self) -> Option<Piece<'a>> {
-        let piece = self.take(|c| c == ' ' || c == '\t');
+        let piece = self.take(|c| c == b' ' || c == b'\t');
         let skip = self.rest.s.len() - self.rest.s.trim_start().len();
         self.rest = self.rest.from(skip);
         piece

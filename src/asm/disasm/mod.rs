@@ -41,6 +41,12 @@ enum Mode {
 
 /// Text for the whole SHBIN.
 pub fn disassemble(shbin: &Shbin) -> String {
+    disassemble_checked(shbin).0
+}
+
+/// The text, and what it assembles to when that reproduces `shbin` (`None` only if no layout
+/// does — e.g. a SHBIN without DVLEs, which no text can describe).
+pub(crate) fn disassemble_checked(shbin: &Shbin) -> (String, Option<Shbin>) {
     let mut last = String::new();
     let mut rebuilds = None;
     for mode in [
@@ -52,12 +58,12 @@ pub fn disassemble(shbin: &Shbin) -> String {
         let Some(text) = write(shbin, mode, &mut rebuilds) else {
             continue;
         };
-        if reproduces(shbin, &text) {
-            return text;
+        if let Some(back) = reproduces(shbin, &text) {
+            return (text, Some(back));
         }
         last = text;
     }
-    last
+    (last, None)
 }
 
 /// Text for one DVLE: all the code, that DVLE's tables only.
@@ -68,12 +74,12 @@ pub fn disassemble_dvle(shbin: &Shbin, dvle: usize) -> String {
     disassemble(&one)
 }
 
-/// Whether `text` assembles to the code, descriptors and entry ranges of `shbin`.
-fn reproduces(shbin: &Shbin, text: &str) -> bool {
+/// What `text` assembles to, if that has the code, descriptors and entry ranges of `shbin`.
+fn reproduces(shbin: &Shbin, text: &str) -> Option<Shbin> {
     let Ok((got, _)) = assemble(&[Source::new("disassembly", text)]) else {
-        return false;
+        return None;
     };
-    got.dvlp.code == shbin.dvlp.code
+    let same = got.dvlp.code == shbin.dvlp.code
         && got.dvlp.descs.len() == shbin.dvlp.descs.len()
         && got
             .dvlp
@@ -86,7 +92,8 @@ fn reproduces(shbin: &Shbin, text: &str) -> bool {
             .dvles
             .iter()
             .zip(&shbin.dvles)
-            .all(|(a, b)| (a.entry_start, a.entry_end) == (b.entry_start, b.entry_end))
+            .all(|(a, b)| (a.entry_start, a.entry_end) == (b.entry_start, b.entry_end));
+    same.then_some(got)
 }
 
 fn empty_ctx<'a>(
