@@ -758,6 +758,7 @@ impl Asm {
             .ok()
             .filter(|&n| n <= 2)
             .ok_or_else(|| Fail::new(v, format!("invalid vertex id: {} (0..2)", v.s)))?;
+        // (Read like picasso's C base 0: `0x1` is 1; an octal-looking `01` is 1 either way.)
         let (mut primitive, mut winding) = (false, false);
         if let Some(flags) = flags {
             let mut words = Args::new(flags);

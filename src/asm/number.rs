@@ -46,11 +46,18 @@ pub(crate) fn c_base0_prefix(s: &str) -> Option<u64> {
     u64::from_str_radix(&digits[..len], radix).ok()
 }
 
-/// A count read the way picasso reads register numbers, but only when its base-0 reading agrees
-/// with the plain decimal one. `Err(Some(v))`: picasso would read `v` instead; `Err(None)`: not
-/// a number.
+/// A number read the way picasso reads register numbers and counts (C base 0: `0x` hex,
+/// leading `0` octal), accepted only when the whole text is the number and a decimal-looking
+/// text means its decimal value. `Err(Some(v))`: picasso would read `v` (from a prefix, or
+/// as octal); `Err(None)`: not a number.
 pub(crate) fn unambiguous_count(s: &str) -> Result<u64, Option<u64>> {
     let picasso = c_base0_prefix(s);
+    if let Some(hex) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return picasso.ok_or(None);
+        }
+        return Err(picasso);
+    }
     match unsigned_decimal(s) {
         Some(v) if picasso == Some(v) => Ok(v),
         Some(_) | None => Err(picasso),
@@ -292,7 +299,8 @@ mod tests {
         assert_eq!(unambiguous_count("07"), Ok(7));
         assert_eq!(unambiguous_count("010"), Err(Some(8)));
         assert_eq!(unambiguous_count("08"), Err(Some(0)));
-        assert_eq!(unambiguous_count("0x10"), Err(Some(16)));
+        assert_eq!(unambiguous_count("0x10"), Ok(16));
+        assert_eq!(unambiguous_count("0x1g"), Err(Some(1)));
         assert_eq!(unambiguous_count("1x"), Err(Some(1)));
         assert_eq!(unambiguous_count(""), Err(None));
     }

@@ -325,16 +325,6 @@ pub(crate) fn register(name: Piece<'_>, scope: &mut dyn Scope) -> Result<Reg, Fa
                 ),
             ))
         }
-        Err(Some(_))
-            if digits
-                .get(..2)
-                .is_some_and(|p| p.eq_ignore_ascii_case("0x")) =>
-        {
-            return Err(Fail::new(
-                name,
-                format!("register numbers are decimal: {}", name.s),
-            ))
-        }
         Err(_) => return Err(Fail::new(name, format!("invalid register: {}", name.s))),
     };
     let limit = match class {
@@ -452,9 +442,9 @@ mod tests {
         assert!(p("c010")
             .unwrap_err()
             .starts_with("ambiguous register number: c010"));
-        assert!(p("c0x10")
-            .unwrap_err()
-            .starts_with("register numbers are decimal"));
+        // Hex is unambiguous: c0x10 is c16, as for picasso.
+        assert_eq!(p("c0x10").unwrap().reg.index, 16);
+        assert_eq!(p("c0x1g").unwrap_err(), "invalid register: c0x1g");
         assert_eq!(p("r2d2").unwrap_err(), "invalid register: r2d2");
         assert_eq!(p("r16").unwrap_err(), "invalid temporary register: r16");
         assert_eq!(

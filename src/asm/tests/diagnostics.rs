@@ -402,10 +402,11 @@ fn where_picasso_writes_something_else() {
         .message
         .starts_with("ambiguous register number: c010 (picasso reads it as octal: c8)"));
     expect(
-        &proc_with("mov r0, c0x10"),
+        &proc_with("mov r0, c08"),
         2,
         9,
-        "register numbers are decimal: c0x10",
+        "ambiguous register number: c08 (picasso reads it as octal: c0); write it without \
+         leading zeros",
     );
     // Unknown setemit flags: picasso prints an error and still writes the file.
     expect(
