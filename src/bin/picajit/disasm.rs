@@ -1,6 +1,7 @@
 //! `picajit disasm`: a SHBIN file as assembly text that re-assembles to the same code words and
 //! operand descriptors (the whole file, or one DVLE with its tables).
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -38,7 +39,15 @@ pub fn disasm(args: &DisasmArgs) -> CliResult {
     };
     match &args.output {
         Some(path) => std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?,
-        None => print!("{text}"),
+        None => {
+            // A closed pipe (`picajit disasm f | head`) is not an error.
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                Err(e) => return Err(format!("standard output: {e}")),
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
