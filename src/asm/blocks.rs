@@ -8,7 +8,8 @@
 //! (IF/FOR without a body word, a procedure without a word — unless the code blob is still
 //! empty). Raw `!` words never count as a jump or call.
 
-use super::emit::{need, no_more, patch_dest, patch_num};
+use super::emit::{need, no_more};
+use super::flow::{patch_dest, patch_num};
 use super::operand::Fail;
 use super::state::{Asm, Block};
 use super::syntax::needs_padding_after;

@@ -3,7 +3,7 @@
 //! DVLE gets its entry range, and the [`Shbin`] is built (DVLEs in file order, uniform tables
 //! sorted by register, `$` written as `.` in names).
 
-use super::emit::{patch_call, patch_dest};
+use super::flow::{patch_call, patch_dest};
 use super::state::{Asm, ConstValue, Entry, RelocKind, TargetRef};
 use super::{Assembly, Diagnostic, Severity};
 use crate::program::ShaderKind;

@@ -25,11 +25,13 @@
 //! - `.entry START END` sets a DVLE's entry range directly;
 //! - `.file [name]` starts the next input file inside one text.
 //!
-//! Modules: [`text`](self) (lines, comments, labels, argument splitting), `number`, `operand`
-//! (registers, aliases, swizzles), `syntax` (the opcode table's assembler view), `opdesc`
-//! (descriptor sharing), `alloc` (uniform and constant allocation), `state` (the driver),
-//! `emit` (instructions), `blocks` (`.proc`/IF/FOR and padding NOPs), `directive`, `link`,
-//! `header`, `disasm`.
+//! Modules: `text` (lines, comments, cpp markers, labels, argument splitting), `number`
+//! (literals), `operand` (registers, aliases, swizzles), `syntax` (the opcode table's assembler
+//! view), `opdesc` (descriptor sharing), `alloc` (uniform and constant pools), `state` (the
+//! driver and its state), `emit` (ALU instructions, raw words), `flow` (flow control,
+//! conditions, target patches), `blocks` (`.proc`/IF/FOR and padding NOPs), `directive`,
+//! `uniform` (uniforms and constants), `io` (`.in`/`.out`), `link` (labels, procedures,
+//! entries, the SHBIN), `header` (`-h`), `diag`, `disasm`.
 
 mod alloc;
 mod blocks;
@@ -37,7 +39,9 @@ mod diag;
 mod directive;
 mod disasm;
 mod emit;
+mod flow;
 mod header;
+mod io;
 mod link;
 mod number;
 mod opdesc;
@@ -45,6 +49,7 @@ mod operand;
 mod state;
 mod syntax;
 mod text;
+mod uniform;
 
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::value;
-use crate::asm::directive::SEMANTICS;
+use crate::asm::io::SEMANTICS;
 use crate::asm::operand::RegClass;
 use crate::asm::text::{is_identifier, looks_like_register};
 use crate::program::ShaderKind;
