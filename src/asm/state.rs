@@ -89,7 +89,8 @@ pub(crate) struct Const {
     pub value: ConstValue,
 }
 
-/// A uniform of a DVLE's table: name, first register code, size, kind (`None` for `.in`).
+/// A uniform of a DVLE's table: name, first register (picasso's internal code; inputs are
+/// 0x00..0x0F), number of registers.
 #[derive(Clone, Debug)]
 pub(crate) struct DvleUniform {
     pub name: String,

@@ -9,8 +9,8 @@ use super::decls::Names;
 use crate::asm::operand::{RegClass, IDENTITY};
 use crate::asm::syntax::{self, care_bits, normal_form, spelling, Syntax};
 use crate::isa::{
-    AddrIdx, AluOperands, CmpOp, CondOp, Fmt2, Fmt3b, Fmt3i, Instruction, OpDesc, Opcode, Src,
-    SrcMod,
+    AddrIdx, AluOperands, CmpOp, CondOp, DstKind, Fmt2, Fmt3b, Fmt3i, Instruction, OpDesc, Opcode,
+    Src, SrcKind, SrcMod,
 };
 
 /// What the renderer knows about the file the word is written in.
@@ -69,23 +69,22 @@ fn swizzle_suffix(select: [u8; 4]) -> String {
     format!(".{s}")
 }
 
-fn mask_suffix(mask: u8) -> String {
-    if mask == 0xF {
+fn mask_suffix(desc: OpDesc) -> String {
+    if desc.mask() == 0xF {
         return String::new();
     }
     let s: String = (0..4)
-        .filter(|i| mask & (8 >> i) != 0)
+        .filter(|&i| desc.writes(i))
         .map(|i| LETTERS[i])
         .collect();
     format!(".{s}")
 }
 
 fn class_of_src(src: Src) -> (RegClass, u32) {
-    let code = u32::from(src.0 & 0x7F);
-    match code {
-        0x00..=0x0F => (RegClass::Input, code),
-        0x10..=0x1F => (RegClass::Temp, code - 0x10),
-        _ => (RegClass::Float, code - 0x20),
+    match src.kind() {
+        SrcKind::Input(n) => (RegClass::Input, u32::from(n)),
+        SrcKind::Temp(n) => (RegClass::Temp, u32::from(n)),
+        SrcKind::Uniform(n) => (RegClass::Float, u32::from(n)),
     }
 }
 
@@ -374,11 +373,9 @@ fn render_alu(
             if mask == 0 {
                 return None;
             }
-            let code = u32::from(alu.dst.0 & 0x1F);
-            let (class, index) = if code < 0x10 {
-                (RegClass::Output, code)
-            } else {
-                (RegClass::Temp, code - 0x10)
+            let (class, index) = match alu.dst.kind() {
+                DstKind::Output(n) => (RegClass::Output, u32::from(n)),
+                DstKind::Temp(n) => (RegClass::Temp, u32::from(n)),
             };
             if class == RegClass::Output && ctx.geo && index >= 7 {
                 return None;
@@ -386,7 +383,7 @@ fn render_alu(
             parts.push(format!(
                 "{}{}",
                 ctx.register(class, index, AddrIdx::None),
-                mask_suffix(mask)
+                mask_suffix(entry)
             ));
         }
         Syntax::InvertedOf(_)

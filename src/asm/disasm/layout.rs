@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use crate::isa::{Instruction, Opcode};
+use crate::isa::{DstKind, Instruction, Opcode};
 use crate::shbin::Shbin;
 
 /// A procedure: `.proc name` over `range`.
@@ -113,7 +113,7 @@ fn writes_high_outputs(code: &[u32], range: Range<u32>) -> bool {
             instr.alu().is_some_and(|alu| {
                 instr.opcode() != Opcode::Cmp
                     && instr.opcode() != Opcode::Mova
-                    && (7..16).contains(&alu.dst.0)
+                    && matches!(alu.dst.kind(), DstKind::Output(7..))
             })
         })
 }
