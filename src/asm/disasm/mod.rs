@@ -1,6 +1,7 @@
 //! The disassembler: a SHBIN as text in the assembly language that assembles back to the same
 //! code words, the same operand-descriptor table and the same DVLE entry ranges — for any
-//! input, including undefined opcodes and stray unused bits (written as raw `!0x…` words).
+//! input with at least one DVLE (picasso's linking model has no text for a file without one),
+//! including undefined opcodes and stray unused bits (written as raw `!0x…` words).
 //!
 //! The text is tried in decreasing order of readability and the first that reassembles exactly
 //! is returned:

@@ -466,3 +466,82 @@ fn diagnostics_keep_going_across_files() {
     let files: Vec<_> = d.iter().map(|e| e.file.as_str()).collect();
     assert_eq!(files, ["a", "b"]);
 }
+
+#[test]
+fn extension_diagnostics() {
+    expect(
+        &proc_with("!0x123456789"),
+        2,
+        1,
+        "invalid raw word: !0x123456789",
+    );
+    expect(&proc_with("!12 !zz"), 2, 5, "invalid raw word: !zz");
+    expect(
+        &proc_with("mov r0, r1 @0"),
+        2,
+        1,
+        "an explicit operand descriptor (@N) needs a pinned table (.opdesc)",
+    );
+    expect(
+        ".opdesc 0x36f\n.proc main\nmov r0, r1 @1\nend\n.end\n",
+        3,
+        1,
+        "operand descriptor 1 does not exist (or is out of reach)",
+    );
+    expect(
+        ".opdesc 0x1234\n.proc main\nmov r0, r1 @0\nend\n.end\n",
+        3,
+        1,
+        "operand descriptor 0 (0x00001234) does not fit this instruction (needs 0x0000036f on \
+         bits 0x00001fff)",
+    );
+    expect(
+        ".opdesc 0x1234\n.proc main\nmov r0, r1\nend\n.end\n",
+        3,
+        1,
+        "no pinned operand descriptor fits this instruction (needs 0x0000036f on bits 0x00001fff)",
+    );
+    expect(
+        ".proc main\nmov r0, r1\n.opdesc 0x36f\nend\n.end\n",
+        3,
+        1,
+        ".opdesc must come before any instruction that uses an operand descriptor",
+    );
+    expect(
+        &proc_with("mov r0, r1 @x"),
+        2,
+        13,
+        "invalid operand descriptor index: x",
+    );
+    expect(
+        &proc_with("call there, 300"),
+        2,
+        13,
+        "invalid count: 300 (0..255)",
+    );
+    expect(
+        &proc_with("call there, 3"),
+        2,
+        6,
+        "label or procedure 'there' is undefined",
+    );
+    expect(
+        ".entry a b\n.proc main\nend\n.end\n",
+        1,
+        8,
+        "label or procedure 'a' is undefined",
+    );
+    expect(&proc_with(".file x"), 2, 1, ".file inside an open block");
+    expect(
+        ".constf k(0x1.8p, 1, 1, 1)\n",
+        1,
+        11,
+        "invalid float value: 0x1.8p",
+    );
+    expect(
+        ".constf k(!0x1ffffffff, 1, 1, 1)\n",
+        1,
+        11,
+        "invalid raw word: !0x1ffffffff",
+    );
+}
