@@ -66,11 +66,15 @@ const KIND_DIRECTIVE: [&str; 3] = [".fvec", ".ivec", ".bool"];
 const KIND_CLASS: [RegClass; 3] = [RegClass::Float, RegClass::Int, RegClass::Bool];
 const KIND_SIZE: [u32; 3] = [96, 4, 16];
 
-/// A symbol-table name as an identifier (`.` back to `$`), if it can be declared.
-fn identifier(name: &str) -> Option<String> {
+/// A symbol-table name as an identifier (`.` back to `$`), if it can be declared. Uniforms
+/// whose names start with `_` are never exported, so such a table entry can only be an input.
+fn identifier(name: &str, input: bool) -> Option<String> {
     let id = name.replace('.', "$");
-    (!id.is_empty() && is_identifier(&id) && !looks_like_register(&id) && !id.starts_with('_'))
-        .then_some(id)
+    (!id.is_empty()
+        && is_identifier(&id)
+        && !looks_like_register(&id)
+        && (input || !id.starts_with('_')))
+    .then_some(id)
 }
 
 fn mask_suffix(mask: u32) -> String {
@@ -128,7 +132,8 @@ pub(crate) fn declarations(dvle: &Dvle, unit: usize, shared: &mut Shared) -> Dec
             if plain && !dvle.merge_outmaps && has_dummy {
                 d.lines.push(".gsh".to_string());
             } else {
-                let fixed = dvle.gs_mode == GsMode::Fixed;
+                // Fixed mode needs a free float register above its vertex array (cA < cF).
+                let fixed = dvle.gs_mode == GsMode::Fixed && dvle.gs_fixed_start < 95;
                 let low = if fixed {
                     u32::from(dvle.gs_fixed_start) + 1
                 } else {
@@ -146,10 +151,17 @@ pub(crate) fn declarations(dvle: &Dvle, unit: usize, shared: &mut Shared) -> Dec
                     GsMode::Variable => {
                         format!(".gsh variable c{first} {}", dvle.gs_variable_num)
                     }
-                    GsMode::Fixed => format!(
+                    GsMode::Fixed if fixed => format!(
                         ".gsh fixed c{first} c{} {}",
                         dvle.gs_fixed_start, dvle.gs_fixed_num
                     ),
+                    GsMode::Fixed => {
+                        d.notes.push(format!(
+                            "fixed mode from c{} cannot be written; written as point",
+                            dvle.gs_fixed_start
+                        ));
+                        format!(".gsh point c{first}")
+                    }
                     GsMode::Unknown(code) => {
                         d.notes
                             .push(format!("geometry mode {code} is written as point"));
@@ -199,7 +211,8 @@ pub(crate) fn declarations(dvle: &Dvle, unit: usize, shared: &mut Shared) -> Dec
             ));
             continue;
         };
-        let Some(name) = identifier(&u.name).filter(|n| !taken.contains(n)) else {
+        let input = range.file == RegisterFile::Input;
+        let Some(name) = identifier(&u.name, input).filter(|n| !taken.contains(n)) else {
             d.notes.push(format!(
                 "uniform '{}' cannot be declared under that name",
                 u.name

@@ -9,7 +9,9 @@ use super::super::disasm::disassemble_checked;
 use super::super::{assemble, disassemble_dvle, Source};
 use crate::isa::Instruction;
 use crate::program::ShaderKind;
-use crate::shbin::{Dvle, Dvlp, OpDescEntry, Shbin};
+use crate::shbin::{
+    Constant, Dvle, Dvlp, GsMode, OpDescEntry, Output, OutputSemantic, Shbin, UniformEntry,
+};
 
 /// How many random programs the round-trip test checks.
 pub(super) const RANDOM_PROGRAMS: usize = 100_000;
@@ -146,6 +148,9 @@ fn random_program(rng: &mut fastrand::Rng) -> Shbin {
             } else {
                 rng.u32(..64)
             };
+            if rng.u8(..4) == 0 {
+                random_tables(rng, &mut d);
+            }
             d
         })
         .collect();
@@ -158,6 +163,50 @@ fn random_program(rng: &mut fastrand::Rng) -> Shbin {
         },
         dvles,
         layout: None,
+    }
+}
+
+/// Random DVLE tables: whatever the declarations cannot express must not stop the code and
+/// descriptors from coming back.
+fn random_tables(rng: &mut fastrand::Rng, d: &mut Dvle) {
+    const NAMES: &[&str] = &[
+        "m",
+        "light.dir",
+        "_p",
+        "c5",
+        "a b",
+        "",
+        "out_position",
+        "x",
+        "x",
+        "v",
+    ];
+    d.merge_outmaps = rng.u8(..4) == 0;
+    d.gs_mode = GsMode::from_code(rng.u8(..4));
+    d.gs_fixed_start = rng.u8(..100);
+    d.gs_variable_num = rng.u8(..3);
+    d.input_mask = rng.u16(..);
+    d.output_mask = rng.u16(..);
+    d.version = if rng.bool() { Dvle::VERSION_PICASSO } else { 0 };
+    for _ in 0..rng.usize(..6) {
+        let first = rng.u16(..0x90);
+        d.uniforms.push(UniformEntry {
+            name: NAMES[rng.usize(..NAMES.len())].to_string(),
+            first,
+            last: first + rng.u16(..4),
+        });
+    }
+    for _ in 0..rng.usize(..6) {
+        d.outputs.push(Output {
+            semantic: OutputSemantic::from_code(rng.u16(..11)),
+            reg: rng.u16(..18),
+            mask: rng.u32(..18),
+        });
+    }
+    for _ in 0..rng.usize(..6) {
+        let data = [rng.u32(..), rng.u32(..0x100_0000), 0, rng.u32(..2)];
+        d.constants
+            .push(Constant::from_raw(rng.u16(..4), rng.u16(..100), data));
     }
 }
 
