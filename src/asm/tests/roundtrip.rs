@@ -321,3 +321,138 @@ skip:
     let (back, _) = assemble(&[Source::new("d.pica", text.as_str())]).unwrap();
     assert_eq!(back.to_bytes(), original.to_bytes(), "{text}");
 }
+
+/// A random program written the way picasso users write them: uniforms, constants, outputs,
+/// procedures with ALU instructions (random swizzles, masks, negations, relative addressing),
+/// IF/ELSE and FOR blocks, BREAKC, jumps to labels, calls.
+fn random_source(rng: &mut fastrand::Rng) -> String {
+    let mut s = String::from(".fvec m[4], u, arr[6]\n.ivec loops\n.bool flag\n");
+    s += ".constf k(1.0, 0.5, -2.0, 0.25)\n.in pos v0\n.in col v1\n";
+    s += ".out opos position\n.out oclr color\n.out otex texcoord0.xy\n";
+    let procs = 1 + rng.usize(..3);
+    let swz = |rng: &mut fastrand::Rng| -> String {
+        if rng.bool() {
+            return String::new();
+        }
+        let n = 1 + rng.usize(..4);
+        let s: String = (0..n)
+            .map(|_| ['x', 'y', 'z', 'w'][rng.usize(..4)])
+            .collect();
+        format!(".{s}")
+    };
+    let mask = |rng: &mut fastrand::Rng| -> String {
+        let m: String = ['x', 'y', 'z', 'w'].iter().filter(|_| rng.bool()).collect();
+        if m.is_empty() || m.len() == 4 {
+            String::new()
+        } else {
+            format!(".{m}")
+        }
+    };
+    let neg = |rng: &mut fastrand::Rng| if rng.u8(..4) == 0 { "-" } else { "" };
+    for p in 0..procs {
+        s += &format!(".proc p{p}\n");
+        // Open blocks: Some(has_else) for an IF, None for a FOR.
+        let mut open: Vec<Option<bool>> = Vec::new();
+        let mut labels = 0;
+        for _ in 0..rng.usize(1..24) {
+            let wide = match rng.u8(..5) {
+                0 => format!("m[{}]", rng.usize(..4)),
+                1 => format!(
+                    "arr[{}+{}]",
+                    ["a0.x", "a0.y", "aL"][rng.usize(..3)],
+                    rng.usize(..3)
+                ),
+                2 => "k".to_string(),
+                3 => "pos".to_string(),
+                _ => format!("r{}", rng.usize(..16)),
+            };
+            let narrow = format!("r{}", rng.usize(..16));
+            let dst = match rng.u8(..6) {
+                0 => "opos".to_string(),
+                1 => "oclr".to_string(),
+                _ => format!("r{}", rng.usize(..16)),
+            };
+            let (w, n) = (
+                format!("{}{wide}{}", neg(rng), swz(rng)),
+                format!("{}{narrow}{}", neg(rng), swz(rng)),
+            );
+            let line = match rng.u8(..20) {
+                0 => format!("add {dst}{}, {w}, {n}", mask(rng)),
+                1 => format!("mul {dst}{}, {w}, {n}", mask(rng)),
+                2 => format!("dp4 {dst}{}, {w}, {n}", mask(rng)),
+                3 => format!("dp3 {dst}{}, {w}, {n}", mask(rng)),
+                4 => format!("dph {dst}{}, {n}, {w}", mask(rng)),
+                5 => format!("sge {dst}{}, {w}, {n}", mask(rng)),
+                6 => format!("mad {dst}{}, {n}, {w}, {n}", mask(rng)),
+                7 => format!("mad {dst}{}, {n}, {n}, {w}", mask(rng)),
+                8 => format!("mov {dst}{}, {w}", mask(rng)),
+                9 => format!("rcp {dst}{}, {w}", mask(rng)),
+                10 => format!("mova a0.{}, {w}", ["x", "y", "xy"][rng.usize(..3)]),
+                11 => format!("cmp {w}, lt, ge, {n}"),
+                12 if open.len() < 4 => {
+                    open.push(Some(false));
+                    if rng.bool() {
+                        "ifu flag".to_string()
+                    } else {
+                        "ifc cmp.x && !cmp.y".to_string()
+                    }
+                }
+                13 if open.len() < 4 => {
+                    open.push(None);
+                    "for loops".to_string()
+                }
+                14 if !open.is_empty() => {
+                    open.pop();
+                    ".end".to_string()
+                }
+                15 if open.last() == Some(&Some(false)) => {
+                    open.pop();
+                    open.push(Some(true));
+                    ".else".to_string()
+                }
+                16 if open.contains(&None) => "breakc cmp.y".to_string(),
+                17 if p + 1 < procs => format!("call p{}", p + 1),
+                18 => {
+                    labels += 1;
+                    format!("jmpc !cmp.x, l{p}_{labels}\nl{p}_{labels}:")
+                }
+                _ => "nop".to_string(),
+            };
+            s += &line;
+            s += "\n";
+        }
+        for _ in &open {
+            s += ".end\n";
+        }
+        if p == 0 {
+            s += "end\n";
+        }
+        s += ".end\n";
+    }
+    s += ".entry p0\n";
+    s
+}
+
+#[test]
+fn random_sources_round_trip_structured() {
+    let mut rng = fastrand::Rng::with_seed(0x50_0ACE);
+    let mut assembled = 0;
+    for n in 0..1500 {
+        let src = random_source(&mut rng);
+        let Ok((original, _)) = assemble(&[Source::new("r.pica", src.as_str())]) else {
+            continue;
+        };
+        assembled += 1;
+        let text = check(&original, &format!("source {n}:\n{src}"));
+        assert!(
+            !text.contains(".opdesc") && !text.contains("!0x"),
+            "{src}\n---\n{text}"
+        );
+        let (back, _) = assemble(&[Source::new("d.pica", text.as_str())]).unwrap();
+        assert_eq!(back.to_bytes(), original.to_bytes(), "{src}\n---\n{text}");
+    }
+    assert!(
+        assembled > 1000,
+        "only {assembled} random sources assembled"
+    );
+}
