@@ -48,6 +48,9 @@ demo:
 	$(CARGO) build --release --bin picajit
 	$(PICAJIT) info $(DEMO_SHBIN)
 	$(PICAJIT) run $(DEMO_SHBIN) --vertices 6 --seed 1
+	$(PICAJIT) asm examples/shaders/lighting.v.pica -o target/lighting.shbin -h target/lighting.h
+	$(PICAJIT) disasm target/lighting.shbin
+	$(PICAJIT) run target/lighting.shbin --vertices 4 --seed 1
 
 clean:
 	$(CARGO) clean

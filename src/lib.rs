@@ -24,6 +24,7 @@
 //! - [`frontend`]: decoded program → codegen IR (control-flow recovery, ALU lowering), and the
 //!   IR evaluator.
 
+pub mod asm;
 pub mod case;
 pub mod engine;
 pub mod float;

@@ -1,6 +1,8 @@
 //! The `picajit` command: run case files and SHBIN programs, describe SHBIN files, and fuzz the
 //! engines. Each subcommand lives in its own module; this file only parses the command line.
 
+mod asm;
+mod disasm;
 mod dump;
 mod fuzz;
 mod info;
@@ -65,6 +67,10 @@ enum Command {
     /// Run random programs on random inputs and check every engine for crashes, hangs and
     /// disagreement (today: the interpreter's single, batch and parallel paths).
     Fuzz(fuzz::FuzzArgs),
+    /// Assemble picasso-language sources into a SHBIN (picasso's command line).
+    Asm(asm::AsmArgs),
+    /// Disassemble a SHBIN into text that re-assembles to the same code and descriptors.
+    Disasm(disasm::DisasmArgs),
 }
 
 fn main() -> ExitCode {
@@ -74,6 +80,8 @@ fn main() -> ExitCode {
         Command::Info { file } => info::info(&file),
         Command::Fuzz(args) => fuzz::fuzz(&args),
         Command::Dump(args) => dump::dump(&args),
+        Command::Asm(args) => asm::asm(&args),
+        Command::Disasm(args) => disasm::disasm(&args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,459 @@
+//! Register operands: `[-]name[[offset|index[+offset]]][.swizzle]`, where `name` is a register
+//! (`v0`..`v15`, `o0`..`o15`, `r0`..`r15`, `c0`..`c95`, `i0`..`i3`, `b0`..`b15`) or an alias.
+//! Aliases carry a register, a negation and a swizzle; a use-site swizzle selects from the
+//! alias's swizzle and a use-site `-` toggles its negation. Offsets are added after alias
+//! resolution and may not leave the register's file.
+
+use super::number;
+use super::text::Piece;
+use crate::isa::AddrIdx;
+
+/// A register file as the assembly language names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum RegClass {
+    Input,
+    Output,
+    Temp,
+    Float,
+    Int,
+    Bool,
+}
+
+impl RegClass {
+    /// The register prefix letter.
+    pub fn letter(self) -> char {
+        match self {
+            RegClass::Input => 'v',
+            RegClass::Output => 'o',
+            RegClass::Temp => 'r',
+            RegClass::Float => 'c',
+            RegClass::Int => 'i',
+            RegClass::Bool => 'b',
+        }
+    }
+
+    fn from_letter(c: char) -> Option<RegClass> {
+        Some(match c.to_ascii_lowercase() {
+            'v' => RegClass::Input,
+            'o' => RegClass::Output,
+            'r' => RegClass::Temp,
+            'c' => RegClass::Float,
+            'i' => RegClass::Int,
+            'b' => RegClass::Bool,
+            _ => return None,
+        })
+    }
+
+    /// How many registers the file has.
+    pub fn count(self) -> u32 {
+        match self {
+            RegClass::Input | RegClass::Output | RegClass::Temp | RegClass::Bool => 16,
+            RegClass::Float => 96,
+            RegClass::Int => 4,
+        }
+    }
+
+    /// picasso's internal code of register 0: operand slots hold v 0x00, r 0x10, c 0x20; the
+    /// int and bool files follow at 0x80 and 0x88; outputs share the codes of inputs.
+    pub fn code_base(self) -> u32 {
+        match self {
+            RegClass::Input | RegClass::Output => 0x00,
+            RegClass::Temp => 0x10,
+            RegClass::Float => 0x20,
+            RegClass::Int => 0x80,
+            RegClass::Bool => 0x88,
+        }
+    }
+
+    fn range_message(self) -> &'static str {
+        match self {
+            RegClass::Input => "invalid input register",
+            RegClass::Output => "invalid output register",
+            RegClass::Temp => "invalid temporary register",
+            RegClass::Float => "invalid floating-point vector uniform register",
+            RegClass::Int => "invalid integer vector uniform register",
+            RegClass::Bool => "invalid boolean uniform register",
+        }
+    }
+}
+
+/// One register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Reg {
+    pub class: RegClass,
+    pub index: u32,
+}
+
+impl Reg {
+    /// picasso's internal code (also the operand slot value for v, r and c).
+    pub fn code(self) -> u32 {
+        self.class.code_base() + self.index
+    }
+}
+
+impl std::fmt::Display for Reg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}{}", self.class.letter(), self.index)
+    }
+}
+
+/// What an alias stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Alias {
+    pub reg: Reg,
+    pub negate: bool,
+    pub select: [u8; 4],
+}
+
+impl Alias {
+    /// An alias of a whole register, unswizzled.
+    pub fn plain(reg: Reg) -> Alias {
+        Alias {
+            reg,
+            negate: false,
+            select: IDENTITY,
+        }
+    }
+}
+
+/// The identity swizzle.
+pub(crate) const IDENTITY: [u8; 4] = [0, 1, 2, 3];
+
+/// A parsed operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Operand {
+    pub reg: Reg,
+    pub negate: bool,
+    pub select: [u8; 4],
+    pub idx: AddrIdx,
+}
+
+impl Operand {
+    /// Write mask of a destination: bit 3 = x … bit 0 = w.
+    pub fn write_mask(&self) -> u8 {
+        self.select.iter().fold(0, |m, &s| m | (8 >> s))
+    }
+
+    /// True when the letters are not in x, y, z, w order (meaningless for a mask).
+    pub fn unordered(&self) -> bool {
+        self.select.windows(2).any(|w| w[1] < w[0])
+    }
+}
+
+/// A parse failure: bytes `at..end` of the line and the message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Fail {
+    pub at: usize,
+    pub end: usize,
+    pub msg: String,
+}
+
+impl Fail {
+    pub fn new(piece: Piece<'_>, msg: impl Into<String>) -> Fail {
+        Fail {
+            at: piece.at,
+            end: piece.end(),
+            msg: msg.into(),
+        }
+    }
+}
+
+/// What operand parsing needs from the assembler: alias lookup and the number of output
+/// registers (16, or 7 in geometry shaders; asking creates the file's DVLE, as in picasso).
+pub(crate) trait Scope {
+    fn alias(&self, name: &str) -> Option<Alias>;
+    fn output_limit(&mut self) -> u32;
+}
+
+/// Index-register names (case-insensitive), old picasso names included.
+pub(crate) fn index_register(s: &str) -> Option<AddrIdx> {
+    let lower = s.to_ascii_lowercase();
+    match lower.as_str() {
+        "a0" | "a0.x" => Some(AddrIdx::A0x),
+        "a1" | "a0.y" => Some(AddrIdx::A0y),
+        "a2" | "lcnt" | "al" => Some(AddrIdx::AL),
+        _ => None,
+    }
+}
+
+/// A swizzle: 1 to 4 letters of `xyzw`, `rgba` or `stpq` (any case); the last letter repeats.
+pub(crate) fn swizzle(s: &str) -> Option<[u8; 4]> {
+    if s.is_empty() || s.len() > 4 {
+        return None;
+    }
+    let mut out = [0u8; 4];
+    let mut last = 0;
+    for (i, c) in s.chars().enumerate() {
+        last = match c.to_ascii_lowercase() {
+            'x' | 'r' | 's' => 0,
+            'y' | 'g' | 't' => 1,
+            'z' | 'b' | 'p' => 2,
+            'w' | 'a' | 'q' => 3,
+            _ => return None,
+        };
+        out[i] = last;
+    }
+    for slot in out.iter_mut().skip(s.chars().count()) {
+        *slot = last;
+    }
+    Some(out)
+}
+
+/// Parses one operand (already trimmed).
+pub(crate) fn parse(p: Piece<'_>, scope: &mut dyn Scope) -> Result<Operand, Fail> {
+    let (negate, body) = match p.s.strip_prefix('-') {
+        Some(_) => (true, p.from(1).trim()),
+        None => (false, p),
+    };
+    let (name, bracket, sw) = match body.s.find('[') {
+        Some(open) => {
+            let Some(close) = body.s[open..].find(']').map(|c| c + open) else {
+                return Err(Fail::new(
+                    body,
+                    format!("missing closing bracket: {}", body.s),
+                ));
+            };
+            let after = body.from(close + 1);
+            let after_t = after.trim();
+            let sw = if after_t.is_empty() {
+                None
+            } else if let Some(rest) = after_t.s.strip_prefix('.') {
+                Some(after_t.slice(1, 1 + rest.len()))
+            } else {
+                return Err(Fail::new(
+                    after_t,
+                    format!("unexpected text after ']': {}", after_t.s),
+                ));
+            };
+            (
+                body.to(open).trim(),
+                Some(body.slice(open + 1, close).trim()),
+                sw,
+            )
+        }
+        None => match body.split_once('.') {
+            (name, Some(sw)) => (name.trim(), None, Some(sw)),
+            (name, None) => (name.trim(), None, None),
+        },
+    };
+    let (idx, offset) = match bracket {
+        Some(inner) => bracket_part(inner)?,
+        None => (AddrIdx::None, 0),
+    };
+    let use_select = match sw {
+        Some(sw) => swizzle(sw.s)
+            .ok_or_else(|| Fail::new(sw, format!("invalid swizzling mask: {}", sw.s)))?,
+        None => IDENTITY,
+    };
+    let (base, negate, select) = match scope.alias(name.s) {
+        Some(alias) => (
+            alias.reg,
+            negate ^ alias.negate,
+            use_select.map(|s| alias.select[s as usize]),
+        ),
+        None => (register(name, scope)?, negate, use_select),
+    };
+    if idx != AddrIdx::None && base.class != RegClass::Float {
+        return Err(Fail::new(
+            p,
+            "index register not allowed with this kind of register",
+        ));
+    }
+    let index = base.index + offset;
+    if index >= base.class.count() {
+        return Err(Fail::new(
+            p,
+            format!(
+                "register offset out of range: {} (past {}{})",
+                p.s,
+                base.class.letter(),
+                base.class.count() - 1
+            ),
+        ));
+    }
+    Ok(Operand {
+        reg: Reg {
+            class: base.class,
+            index,
+        },
+        negate,
+        select,
+        idx,
+    })
+}
+
+fn bracket_part(inner: Piece<'_>) -> Result<(AddrIdx, u32), Fail> {
+    if let Some(idx) = index_register(inner.s) {
+        return Ok((idx, 0));
+    }
+    match inner.split_once('+') {
+        (left, Some(right)) => {
+            let (left, right) = (left.trim(), right.trim());
+            let idx = index_register(left.s)
+                .ok_or_else(|| Fail::new(left, format!("invalid index register: {}", left.s)))?;
+            Ok((idx, offset(right)?))
+        }
+        (whole, None) => Ok((AddrIdx::None, offset(whole)?)),
+    }
+}
+
+fn offset(p: Piece<'_>) -> Result<u32, Fail> {
+    match number::decimal(p.s) {
+        Some(v) if (0..=255).contains(&v) => Ok(v as u32),
+        Some(_) | None => Err(Fail::new(p, format!("invalid register offset: {}", p.s))),
+    }
+}
+
+/// A register name such as `r3` (not an alias).
+pub(crate) fn register(name: Piece<'_>, scope: &mut dyn Scope) -> Result<Reg, Fail> {
+    let mut chars = name.s.chars();
+    let class = chars.next().and_then(RegClass::from_letter);
+    let digits = chars.as_str();
+    let Some(class) = class.filter(|_| digits.starts_with(|c: char| c.is_ascii_digit())) else {
+        return Err(Fail::new(name, format!("invalid register: {}", name.s)));
+    };
+    let index = match number::unambiguous_count(digits) {
+        Ok(n) => n,
+        Err(Some(picasso)) if digits.bytes().all(|b| b.is_ascii_digit()) => {
+            return Err(Fail::new(
+                name,
+                format!(
+                    "ambiguous register number: {} (picasso reads it as octal: {}{picasso}); \
+                     write it without leading zeros",
+                    name.s,
+                    class.letter()
+                ),
+            ))
+        }
+        Err(_) => return Err(Fail::new(name, format!("invalid register: {}", name.s))),
+    };
+    let limit = match class {
+        RegClass::Output => scope.output_limit(),
+        RegClass::Input | RegClass::Temp | RegClass::Float | RegClass::Int | RegClass::Bool => {
+            class.count()
+        }
+    };
+    if index >= u64::from(limit) {
+        return Err(Fail::new(
+            name,
+            format!("{}: {}", class.range_message(), name.s),
+        ));
+    }
+    Ok(Reg {
+        class,
+        index: index as u32,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    struct TestScope(HashMap<String, Alias>, u32);
+    impl Scope for TestScope {
+        fn alias(&self, name: &str) -> Option<Alias> {
+            self.0.get(name).copied()
+        }
+        fn output_limit(&mut self) -> u32 {
+            self.1
+        }
+    }
+
+    fn p(s: &str) -> Result<Operand, String> {
+        let mut scope = TestScope(HashMap::new(), 16);
+        scope.0.insert(
+            "foo".into(),
+            Alias {
+                reg: Reg {
+                    class: RegClass::Float,
+                    index: 0,
+                },
+                negate: false,
+                select: [3, 1, 0, 2], // c0.wyxz
+            },
+        );
+        scope.0.insert(
+            "neg".into(),
+            Alias {
+                reg: Reg {
+                    class: RegClass::Temp,
+                    index: 4,
+                },
+                negate: true,
+                select: IDENTITY,
+            },
+        );
+        parse(Piece::new(s, 0), &mut scope).map_err(|f| f.msg)
+    }
+
+    #[test]
+    fn registers_swizzles_offsets() {
+        let o = p("-c8[4].xy").unwrap();
+        assert_eq!(
+            o.reg,
+            Reg {
+                class: RegClass::Float,
+                index: 12
+            }
+        );
+        assert!(o.negate);
+        assert_eq!(o.select, [0, 1, 1, 1]);
+        let o = p("c2[a0.x + 3].w").unwrap();
+        assert_eq!((o.reg.index, o.idx, o.select), (5, AddrIdx::A0x, [3; 4]));
+        assert_eq!(p("c0[aL]").unwrap().idx, AddrIdx::AL);
+        assert_eq!(p("c0[LCNT]").unwrap().idx, AddrIdx::AL);
+        assert_eq!(p("r3.rgba").unwrap().select, IDENTITY);
+        assert_eq!(p("r3.stpq").unwrap().select, IDENTITY);
+        // Uppercase register letters name the register (picasso would encode code 1).
+        assert_eq!(
+            p("R1").unwrap().reg,
+            Reg {
+                class: RegClass::Temp,
+                index: 1
+            }
+        );
+        assert_eq!(p("v15").unwrap().reg.index, 15);
+    }
+
+    #[test]
+    fn aliases_compose() {
+        // c0.wyxz used as .xxww = c0.wwzz (picasso's Manual example).
+        assert_eq!(p("foo.xxww").unwrap().select, [3, 3, 2, 2]);
+        // A use-site minus toggles the alias's negation; twice cancels.
+        assert!(p("neg").unwrap().negate);
+        assert!(!p("-neg").unwrap().negate);
+        assert_eq!(p("foo[3]").unwrap().reg.index, 3);
+    }
+
+    #[test]
+    fn refusals() {
+        assert_eq!(p("q5").unwrap_err(), "invalid register: q5");
+        assert_eq!(p("r1.xyzwx").unwrap_err(), "invalid swizzling mask: xyzwx");
+        assert_eq!(p("r1.").unwrap_err(), "invalid swizzling mask: ");
+        assert_eq!(p("c1[-2]").unwrap_err(), "invalid register offset: -2");
+        assert_eq!(p("c1[2+a0.x]").unwrap_err(), "invalid index register: 2");
+        assert_eq!(p("c1[0x10]").unwrap_err(), "invalid register offset: 0x10");
+        assert_eq!(p("c1[2").unwrap_err(), "missing closing bracket: c1[2");
+        assert_eq!(
+            p("r1[a0.x]").unwrap_err(),
+            "index register not allowed with this kind of register"
+        );
+        assert!(p("c010")
+            .unwrap_err()
+            .starts_with("ambiguous register number: c010"));
+        // Hex is unambiguous: c0x10 is c16, as for picasso.
+        assert_eq!(p("c0x10").unwrap().reg.index, 16);
+        assert_eq!(p("c0x1g").unwrap_err(), "invalid register: c0x1g");
+        assert_eq!(p("r2d2").unwrap_err(), "invalid register: r2d2");
+        assert_eq!(p("r16").unwrap_err(), "invalid temporary register: r16");
+        assert_eq!(
+            p("i4").unwrap_err(),
+            "invalid integer vector uniform register: i4"
+        );
+        assert!(p("r15[1]")
+            .unwrap_err()
+            .starts_with("register offset out of range"));
+        assert_eq!(p("").unwrap_err(), "invalid register: ");
+    }
+}

@@ -1,0 +1,413 @@
+//! Uniform and constant directives: `.fvec`, `.ivec`, `.bool` (upward allocation, the shared
+//! vertex uniform table, the DVLE uniform table), `.constf`, `.consti`, `.constfa` (downward
+//! allocation, constant-table entries), `.setf`, `.seti`, `.setb` (constant-table entries for
+//! explicit registers), and their value syntax: `(x, y, z, w)` with float literals (decimal or
+//! hex, converted to float24 by picasso's truncating rule, or `!word` for a raw table word) or
+//! integers (taken modulo 256).
+
+use super::alloc::Kind;
+use super::emit::{need, no_more};
+use super::number;
+use super::operand::{Alias, Fail, Reg, RegClass};
+use super::state::{Asm, Block, Const, ConstValue, DvleUniform, SharedUniform};
+use super::text::{is_identifier, Args, Piece, Statement};
+use crate::float::f32_to_f24;
+
+/// Most entries of a DVLE's uniform table, constant table and of the shared uniform table.
+pub(crate) const MAX_ENTRIES: usize = 96;
+
+/// A `(x, y, z, w)` group: the text before `(` and the four values.
+struct Vector<'a> {
+    name: Piece<'a>,
+    values: [Piece<'a>; 4],
+}
+
+fn vector<'a>(st: &Statement<'a>) -> Result<Vector<'a>, Fail> {
+    let missing = || Fail::new(st.head, "missing parameter");
+    let (name, inner) = match st.rest.split_once('(') {
+        (name, Some(inner)) => (name.trim(), inner),
+        (_, None) => return Err(missing()),
+    };
+    let (inner, after) = match inner.split_once(')') {
+        (inner, Some(after)) => (inner, after.trim()),
+        (_, None) => return Err(Fail::new(st.rest, "invalid syntax")),
+    };
+    if !after.is_empty() {
+        return Err(Fail::new(
+            after,
+            format!("unexpected text after ')': {}", after.s),
+        ));
+    }
+    let mut args = Args::new(inner);
+    let mut values = [Piece::new("", inner.end()); 4];
+    for v in &mut values {
+        *v = args.comma().ok_or_else(missing)?;
+    }
+    no_more(&mut args)?;
+    Ok(Vector { name, values })
+}
+
+/// A float constant component: a float literal (converted to float24 by picasso's truncating
+/// rule), or `!word` (extension: the 32-bit table word exactly).
+fn float_word(p: Piece<'_>) -> Result<u32, Fail> {
+    if let Some(raw) = p.s.strip_prefix('!') {
+        return number::unsigned(raw)
+            .filter(|&v| v <= u64::from(u32::MAX))
+            .map(|v| v as u32)
+            .ok_or_else(|| Fail::new(p, format!("invalid raw word: {}", p.s)));
+    }
+    number::float(p.s)
+        .map(f32_to_f24)
+        .ok_or_else(|| Fail::new(p, format!("invalid float value: {}", p.s)))
+}
+
+/// The register of an internal code (c, i or b).
+fn reg_of(code: u32) -> Reg {
+    let class = match code {
+        0x20..=0x7F => RegClass::Float,
+        0x80..=0x87 => RegClass::Int,
+        _ => RegClass::Bool,
+    };
+    Reg {
+        class,
+        index: code - class.code_base(),
+    }
+}
+
+impl Asm {
+    fn ints(&mut self, v: &Vector<'_>) -> Result<[u8; 4], Fail> {
+        let mut out = [0u8; 4];
+        for (slot, p) in out.iter_mut().zip(v.values) {
+            let n = number::decimal(p.s)
+                .filter(|n| i64::from(i32::MIN) <= *n && *n <= i64::from(i32::MAX))
+                .ok_or_else(|| Fail::new(p, format!("invalid integer value: {}", p.s)))?;
+            if !(-128..=255).contains(&n) {
+                self.warn(
+                    p,
+                    format!(
+                        "{n} does not fit in 8 bits; {} (its value modulo 256) is used",
+                        n & 0xFF
+                    ),
+                );
+            }
+            *slot = (n & 0xFF) as u8;
+        }
+        Ok(out)
+    }
+
+    fn floats(v: &Vector<'_>) -> Result<[u32; 4], Fail> {
+        let mut out = [0u32; 4];
+        for (slot, p) in out.iter_mut().zip(v.values) {
+            *slot = float_word(p)?;
+        }
+        Ok(out)
+    }
+
+    fn push_constant(&mut self, c: Const, at: Piece<'_>) -> Result<(), Fail> {
+        let dvle = self.dvle();
+        if dvle.constants.len() >= MAX_ENTRIES {
+            return Err(Fail::new(at, "too many local constants"));
+        }
+        dvle.constants.push(c);
+        Ok(())
+    }
+
+    pub(crate) fn dir_uniform(&mut self, st: Statement<'_>, kind: Kind) -> Result<(), Fail> {
+        let space = self.space();
+        let shared_space = space == 0;
+        let mut args = Args::new(st.rest);
+        while let Some(arg) = args.comma() {
+            let (name, size) = match arg.split_once('[') {
+                (name, Some(inner)) => {
+                    let (size, after) = match inner.split_once(']') {
+                        (size, Some(after)) => (size.trim(), after.trim()),
+                        (_, None) => {
+                            return Err(Fail::new(
+                                arg,
+                                format!("missing closing bracket: {}", arg.s),
+                            ))
+                        }
+                    };
+                    if !after.is_empty() {
+                        return Err(Fail::new(
+                            after,
+                            format!("unexpected text after ']': {}", after.s),
+                        ));
+                    }
+                    let n = number::decimal(size.s)
+                        .filter(|&n| (1..=96).contains(&n))
+                        .ok_or_else(|| {
+                            Fail::new(
+                                size,
+                                format!("invalid uniform size: {}[{}]", name.trim().s, size.s),
+                            )
+                        })?;
+                    (name.trim(), n as u32)
+                }
+                (name, None) => (name, 1),
+            };
+            if name.s.is_empty() || !is_identifier(name.s) {
+                return Err(Fail::new(name, format!("invalid uniform name: {}", name.s)));
+            }
+            self.alias_free(name)?;
+            self.warn_if_register_like(name);
+            let mut code = None;
+            if shared_space {
+                if let Some(u) = self.shared.iter().find(|u| u.name == name.s) {
+                    if u.kind != kind {
+                        return Err(Fail::new(
+                            name,
+                            format!("mismatched uniform type: {}", name.s),
+                        ));
+                    }
+                    if u.size != size {
+                        return Err(Fail::new(
+                            arg,
+                            format!(
+                                "uniform '{}' previously declared as having size {}",
+                                name.s, u.size
+                            ),
+                        ));
+                    }
+                    code = Some(u.code);
+                }
+                if self.shared.len() >= MAX_ENTRIES {
+                    return Err(Fail::new(
+                        name,
+                        format!("too many global uniforms: {}", name.s),
+                    ));
+                }
+            }
+            let code = match code {
+                Some(c) => c,
+                None => self.pools[space].pool(kind).global(size).ok_or_else(|| {
+                    Fail::new(arg, format!("not enough uniform space: {}[{size}]", name.s))
+                })?,
+            };
+            if shared_space {
+                self.shared.push(SharedUniform {
+                    name: name.s.to_string(),
+                    code,
+                    size,
+                    kind,
+                });
+            }
+            if !name.s.starts_with('_') {
+                let dvle = self.dvle();
+                if dvle.uniforms.len() >= MAX_ENTRIES {
+                    return Err(Fail::new(
+                        name,
+                        format!("too many referenced uniforms: {}", name.s),
+                    ));
+                }
+                dvle.uniforms.push(DvleUniform {
+                    name: name.s.to_string(),
+                    code,
+                    size,
+                });
+            }
+            self.define_alias(name, Alias::plain(reg_of(code)))?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn dir_const(&mut self, st: Statement<'_>, kind: Kind) -> Result<(), Fail> {
+        let space = self.space();
+        let v = vector(&st)?;
+        let value = match kind {
+            Kind::Float => ConstValue::Float(Self::floats(&v)?),
+            Kind::Int | Kind::Bool => ConstValue::Int(self.ints(&v)?),
+        };
+        self.alias_free(v.name)?;
+        if !is_identifier(v.name.s) || v.name.s.is_empty() {
+            self.warn(v.name, format!("`{}` is not a valid identifier", v.name.s));
+        } else {
+            self.warn_if_register_like(v.name);
+        }
+        let code = self.pools[space].pool(kind).local(1).ok_or_else(|| {
+            Fail::new(
+                v.name,
+                format!("not enough space for local constant '{}'", v.name.s),
+            )
+        })?;
+        self.push_constant(Const { code, value }, st.head)?;
+        self.define_alias(v.name, Alias::plain(reg_of(code)))
+    }
+
+    pub(crate) fn dir_constfa(&mut self, st: Statement<'_>) -> Result<(), Fail> {
+        if let Some(Block::Array { size, elems, .. }) = self.stack.last() {
+            if let Some(size) = *size {
+                if elems.len() == size as usize {
+                    return Err(Fail::new(
+                        st.head,
+                        format!("too many elements in the array, expected {size}"),
+                    ));
+                }
+            }
+            let v = vector(&st)?;
+            if !v.name.is_empty() {
+                return Err(Fail::new(v.name, "invalid syntax"));
+            }
+            let words = Self::floats(&v)?;
+            if let Some(Block::Array { elems, .. }) = self.stack.last_mut() {
+                elems.push(words);
+            }
+            return Ok(());
+        }
+        let mut args = Args::new(st.rest);
+        let arg = need(&mut args, &st)?;
+        no_more(&mut args)?;
+        let (name, inner) = match arg.split_once('[') {
+            (name, Some(inner)) => (name.trim(), inner),
+            (_, None) => {
+                return Err(Fail::new(
+                    arg,
+                    format!("missing opening bracket: {}", arg.s),
+                ))
+            }
+        };
+        let (size_text, after) = match inner.split_once(']') {
+            (s, Some(after)) => (s.trim(), after.trim()),
+            (_, None) => {
+                return Err(Fail::new(
+                    arg,
+                    format!("missing closing bracket: {}", arg.s),
+                ))
+            }
+        };
+        if !after.is_empty() {
+            return Err(Fail::new(after, format!("garbage found: {}", after.s)));
+        }
+        let size = if size_text.is_empty() {
+            None
+        } else {
+            let n = number::decimal(size_text.s)
+                .filter(|&n| (1..=96).contains(&n))
+                .ok_or_else(|| {
+                    Fail::new(
+                        size_text,
+                        format!("invalid array size: {}[{}]", name.s, size_text.s),
+                    )
+                })?;
+            Some(n as u32)
+        };
+        if !is_identifier(name.s) {
+            return Err(Fail::new(name, format!("invalid array name: {}", name.s)));
+        }
+        let block = Block::Array {
+            name: name.s.to_string(),
+            size,
+            elems: Vec::new(),
+            site: self.site(arg),
+        };
+        self.open(block, st.head)
+    }
+
+    /// `.end` of a `.constfa` array: allocation from the top, constants, alias.
+    pub(crate) fn end_array(
+        &mut self,
+        name: String,
+        size: Option<u32>,
+        mut elems: Vec<[u32; 4]>,
+        at: Piece<'_>,
+    ) -> Result<(), Fail> {
+        let space = self.space();
+        if self.file.aliases.contains_key(&name) {
+            return Err(Fail::new(at, format!("identifier already used: {name}")));
+        }
+        if let Some(size) = size {
+            elems.resize(size as usize, [0; 4]);
+        }
+        if elems.is_empty() {
+            return Err(Fail::new(
+                at,
+                format!("no elements have been specified in array '{name}'"),
+            ));
+        }
+        let code = self.pools[space]
+            .float
+            .local(elems.len() as u32)
+            .ok_or_else(|| {
+                Fail::new(
+                    at,
+                    format!("not enough space for local constant array '{name}'"),
+                )
+            })?;
+        let dvle = self.dvle();
+        if dvle.constants.len() + elems.len() > MAX_ENTRIES {
+            return Err(Fail::new(at, "too many local constants"));
+        }
+        for (i, e) in elems.into_iter().enumerate() {
+            dvle.constants.push(Const {
+                code: code + i as u32,
+                value: ConstValue::Float(e),
+            });
+        }
+        self.file.aliases.insert(name, Alias::plain(reg_of(code)));
+        Ok(())
+    }
+
+    pub(crate) fn dir_set(&mut self, st: Statement<'_>, kind: Kind) -> Result<(), Fail> {
+        self.dvle();
+        let v = vector(&st)?;
+        let o = self.operand(v.name)?;
+        let value = match kind {
+            Kind::Float => {
+                if o.reg.class != RegClass::Float {
+                    return Err(Fail::new(
+                        v.name,
+                        format!("invalid floating point vector uniform: {}", v.name.s),
+                    ));
+                }
+                ConstValue::Float(Self::floats(&v)?)
+            }
+            Kind::Int | Kind::Bool => {
+                if o.reg.class != RegClass::Int {
+                    return Err(Fail::new(
+                        v.name,
+                        format!("invalid integer vector uniform: {}", v.name.s),
+                    ));
+                }
+                ConstValue::Int(self.ints(&v)?)
+            }
+        };
+        self.push_constant(
+            Const {
+                code: o.reg.code(),
+                value,
+            },
+            st.head,
+        )
+    }
+
+    pub(crate) fn dir_setb(&mut self, st: Statement<'_>) -> Result<(), Fail> {
+        self.dvle();
+        let mut args = Args::new(st.rest);
+        let reg = args
+            .word()
+            .ok_or_else(|| Fail::new(st.head, "missing parameter"))?;
+        let value = args
+            .word()
+            .ok_or_else(|| Fail::new(st.head, "missing parameter"))?;
+        no_more(&mut args)?;
+        let o = self.operand(reg)?;
+        if o.reg.class != RegClass::Bool {
+            return Err(Fail::new(
+                reg,
+                format!("invalid boolean uniform: {}", reg.s),
+            ));
+        }
+        let b = match value.s.to_ascii_lowercase().as_str() {
+            "true" | "on" | "1" => true,
+            "false" | "off" | "0" => false,
+            _ => return Err(Fail::new(value, format!("invalid bool value: {}", value.s))),
+        };
+        self.push_constant(
+            Const {
+                code: o.reg.code(),
+                value: ConstValue::Bool(b),
+            },
+            st.head,
+        )
+    }
+}

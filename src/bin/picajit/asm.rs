@@ -1,0 +1,83 @@
+//! `picajit asm`: picasso's command line — assemble source files (and `.shlist` lists of them)
+//! into one SHBIN, optionally with the C header of uniform locations.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{ArgAction, Args};
+use picajit::asm::{assemble_with, Options, Source};
+
+use crate::CliResult;
+
+#[derive(Args)]
+#[command(disable_help_flag = true)]
+pub struct AsmArgs {
+    /// Source files, assembled in order (one DVLE each unless `.nodvle`); a `.shlist` file
+    /// stands for the files it lists (blank-separated, relative to the list).
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// The SHBIN file to write.
+    #[arg(short = 'o', long = "out")]
+    out: PathBuf,
+    /// Also write a C header of uniform locations.
+    #[arg(short = 'h', long = "header")]
+    header: Option<PathBuf>,
+    /// Do not insert padding NOPs; warn where one is needed instead.
+    #[arg(short = 'n', long = "no-nop")]
+    no_nop: bool,
+    /// Print help.
+    #[arg(long, action = ArgAction::Help)]
+    help: Option<bool>,
+}
+
+/// The source files named on the command line, with `.shlist` files expanded.
+fn sources(inputs: &[PathBuf]) -> Result<Vec<Source>, String> {
+    let mut out = Vec::new();
+    for path in inputs {
+        if path.extension().is_some_and(|e| e == "shlist") {
+            let list = read_text(path)?;
+            let dir = path.parent().unwrap_or(Path::new(""));
+            for name in list.split_whitespace() {
+                let file = dir.join(name);
+                out.push(Source::new(file.display().to_string(), read_text(&file)?));
+            }
+        } else {
+            out.push(Source::new(path.display().to_string(), read_text(path)?));
+        }
+    }
+    Ok(out)
+}
+
+fn read_text(path: &Path) -> Result<String, String> {
+    let bytes = crate::read_file(path)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+pub fn asm(args: &AsmArgs) -> CliResult {
+    let sources = sources(&args.inputs)?;
+    let options = Options {
+        auto_nop: !args.no_nop,
+    };
+    match assemble_with(&sources, &options) {
+        Ok(assembly) => {
+            for w in &assembly.warnings {
+                eprintln!("{w}");
+            }
+            std::fs::write(&args.out, assembly.shbin.to_bytes())
+                .map_err(|e| format!("{}: {e}", args.out.display()))?;
+            if let Some(header) = &args.header {
+                std::fs::write(header, assembly.header)
+                    .map_err(|e| format!("{}: {e}", header.display()))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(diagnostics) => {
+            for d in &diagnostics {
+                eprintln!("{d}");
+            }
+            let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+            eprintln!("picajit asm: {errors} error(s); nothing written");
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
