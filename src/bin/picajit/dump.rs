@@ -31,22 +31,22 @@ pub fn dump(args: &DumpArgs) -> CliResult {
     let (program, _) = load_program(&args.file, args.dvle)?;
     let engine = Engine::new(args.backend.engine()).map_err(|e| e.to_string())?;
     let shader = engine.compile(&program);
-    println!("backend: {}", engine.backend().name());
-    println!("path: {}", shader.path());
+    outln!("backend: {}", engine.backend().name());
+    outln!("path: {}", shader.path());
     if let Some(ir) = shader.ir() {
-        println!(
+        outln!(
             "IR: {} blocks, {} instructions",
             ir.blocks.len(),
             ir.inst_count()
         );
         if args.ir {
-            print!("{ir}");
+            out!("{ir}");
         }
     } else if args.ir {
-        println!("(no IR: the shader runs on the interpreter)");
+        outln!("(no IR: the shader runs on the interpreter)");
     }
     if let Some(code) = shader.machine_code() {
-        println!(
+        outln!(
             "native: {} bytes of code, {} instructions, {} spill slots, {} lanes",
             code.code_len,
             picajit_codegen::x64::instruction_count(code),
@@ -54,10 +54,10 @@ pub fn dump(args: &DumpArgs) -> CliResult {
             code.tier.lanes()
         );
         if args.asm {
-            print!("{}", picajit_codegen::x64::disassemble(code));
+            out!("{}", picajit_codegen::x64::disassemble(code));
         }
     } else if args.asm {
-        println!("(no native code: the shader runs on the interpreter)");
+        outln!("(no native code: the shader runs on the interpreter)");
     }
     Ok(ExitCode::SUCCESS)
 }

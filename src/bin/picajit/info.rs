@@ -15,7 +15,7 @@ pub fn info(path: &Path) -> CliResult {
     let bytes = read_file(path)?;
     let shbin = Shbin::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     let code = &shbin.dvlp.code;
-    println!(
+    outln!(
         "{}: {} bytes, {} DVLE(s), {} code words, {} operand descriptors{}",
         path.display(),
         bytes.len(),
@@ -32,12 +32,12 @@ pub fn info(path: &Path) -> CliResult {
         print_dvle(n, dvle);
     }
     let descs: Vec<u32> = shbin.dvlp.descs.iter().map(|d| d.word).collect();
-    println!("\ncode:");
+    outln!("\ncode:");
     let mut problems = 0;
     for (addr, &word) in code.iter().enumerate() {
         for (n, dvle) in shbin.dvles.iter().enumerate() {
             if dvle.entry_start as usize == addr {
-                println!("      ; entry of DVLE {n}");
+                outln!("      ; entry of DVLE {n}");
             }
         }
         let instr = Instruction::decode(word);
@@ -49,14 +49,14 @@ pub fn info(path: &Path) -> CliResult {
         } else if unused != 0 {
             note = format!("  ; unused bits set: {unused:#010x}");
         }
-        println!("{addr:#06x}  {word:08x}  {}{note}", instr.listing(&descs));
+        outln!("{addr:#06x}  {word:08x}  {}{note}", instr.listing(&descs));
     }
-    println!("\noperand descriptors:");
+    outln!("\noperand descriptors:");
     for (n, d) in shbin.dvlp.descs.iter().enumerate() {
-        println!("{n:>4}  {:08x}  (extra {:08x})", d.word, d.extra);
+        outln!("{n:>4}  {:08x}  (extra {:08x})", d.word, d.extra);
     }
     if problems > 0 {
-        println!("\n{problems} undefined opcode(s) in the code");
+        outln!("\n{problems} undefined opcode(s) in the code");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -66,7 +66,7 @@ fn print_dvle(n: usize, dvle: &Dvle) {
         ShaderKind::Vertex => "vertex",
         ShaderKind::Geometry => "geometry",
     };
-    println!(
+    outln!(
         "\nDVLE {n}: {kind} shader, version {:#06x}, entry {:#05x}..{:#05x}, inputs {:#06x}, \
          outputs {:#06x}{}",
         dvle.version,
@@ -81,28 +81,34 @@ fn print_dvle(n: usize, dvle: &Dvle) {
         }
     );
     if dvle.kind == ShaderKind::Geometry {
-        println!(
+        outln!(
             "  geometry: mode {:?}, fixed start c{}, variable count {}, fixed count {}",
-            dvle.gs_mode, dvle.gs_fixed_start, dvle.gs_variable_num, dvle.gs_fixed_num
+            dvle.gs_mode,
+            dvle.gs_fixed_start,
+            dvle.gs_variable_num,
+            dvle.gs_fixed_num
         );
     }
     for c in &dvle.constants {
         match c {
             Constant::Float { reg, .. } => {
                 let v = c.float_value().unwrap_or([f32::NAN; 4]);
-                println!(
+                outln!(
                     "  constant c{reg} = ({}, {}, {}, {})",
-                    v[0], v[1], v[2], v[3]
+                    v[0],
+                    v[1],
+                    v[2],
+                    v[3]
                 );
             }
-            Constant::Int { reg, value } => println!("  constant i{reg} = {value:?}"),
-            Constant::Bool { reg, value } => println!("  constant b{reg} = {value}"),
+            Constant::Int { reg, value } => outln!("  constant i{reg} = {value:?}"),
+            Constant::Bool { reg, value } => outln!("  constant b{reg} = {value}"),
             Constant::Raw {
                 type_code,
                 reg,
                 data,
             } => {
-                println!("  constant (type {type_code}) register {reg}: {data:08x?}")
+                outln!("  constant (type {type_code}) register {reg}: {data:08x?}")
             }
         }
     }
@@ -115,18 +121,20 @@ fn print_dvle(n: usize, dvle: &Dvle) {
             .semantic
             .name()
             .map_or_else(|| format!("type {}", o.semantic.code()), str::to_string);
-        println!("  output o{}.{mask} = {name}", o.reg);
+        outln!("  output o{}.{mask} = {name}", o.reg);
     }
     for u in &dvle.uniforms {
         match u.registers() {
-            Some(range) => println!("  uniform {} = {range}", u.name),
-            None => println!(
+            Some(range) => outln!("  uniform {} = {range}", u.name),
+            None => outln!(
                 "  uniform {} = registers {:#x}..{:#x} (unknown space)",
-                u.name, u.first, u.last
+                u.name,
+                u.first,
+                u.last
             ),
         }
     }
     for l in &dvle.labels {
-        println!("  label {} at {:#05x}", l.name, l.location);
+        outln!("  label {} at {:#05x}", l.name, l.location);
     }
 }

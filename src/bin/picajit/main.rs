@@ -1,6 +1,26 @@
 //! The `picajit` command: run case files and SHBIN programs, describe SHBIN files, and fuzz the
 //! engines. Each subcommand lives in its own module; this file only parses the command line.
 
+/// `println!` that ends the program quietly when stdout is closed (`picajit info … | head`).
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($t)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
+/// `print!` that ends the program quietly when stdout is closed.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if write!(std::io::stdout(), $($t)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
 mod asm;
 mod disasm;
 mod dump;

@@ -57,7 +57,7 @@ pub fn run(args: &RunArgs) -> CliResult {
                 .collect();
             regs.sort_unstable();
             regs.dedup();
-            println!(
+            outln!(
                 "{name}: DVLE {} (entry {:#05x}), {} vertices, seed {}, backend {} ({})",
                 args.dvle,
                 dvle.entry_start,
@@ -114,23 +114,23 @@ fn all_written(outputs: &[Regs16]) -> Vec<usize> {
 }
 
 fn print_table(outputs: &[Regs16], status: &[VertexStatus], regs: &[usize]) {
-    print!("{:>6} {:>7}", "vertex", "status");
+    out!("{:>6} {:>7}", "vertex", "status");
     for r in regs {
-        print!(" | {:^47}", format!("o{r}"));
+        out!(" | {:^47}", format!("o{r}"));
     }
-    println!();
+    outln!();
     for (n, (out, st)) in outputs.iter().zip(status).enumerate() {
         let st = match st {
             VertexStatus::Ended => "ended",
             VertexStatus::BudgetExhausted => "budget",
         };
-        print!("{n:>6} {st:>7}");
+        out!("{n:>6} {st:>7}");
         for &r in regs {
-            print!(" |");
+            out!(" |");
             for x in out[r] {
-                print!(" {x:>11.5}");
+                out!(" {x:>11.5}");
             }
         }
-        println!();
+        outln!();
     }
 }
