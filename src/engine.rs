@@ -14,7 +14,8 @@ use std::cell::RefCell;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use picajit_codegen::abi::Context;
-use picajit_codegen::code::ExecCode;
+use picajit_codegen::abi::Lanes;
+use picajit_codegen::code::{EmitBuffer, ExecCode};
 use picajit_codegen::ir::{Function, Inst, Op, Var};
 use picajit_codegen::opt;
 use picajit_codegen::x64::{self, IoMode, Tier};
@@ -23,7 +24,7 @@ use rustc_hash::FxHashMap;
 use thiserror::Error;
 
 use crate::frontend;
-use crate::interp::{Interpreter, RunError, DEFAULT_BUDGET};
+use crate::interp::{Interpreter, Invocation, Primitive, RunError, DEFAULT_BUDGET};
 use crate::isa::{DstKind, Fmt2, Fmt3b, Fmt3i, Format, Instruction, Opcode};
 use crate::program::{Program, Regs16, ShaderKind, Uniforms, VertexStatus, CODE_WORDS, DESC_WORDS};
 
@@ -288,6 +289,9 @@ impl Kernels {
     }
 }
 
+/// Triangles a native geometry batch may emit before it is rerun on the interpreter.
+const TRIANGLES_PER_BATCH: usize = 32;
+
 /// Specialized kernels kept per shader; beyond this the generic kernel serves.
 const MAX_VARIANTS: usize = 8;
 
@@ -301,6 +305,8 @@ struct Native {
     variants: Mutex<Vec<(Vec<bool>, Arc<Kernels>)>>,
     pmul_uniforms: Vec<(u32, u32)>,
     tier: Tier,
+    /// The function emits (a geometry shader): runs go through [`Shader::run_geometry`].
+    geometry: bool,
     /// Uniform components read through broadcast rows.
     rows: Vec<(usize, usize)>,
 }
@@ -446,6 +452,11 @@ impl Shader {
         mark_outputs(&mut func, outputs & !ir_outputs);
         let rows = uniform_rows(&func);
         let pmul_uniforms = opt::pmul_uniform_operands(&func);
+        let geometry = func
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .any(|i| i.op == Op::Emit);
         let (generic, compiled) = match Kernels::new(func, tier) {
             Ok(k) => k,
             Err(why) => return interp_only(ExecPath::Fallback(why)),
@@ -457,6 +468,7 @@ impl Shader {
                 pmul_uniforms,
                 tier,
                 rows,
+                geometry,
             }),
             interp: OnceLock::new(),
             program: program.clone(),
@@ -526,6 +538,17 @@ impl Shader {
                     *st = inv.status;
                 }
             }
+            Exec::Native(native) if native.geometry => {
+                let (invocations, _) = self.run_geometry(uniforms, inputs);
+                for ((inv, out), st) in invocations
+                    .iter()
+                    .zip(outputs.iter_mut())
+                    .zip(status.iter_mut())
+                {
+                    self.copy_written(&inv.outputs, out);
+                    *st = inv.status;
+                }
+            }
             Exec::Native(native) => with_context(|ctx| {
                 let kernels = native.kernels(uniforms);
                 let aos = &kernels.aos;
@@ -533,7 +556,7 @@ impl Shader {
                 let w = native.tier.lanes();
                 let full = inputs.len() / w * w;
                 let mut bytes = vec![0u8; full / w];
-                aos.run_aos(ctx, &inputs[..full], &mut outputs[..full], &mut bytes);
+                aos.run_aos(ctx, &inputs[..full], &mut outputs[..full], &mut bytes, None);
                 for (st, &b) in status[..full].chunks_mut(w).zip(&bytes) {
                     st.fill(status_of(b));
                 }
@@ -545,13 +568,77 @@ impl Shader {
                     let mut tout = vec![[[0.0; 4]; 16]; w];
                     tout[..rest].copy_from_slice(&outputs[full..]);
                     let mut b = [0u8];
-                    aos.run_aos(ctx, &tin, &mut tout, &mut b);
+                    aos.run_aos(ctx, &tin, &mut tout, &mut b, None);
                     outputs[full..].copy_from_slice(&tout[..rest]);
                     status[full..].fill(status_of(b[0]));
                 }
             }),
         }
         self.result(status)
+    }
+
+    /// Runs every input as one invocation and returns, per vertex, its outputs (all 16
+    /// registers, 0.0 where never written), status and the triangles it emitted — the API for
+    /// geometry shaders (a vertex shader emits nothing). Native geometry kernels run one batch
+    /// at a time; a batch that emits more triangles than the buffer holds is rerun on the
+    /// interpreter.
+    pub fn run_geometry(
+        &self,
+        uniforms: &Uniforms,
+        inputs: &[Regs16],
+    ) -> (Vec<Invocation>, Result<(), RunError>) {
+        let mut result: Vec<Invocation> = Vec::with_capacity(inputs.len());
+        match &self.exec {
+            Exec::Interp => {
+                result.extend(inputs.iter().map(|i| self.interp().run_vertex(uniforms, i)))
+            }
+            Exec::Native(native) => with_context(|ctx| {
+                let kernels = native.kernels(uniforms);
+                self.prepare(ctx, uniforms, &native.rows);
+                let w = native.tier.lanes();
+                let mut triangles = vec![[[[Lanes::default(); 4]; 16]; 3]; TRIANGLES_PER_BATCH];
+                let mut windings = vec![0u8; TRIANGLES_PER_BATCH];
+                for batch in inputs.chunks(w) {
+                    let mut tin = vec![[[0.0; 4]; 16]; w];
+                    tin[..batch.len()].copy_from_slice(batch);
+                    let mut tout = vec![[[0.0; 4]; 16]; w];
+                    let mut b = [0u8];
+                    let emit = EmitBuffer {
+                        triangles: &mut triangles,
+                        windings: &mut windings,
+                    };
+                    kernels
+                        .aos
+                        .run_aos(ctx, &tin, &mut tout, &mut b, Some(emit));
+                    if b[0] == 2 {
+                        // More triangles than the buffer holds: exact, on the interpreter.
+                        result.extend(batch.iter().map(|i| self.interp().run_vertex(uniforms, i)));
+                        continue;
+                    }
+                    let count = (ctx.scalars.emit_count as usize).min(TRIANGLES_PER_BATCH);
+                    for (lane, out) in tout.iter().take(batch.len()).enumerate() {
+                        let primitives = (0..count)
+                            .map(|t| Primitive {
+                                vertices: std::array::from_fn(|s| {
+                                    std::array::from_fn(|r| {
+                                        std::array::from_fn(|c| triangles[t][s][r][c].0[lane])
+                                    })
+                                }),
+                                winding: windings[t] != 0,
+                            })
+                            .collect();
+                        result.push(Invocation {
+                            outputs: *out,
+                            status: status_of(b[0]),
+                            primitives,
+                        });
+                    }
+                }
+            }),
+        }
+        let status: Vec<VertexStatus> = result.iter().map(|i| i.status).collect();
+        let r = self.result(&status);
+        (result, r)
     }
 
     /// Runs planar SoA buffers (see [`SoaBuffer`]): no transposes. Stores the same registers
@@ -572,6 +659,15 @@ impl Shader {
             });
         }
         let n = inputs.len;
+        if let Exec::Native(native) = &self.exec {
+            if native.geometry {
+                let aos = inputs.to_aos();
+                let mut out = outputs.to_aos();
+                let result = self.run(uniforms, &aos, &mut out, status);
+                *outputs = SoaBuffer::from_aos(&out);
+                return result;
+            }
+        }
         match &self.exec {
             Exec::Interp => {
                 for (v, st) in status.iter_mut().enumerate() {

@@ -9,9 +9,9 @@ mod frontend_support;
 use std::path::PathBuf;
 
 use frontend_support::*;
-use picajit::frontend::{self, Lowered, Unsupported};
+use picajit::frontend::{self, Lowered};
 use picajit::isa::{Fmt3b, Instruction};
-use picajit::program::{Program, ShaderKind};
+use picajit::program::Program;
 use picajit::shbin::Shbin;
 
 /// Corpus shaders with a branch on per-vertex cc: (file name, pc of the branch).
@@ -65,7 +65,6 @@ fn corpus_lowers_and_agrees() {
             let program = shbin.program(k).unwrap();
             let lowered = match frontend::lower(&program) {
                 Ok(l) => l,
-                Err(Unsupported::Geometry) if program.kind == ShaderKind::Geometry => continue,
                 Err(e) => panic!("{name} DVLE {k}: {e}"),
             };
             match DIVERGENT.iter().find(|(file, _)| *file == name) {

@@ -742,10 +742,32 @@ fn cc_made_divergent_by_a_back_edge() {
     );
 }
 
+/// `setemit vertex[, prim][, inv]` (format 4).
+fn f4(vertex: u8, primitive: bool, winding: bool) -> u32 {
+    Instruction::Setemit(Fmt4 {
+        vertex,
+        primitive,
+        winding,
+    })
+    .encode()
+}
+
 #[test]
 fn geometry_and_state_cap() {
-    let p = program(&[end()], &[]).with_kind(ShaderKind::Geometry);
-    assert_eq!(frontend::lower(&p).unwrap_err(), Unsupported::Geometry);
+    // A geometry shader lowers, with its EMIT/SETEMIT as IR effects.
+    let p = program(&[f4(1, true, true), 0x2A << 26, end()], &[]).with_kind(ShaderKind::Geometry);
+    let text = frontend::lower(&p).unwrap().func.to_string();
+    assert!(
+        text.contains("setemit [vtx,flags: 1, 3]") && text.contains("emit"),
+        "{text}"
+    );
+    // In a vertex shader they do nothing.
+    let p = program(&[f4(1, true, true), 0x2A << 26, end()], &[]);
+    assert!(!frontend::lower(&p)
+        .unwrap()
+        .func
+        .to_string()
+        .contains("emit"));
     let p = program(&[nop(), nop(), end()], &[]);
     assert_eq!(
         frontend::lower_with_cap(&p, 2).unwrap_err(),

@@ -48,6 +48,11 @@ pub struct Scalars {
     pub loop_inc: [i32; LOOP_SLOTS],
     /// aL saved when the loop in the slot was entered.
     pub loop_saved_al: [i32; LOOP_SLOTS],
+    /// Geometry emitter state: vertex id, flags (bit 0 primitive, bit 1 winding), triangles
+    /// emitted by the current batch.
+    pub emit_vertex: u32,
+    pub emit_flags: u32,
+    pub emit_count: u32,
 }
 
 /// Where a run's vertices are: the generated code loops over `batches` batches itself.
@@ -67,7 +72,16 @@ pub struct Io {
     pub budget: u32,
     pub planes_in: [usize; 64],
     pub planes_out: [usize; 64],
+    /// Geometry shaders: where triangles go ([`Triangle`] records and one winding byte each)
+    /// and how many fit; a batch that emits more ends with status 2.
+    pub triangles: usize,
+    pub windings: usize,
+    pub triangle_capacity: u64,
 }
+
+/// One emitted triangle of a batch: emitter slots 0, 1, 2, each 16 registers × 4 components ×
+/// the batch's lanes.
+pub type Triangle = [[[Lanes; 4]; 16]; 3];
 
 impl Default for Io {
     fn default() -> Self {
@@ -79,6 +93,9 @@ impl Default for Io {
             budget: 0,
             planes_in: [0; 64],
             planes_out: [0; 64],
+            triangles: 0,
+            windings: 0,
+            triangle_capacity: 0,
         }
     }
 }
@@ -103,6 +120,11 @@ pub struct Context {
     pub scratch: [Lanes; 8],
     /// Register-allocator spill slots.
     pub spill: [Lanes; SPILL_SLOTS],
+    /// The second output bank of geometry shaders (EMIT switches banks; `spec/semantics.md`
+    /// §7): outputs are written to, and stored from, the current bank.
+    pub output_bank1: [[Lanes; 4]; 16],
+    /// Geometry emitter slots 0..3 (slot 3 is never part of a triangle).
+    pub emit_slots: [[[Lanes; 4]; 16]; 4],
     /// Batch-uniform uniform components, broadcast (see [`UNIFORM_ROWS`]).
     pub uniform_rows: [Lanes; UNIFORM_ROWS],
     /// The run's vertex buffers.
@@ -122,6 +144,8 @@ impl Default for Context {
             scalars: Scalars::default(),
             scratch: [Lanes::default(); 8],
             spill: [Lanes::default(); SPILL_SLOTS],
+            output_bank1: [[Lanes::default(); 4]; 16],
+            emit_slots: [[[Lanes::default(); 4]; 16]; 4],
             uniform_rows: [Lanes::default(); UNIFORM_ROWS],
             io: Io::default(),
         }
@@ -166,6 +190,18 @@ pub const fn plane_in(k: u32) -> i32 {
 pub const fn plane_out(k: u32) -> i32 {
     (IO + offset_of!(Io, planes_out) + k as usize * 8) as i32
 }
+pub const IO_TRIANGLES: i32 = (IO + offset_of!(Io, triangles)) as i32;
+pub const IO_WINDINGS: i32 = (IO + offset_of!(Io, windings)) as i32;
+pub const IO_TRIANGLE_CAPACITY: i32 = (IO + offset_of!(Io, triangle_capacity)) as i32;
+/// Byte offset of output bank 0 and 1.
+pub const OUTPUT_BANK0: i32 = offset_of!(Context, output) as i32;
+pub const OUTPUT_BANK1: i32 = offset_of!(Context, output_bank1) as i32;
+/// Byte offset of emitter slot 0; slots are [`SLOT_BYTES`] apart.
+pub const EMIT_SLOTS: i32 = offset_of!(Context, emit_slots) as i32;
+/// Bytes of one emitter slot (and of one output bank): 16 registers × 4 components × 64.
+pub const SLOT_BYTES: i32 = 16 * 4 * 64;
+/// Bytes of one [`Triangle`].
+pub const TRIANGLE_BYTES: i32 = 3 * SLOT_BYTES;
 /// Bytes of one AoS vertex (16 registers × 16 bytes).
 pub const AOS_VERTEX_BYTES: i32 = 256;
 const SCALARS: usize = offset_of!(Context, scalars);
@@ -174,6 +210,9 @@ pub const INTS: i32 = (SCALARS + offset_of!(Scalars, ints)) as i32;
 pub const AL: i32 = (SCALARS + offset_of!(Scalars, al)) as i32;
 pub const BUDGET: i32 = (SCALARS + offset_of!(Scalars, budget)) as i32;
 pub const STATUS: i32 = (SCALARS + offset_of!(Scalars, status)) as i32;
+pub const EMIT_VERTEX: i32 = (SCALARS + offset_of!(Scalars, emit_vertex)) as i32;
+pub const EMIT_FLAGS: i32 = (SCALARS + offset_of!(Scalars, emit_flags)) as i32;
+pub const EMIT_COUNT: i32 = (SCALARS + offset_of!(Scalars, emit_count)) as i32;
 pub const fn loop_down(slot: u32) -> i32 {
     (SCALARS + offset_of!(Scalars, loop_down) + slot as usize * 4) as i32
 }

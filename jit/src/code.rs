@@ -8,11 +8,34 @@
 
 use std::io;
 
-use crate::abi::Context;
+use crate::abi::{Context, Triangle};
 use crate::x64::{Compiled, IoMode, Tier};
 
 /// One AoS vertex: 16 registers of (x, y, z, w).
 pub type Vertex = [[f32; 4]; 16];
+
+/// Where a geometry kernel puts the triangles of a batch: `triangles.len().min(windings.len())`
+/// fit; a batch that emits more ends with status 2. Emitted triangles are counted in
+/// `ctx.scalars.emit_count` (per batch: run geometry kernels one batch at a time).
+pub struct EmitBuffer<'a> {
+    pub triangles: &'a mut [Triangle],
+    pub windings: &'a mut [u8],
+}
+
+fn set_emit(ctx: &mut Context, emit: Option<EmitBuffer<'_>>) {
+    match emit {
+        Some(e) => {
+            ctx.io.triangle_capacity = e.triangles.len().min(e.windings.len()) as u64;
+            ctx.io.triangles = e.triangles.as_mut_ptr() as usize;
+            ctx.io.windings = e.windings.as_mut_ptr() as usize;
+        }
+        None => {
+            ctx.io.triangle_capacity = 0;
+            ctx.io.triangles = 0;
+            ctx.io.windings = 0;
+        }
+    }
+}
 
 /// Machine code mapped executable, ready to run batches.
 #[derive(Debug)]
@@ -62,6 +85,7 @@ impl ExecCode {
         input: &[Vertex],
         output: &mut [Vertex],
         status: &mut [u8],
+        emit: Option<EmitBuffer<'_>>,
     ) -> usize {
         assert_eq!(self.io, IoMode::Aos, "run_aos needs an AoS kernel");
         let batches = (input.len().min(output.len()) / self.tier.lanes()).min(status.len());
@@ -69,6 +93,7 @@ impl ExecCode {
         ctx.io.output = output.as_mut_ptr() as usize;
         ctx.io.status = status.as_mut_ptr() as usize;
         ctx.io.batches = batches as u64;
+        set_emit(ctx, emit);
         self.enter(ctx);
         batches
     }
@@ -98,6 +123,7 @@ impl ExecCode {
         }
         ctx.io.status = status.as_mut_ptr() as usize;
         ctx.io.batches = batches as u64;
+        set_emit(ctx, None);
         self.enter(ctx);
         batches
     }
@@ -115,8 +141,10 @@ impl ExecCode {
             // pool, and the vertex buffers `ctx.io` describes: `run_aos`/`run_soa` set those
             // from slices they hold borrowed for the call, with `batches` computed so that every
             // access (batches × W vertices, W × 4 bytes per plane) stays inside them; the status
-            // pointer covers `batches` bytes. It returns after at most `batches` batches, each
-            // bounded by the step budget.
+            // pointer covers `batches` bytes; triangles are written only below
+            // `io.triangle_capacity`, which `set_emit` derives from the slices it was given (0
+            // with no buffer). It returns after at most `batches` batches, each bounded by the
+            // step budget.
             unsafe {
                 let entry: Entry = std::mem::transmute::<*const u8, Entry>(self.map.as_ptr());
                 entry(ctx as *mut Context);

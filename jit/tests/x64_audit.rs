@@ -437,3 +437,87 @@ fn batch_loop_scalar_forms() {
     assert!(got[10].starts_with("jne "), "{got:?}");
     assert_eq!(got.len(), 11);
 }
+
+#[test]
+fn geometry_forms() {
+    use asm::scalar;
+    check(&["vmovaps [r11+0C0h], ymm2"], |o| {
+        asm::store_bank(o, Tier::Avx2, 0xC0, 2)
+    });
+    check(&["movaps [r11+0C0h], xmm2"], |o| {
+        asm::store_bank(o, Tier::Sse41, 0xC0, 2)
+    });
+    check(&["vmovaps ymm9, [r11+40h]"], |o| {
+        asm::load_bank(o, Tier::Avx2, 9, 0x40)
+    });
+    check(&["movaps xmm9, [r11+40h]"], |o| {
+        asm::load_bank(o, Tier::Sse41, 9, 0x40)
+    });
+    check(
+        &[
+            "vmovaps ymm11, [r11]",
+            "vmovaps [rax], ymm11",
+            "vmovaps ymm11, [r11+40h]",
+            "vmovaps [rax+40h], ymm11",
+        ],
+        |o| asm::copy_bank_to_rax(o, Tier::Avx2, 11, 2),
+    );
+    check(&["movaps xmm11, [rdi+3000h]", "movaps [rdx], xmm11"], |o| {
+        asm::copy_ctx_to_rdx(o, Tier::Sse41, 11, 0x3000, 1)
+    });
+    check(&["lea r11, [rdi+1000h]"], |o| scalar::set_bank(o, 0x1000));
+    check(
+        &[
+            "lea rax, [rdi+1000h]",
+            "lea rcx, [rdi+2000h]",
+            "cmp r11, rax",
+            "mov r11, rax",
+            "cmove r11, rcx",
+        ],
+        |o| scalar::switch_bank(o, 0x1000, 0x2000),
+    );
+    check(
+        &[
+            "mov eax, [rdi+2840h]",
+            "and eax, 3",
+            "imul eax, 1000h",
+            "lea rax, [rdi+rax+5000h]",
+        ],
+        |o| scalar::slot_address(o, 0x2840, 0x1000, 0x5000),
+    );
+    check(
+        &[
+            "mov eax, [rdi+2844h]",
+            "shr eax, 1",
+            "and eax, 1",
+            "mov rdx, [rdi+100h]",
+            "mov [rdx+rcx], al",
+            "inc dword ptr [rdi+2848h]",
+        ],
+        |o| scalar::finish_triangle(o, 0x2844, 0x100, 0x2848),
+    );
+    let got = decode(|o| {
+        let (skip, full) = (o.new_dynamic_label(), o.new_dynamic_label());
+        scalar::triangle_address(o, skip, full);
+        scalar::bind(o, skip);
+        scalar::bind(o, full);
+    });
+    use picajit_codegen::abi;
+    let hex = |x: i32| format!("{x:X}h");
+    assert_eq!(
+        got[0],
+        format!("test dword ptr [rdi+{}], 1", hex(abi::EMIT_FLAGS))
+    );
+    assert!(got[1].starts_with("je "), "{got:?}");
+    assert_eq!(got[2], format!("mov ecx, [rdi+{}]", hex(abi::EMIT_COUNT)));
+    assert_eq!(
+        got[3],
+        format!("cmp rcx, [rdi+{}]", hex(abi::IO_TRIANGLE_CAPACITY))
+    );
+    assert!(got[4].starts_with("jae "), "{got:?}");
+    assert_eq!(
+        got[5],
+        format!("imul rdx, rcx, {}", hex(abi::TRIANGLE_BYTES))
+    );
+    assert_eq!(got[6], format!("add rdx, [rdi+{}]", hex(abi::IO_TRIANGLES)));
+}

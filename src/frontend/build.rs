@@ -33,6 +33,8 @@ struct Ctx<'a> {
     descs: &'a [u32],
     graph: &'a Graph,
     cc_branches: Vec<(BlockId, usize)>,
+    /// EMIT/SETEMIT act only in geometry shaders.
+    geometry: bool,
 }
 
 /// Builds the IR of an explored program, with the branches of the states in `conversions`
@@ -58,6 +60,7 @@ pub(super) fn build(
         descs: &program.descs,
         graph,
         cc_branches: Vec::new(),
+        geometry: program.kind == crate::program::ShaderKind::Geometry,
     };
     cx.b.switch_to(entry);
     let first = cx.target(graph.entry);
@@ -132,9 +135,21 @@ impl Ctx<'_> {
             | Instruction::Callu(_)
             | Instruction::Ifu(_)
             | Instruction::Ifc(_)
-            | Instruction::Loop(_)
-            | Instruction::Emit(_)
-            | Instruction::Setemit(_) => return,
+            | Instruction::Loop(_) => return,
+            Instruction::Emit(_) => {
+                if self.geometry {
+                    self.b.effect(Op::Emit, &[], [0, 0]);
+                }
+                return;
+            }
+            Instruction::Setemit(f) => {
+                if self.geometry {
+                    let flags = u32::from(f.primitive) | u32::from(f.winding) << 1;
+                    self.b
+                        .effect(Op::SetEmit, &[], [u32::from(f.vertex), flags]);
+                }
+                return;
+            }
         };
         alu::lower(&mut self.b, &self.regs, self.descs, math, &ops, pred);
     }

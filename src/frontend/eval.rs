@@ -19,7 +19,7 @@
 //! evaluator panic. It terminates whenever every CFG cycle spends budget
 //! ([`picajit_codegen::opt::budget_bounds_cycles`], true of every function the frontend emits).
 
-use picajit_codegen::abi::{Context, LOOP_SLOTS, MAX_LANES};
+use picajit_codegen::abi::{Context, Triangle, LOOP_SLOTS, MAX_LANES};
 use picajit_codegen::ir::{CmpKind, Function, Inst, Op, Terminator};
 
 use crate::float;
@@ -55,6 +55,10 @@ struct Machine<'a> {
     ctx: &'a mut Context,
     vars: Vec<Lanes>,
     lanes: usize,
+    /// The current output bank (geometry shaders switch at EMIT).
+    bank: usize,
+    /// Triangles emitted: emitter slots 0, 1, 2 and the winding flag.
+    triangles: Vec<(Box<Triangle>, bool)>,
 }
 
 impl Machine<'_> {
@@ -99,7 +103,12 @@ impl Machine<'_> {
             }
             Op::Output => {
                 let v = self.vars[inst.args[0].0 as usize];
-                let dst = &mut self.ctx.output[i0 as usize & 15][comp];
+                let bank = if self.bank == 0 {
+                    &mut self.ctx.output
+                } else {
+                    &mut self.ctx.output_bank1
+                };
+                let dst = &mut bank[i0 as usize & 15][comp];
                 for (d, &x) in dst.0.iter_mut().zip(&v).take(self.lanes) {
                     *d = f(x);
                 }
@@ -152,21 +161,62 @@ impl Machine<'_> {
                 }
                 s.budget -= 1;
             }
+            Op::SetEmit => {
+                self.ctx.scalars.emit_vertex = i0 & 3;
+                self.ctx.scalars.emit_flags = i1 & 3;
+            }
+            Op::Emit => {
+                let bank = if self.bank == 0 {
+                    self.ctx.output
+                } else {
+                    self.ctx.output_bank1
+                };
+                let slot = self.ctx.scalars.emit_vertex as usize & 3;
+                self.ctx.emit_slots[slot] = bank;
+                let flags = self.ctx.scalars.emit_flags;
+                if flags & 1 != 0 {
+                    let s = &self.ctx.emit_slots;
+                    self.triangles
+                        .push((Box::new([s[0], s[1], s[2]]), flags & 2 != 0));
+                }
+                self.bank ^= 1;
+            }
         }
         true
     }
 }
 
-/// Runs `func` on the first `lanes` lanes of `ctx` (at most [`MAX_LANES`]).
+/// Runs `func` on the first `lanes` lanes of `ctx` (at most [`MAX_LANES`]); afterwards
+/// `ctx.output` holds the current output bank.
 pub fn eval(func: &Function, ctx: &mut Context, lanes: usize) {
-    if func.blocks.is_empty() {
-        return;
-    }
+    eval_geometry(func, ctx, lanes);
+}
+
+/// [`eval`], returning the triangles a geometry shader emitted (emitter slots 0, 1, 2 for
+/// every lane, and the winding flag), in order.
+pub fn eval_geometry(
+    func: &Function,
+    ctx: &mut Context,
+    lanes: usize,
+) -> Vec<(Box<Triangle>, bool)> {
     let mut m = Machine {
         ctx,
         vars: vec![[0; MAX_LANES]; func.vars.len()],
         lanes: lanes.min(MAX_LANES),
+        bank: 0,
+        triangles: Vec::new(),
     };
+    run_blocks(func, &mut m);
+    if m.bank == 1 {
+        m.ctx.output = m.ctx.output_bank1;
+    }
+    m.triangles
+}
+
+fn run_blocks(func: &Function, m: &mut Machine) {
+    if func.blocks.is_empty() {
+        return;
+    }
     let mut b = 0usize;
     loop {
         let block = &func.blocks[b];

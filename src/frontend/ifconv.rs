@@ -65,10 +65,11 @@ fn predicable(instr: &Instruction, descs: &[u32]) -> bool {
         | Instruction::Madi(_)
         | Instruction::Mad(_)
         | Instruction::Nop(_)
-        | Instruction::Undefined(_)
-        | Instruction::Emit(_)
-        | Instruction::Setemit(_) => true,
-        Instruction::End(_)
+        | Instruction::Undefined(_) => true,
+        // Emitting cannot be predicated per lane.
+        Instruction::Emit(_)
+        | Instruction::Setemit(_)
+        | Instruction::End(_)
         | Instruction::Break(_)
         | Instruction::Breakc(_)
         | Instruction::Jmpc(_)

@@ -28,11 +28,12 @@
 //! The IR's control state (aL, loop counters, budget) is batch-scalar, so it can only express
 //! programs in which all lanes take the same path. [`lower`] if-converts the per-vertex
 //! branches it can and reports the rest as [`Unsupported`]: any other branch on a cc value
-//! that may differ between vertices ([`Unsupported::Divergent`]), geometry shaders
-//! ([`Unsupported::Geometry`]: EMIT/SETEMIT), and control flow with more than
+//! that may differ between vertices ([`Unsupported::Divergent`]) and control flow with more than
 //! [`graph::MAX_STATES`] abstract states. The engine runs those on the interpreter, exactly.
-//! Everything else — vertex shaders with uniform control flow, including unstructured jumps,
-//! stack overflow and the CALL quirks — lowers.
+//! Everything else — vertex and geometry shaders with uniform control flow, including
+//! unstructured jumps, stack overflow and the CALL quirks — lowers. Geometry shaders' EMIT and
+//! SETEMIT become [`Op::Emit`]/[`Op::SetEmit`] (the emitter state is batch-uniform along a
+//! uniform path, so every lane emits together).
 //!
 //! # How the state graph becomes IR
 //!
@@ -63,7 +64,7 @@ use picajit_codegen::ir::{Function, VerifyError};
 use picajit_codegen::opt;
 use thiserror::Error;
 
-use crate::program::{Program, ShaderKind};
+use crate::program::Program;
 
 /// A lowered program and what it took.
 #[derive(Clone, Debug)]
@@ -91,9 +92,6 @@ pub struct Stats {
 /// Why a program is not lowered (it then runs on the interpreter).
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum Unsupported {
-    /// Geometry shaders (EMIT/SETEMIT) are not compiled yet.
-    #[error("geometry shaders are not compiled (EMIT/SETEMIT)")]
-    Geometry,
     /// A branch at `pc` tests cc that may differ between vertices.
     #[error("the branch at {pc:#05x} depends on per-vertex cc values")]
     Divergent { pc: u32 },
@@ -118,10 +116,6 @@ pub fn lower(program: &Program) -> Result<Lowered, Unsupported> {
 
 /// Lowers `program`, exploring at most `max_states` abstract control states.
 pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, Unsupported> {
-    match program.kind {
-        ShaderKind::Vertex => {}
-        ShaderKind::Geometry => return Err(Unsupported::Geometry),
-    }
     let graph = graph::explore(program, max_states)?;
     // Build; while some cc branch is per-vertex, if-convert it (or give up) and rebuild. Each
     // round converts at least one more state, so this ends.

@@ -44,7 +44,13 @@ fn may_vary(inst: &Inst, varies: impl Fn(Var) -> bool) -> bool {
         | Op::FtoiSat
         | Op::IMov => any_arg(),
         // No result.
-        Op::Output | Op::LoopPush | Op::AlInc | Op::AlRestore | Op::Budget => false,
+        Op::Output
+        | Op::LoopPush
+        | Op::AlInc
+        | Op::AlRestore
+        | Op::Budget
+        | Op::SetEmit
+        | Op::Emit => false,
     }
 }
 

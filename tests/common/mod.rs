@@ -755,6 +755,10 @@ pub fn engines() -> Vec<Engine> {
             name: "x64-sse41 run_soa",
             run: |p, u, i, b| native(p, u, i, b, Backend::X64Sse41, Mode::Soa),
         });
+        all.push(Engine {
+            name: "x64-sse41 run_geometry",
+            run: |p, u, i, b| native(p, u, i, b, Backend::X64Sse41, Mode::Geometry),
+        });
     }
     if available.contains(&Backend::X64Avx2) {
         all.push(Engine {
@@ -769,6 +773,10 @@ pub fn engines() -> Vec<Engine> {
             name: "x64-avx2 run_par",
             run: |p, u, i, b| native(p, u, i, b, Backend::X64Avx2, Mode::Par),
         });
+        all.push(Engine {
+            name: "x64-avx2 run_geometry",
+            run: |p, u, i, b| native(p, u, i, b, Backend::X64Avx2, Mode::Geometry),
+        });
     }
     all
 }
@@ -778,6 +786,8 @@ enum Mode {
     Aos,
     Soa,
     Par,
+    /// `run_geometry`: every output register and the emitted triangles.
+    Geometry,
 }
 
 /// A JIT backend through the engine API (the shader may still run on the interpreter fallback
@@ -799,7 +809,17 @@ fn native(
     }
     let mut outputs = vec![[[f32::from_bits(0x7F80_DEAD); 4]; 16]; inputs.len()];
     let mut status = vec![VertexStatus::BudgetExhausted; inputs.len()];
+    if let Mode::Geometry = mode {
+        let (invocations, result) = shader.run_geometry(uniforms, inputs);
+        return EngineRun {
+            outputs: invocations.iter().map(|i| i.outputs).collect(),
+            status: invocations.iter().map(|i| i.status).collect(),
+            primitives: Some(invocations.into_iter().map(|i| i.primitives).collect()),
+            batch: Some(result),
+        };
+    }
     let result = match mode {
+        Mode::Geometry => unreachable!("handled above"),
         Mode::Aos => shader.run(uniforms, inputs, &mut outputs, &mut status),
         Mode::Par => shader.run_par(uniforms, inputs, &mut outputs, &mut status),
         Mode::Soa => {

@@ -172,6 +172,11 @@ op_table! {
     AlRestore "al.restore" () -> none, imm: "slot";
     /// One backward transfer: spend a unit of the step budget, or stop with "budget exhausted".
     Budget "budget" () -> none, imm: "";
+    /// Geometry SETEMIT: imm0 = vertex id 0..3, imm1 = primitive flag | winding flag << 1.
+    SetEmit "setemit" () -> none, imm: "vtx,flags";
+    /// Geometry EMIT: copy the current output bank to the emitter slot of the vertex id, emit
+    /// the triangle of slots 0, 1, 2 if the primitive flag is set, then switch output banks.
+    Emit "emit" () -> none, imm: "";
 }
 
 /// One instruction: an operation, its result variable, operands and immediates.

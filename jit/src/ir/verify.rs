@@ -27,6 +27,10 @@ fn imm_error(inst: &Inst) -> Option<String> {
         ),
         Op::MaskConst => check(a <= 1, "value must be 0 or 1"),
         Op::LoopPush => check(b < 4, "int uniform must be below 4"),
+        Op::SetEmit => check(
+            a < 4 && b < 4,
+            "needs a vertex id below 4 and flags below 4",
+        ),
         Op::FConst
         | Op::Mov
         | Op::Neg
@@ -50,7 +54,8 @@ fn imm_error(inst: &Inst) -> Option<String> {
         | Op::IConst
         | Op::AlInc
         | Op::AlRestore
-        | Op::Budget => None,
+        | Op::Budget
+        | Op::Emit => None,
     }
 }
 

@@ -15,6 +15,8 @@
 #![allow(clippy::useless_conversion)]
 
 use dynasmrt::x64::X64Relocation;
+
+use crate::abi;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
 
 /// The instruction-set tier, which fixes the lane count.
@@ -450,6 +452,53 @@ pub fn store_plane(ops: &mut Ops, tier: Tier, s: u8) {
     }
 }
 
+/// Full-width store to the current output bank, `[r11 + disp]`.
+pub fn store_bank(ops: &mut Ops, tier: Tier, disp: i32, s: u8) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovaps [r11 + disp], Ry(s)),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; movaps [r11 + disp], Rx(s)),
+    }
+}
+
+/// Full-width load from the current output bank, `[r11 + disp]`.
+pub fn load_bank(ops: &mut Ops, tier: Tier, d: u8, disp: i32) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovaps Ry(d), [r11 + disp]),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; movaps Rx(d), [r11 + disp]),
+    }
+}
+
+/// Copies `rows` 64-byte lane rows from the current output bank (`[r11]`) to `[rax]`, through
+/// register `t` (W lanes of each row).
+pub fn copy_bank_to_rax(ops: &mut Ops, tier: Tier, t: u8, rows: i32) {
+    for k in 0..rows {
+        let o = k * 64;
+        match tier {
+            Tier::Avx2 => {
+                dynasm!(ops ; .arch x64 ; vmovaps Ry(t), [r11 + o] ; vmovaps [rax + o], Ry(t))
+            }
+            Tier::Sse41 => {
+                dynasm!(ops ; .arch x64 ; movaps Rx(t), [r11 + o] ; movaps [rax + o], Rx(t))
+            }
+        }
+    }
+}
+
+/// Copies `rows` 64-byte lane rows from `[rdi + src]` to `[rdx]`, through register `t`.
+pub fn copy_ctx_to_rdx(ops: &mut Ops, tier: Tier, t: u8, src: i32, rows: i32) {
+    for k in 0..rows {
+        let (from, to) = (src + k * 64, k * 64);
+        match tier {
+            Tier::Avx2 => {
+                dynasm!(ops ; .arch x64 ; vmovaps Ry(t), [rdi + from] ; vmovaps [rdx + to], Ry(t))
+            }
+            Tier::Sse41 => {
+                dynasm!(ops ; .arch x64 ; movaps Rx(t), [rdi + from] ; movaps [rdx + to], Rx(t))
+            }
+        }
+    }
+}
+
 /// Scalar helpers (GPR code, tier independent).
 pub mod scalar {
     use super::*;
@@ -553,6 +602,58 @@ pub mod scalar {
             ; mov r9, QWORD [rdi + batches]
             ; test r9, r9
             ; jz =>done);
+    }
+    /// r11 = the context plus `bank` (the current output bank).
+    pub fn set_bank(ops: &mut Ops, bank: i32) {
+        dynasm!(ops ; .arch x64 ; lea r11, [rdi + bank]);
+    }
+    /// Switches r11 between the two output banks.
+    pub fn switch_bank(ops: &mut Ops, bank0: i32, bank1: i32) {
+        dynasm!(ops ; .arch x64
+            ; lea rax, [rdi + bank0]
+            ; lea rcx, [rdi + bank1]
+            ; cmp r11, rax
+            ; mov r11, rax
+            ; cmove r11, rcx);
+    }
+    /// rax = the context plus `slots` plus `[rdi + vertex] * slot_bytes`.
+    pub fn slot_address(ops: &mut Ops, vertex: i32, slot_bytes: i32, slots: i32) {
+        dynasm!(ops ; .arch x64
+            ; mov eax, DWORD [rdi + vertex]
+            ; and eax, 3
+            ; imul eax, eax, slot_bytes
+            ; lea rax, [rdi + rax + slots]);
+    }
+    /// If the SETEMIT primitive flag is clear, jump to `skip`. Else: rcx = the batch's
+    /// triangle count; if it is not below the capacity jump to `overflow`; rdx = the address
+    /// of triangle rcx in the buffer.
+    pub fn triangle_address(ops: &mut Ops, skip: DynamicLabel, overflow: DynamicLabel) {
+        let (flags, count, capacity, base, size) = (
+            abi::EMIT_FLAGS,
+            abi::EMIT_COUNT,
+            abi::IO_TRIANGLE_CAPACITY,
+            abi::IO_TRIANGLES,
+            abi::TRIANGLE_BYTES,
+        );
+        dynasm!(ops ; .arch x64
+            ; test DWORD [rdi + flags], 1
+            ; jz =>skip
+            ; mov ecx, DWORD [rdi + count]
+            ; cmp rcx, QWORD [rdi + capacity]
+            ; jae =>overflow
+            ; imul rdx, rcx, size
+            ; add rdx, QWORD [rdi + base]);
+    }
+    /// Records the winding flag (bit 1 of `[rdi + flags]`) of triangle rcx in the byte array
+    /// at `[rdi + windings]` and counts the triangle.
+    pub fn finish_triangle(ops: &mut Ops, flags: i32, windings: i32, count: i32) {
+        dynasm!(ops ; .arch x64
+            ; mov eax, DWORD [rdi + flags]
+            ; shr eax, 1
+            ; and eax, 1
+            ; mov rdx, QWORD [rdi + windings]
+            ; mov BYTE [rdx + rcx], al
+            ; inc DWORD [rdi + count]);
     }
     /// SoA: rsi is a byte offset, starting at 0.
     pub fn zero_rsi(ops: &mut Ops) {

@@ -72,4 +72,34 @@ impl Emitter<'_> {
         let l = self.exhausted;
         asm::scalar::budget(&mut self.ops, abi::BUDGET, l);
     }
+
+    pub(super) fn set_emit(&mut self, vertex: u32, flags: u32) {
+        asm::scalar::store_imm(&mut self.ops, abi::EMIT_VERTEX, (vertex & 3) as i32);
+        asm::scalar::store_imm(&mut self.ops, abi::EMIT_FLAGS, (flags & 3) as i32);
+    }
+
+    /// EMIT: current bank → emitter slot; with the primitive flag, slots 0–2 → the next
+    /// triangle record (or status 2 when the batch's buffer is full); then switch banks.
+    pub(super) fn emit(&mut self) {
+        let t = self.tier;
+        asm::scalar::slot_address(
+            &mut self.ops,
+            abi::EMIT_VERTEX,
+            abi::SLOT_BYTES,
+            abi::EMIT_SLOTS,
+        );
+        asm::copy_bank_to_rax(&mut self.ops, t, super::S0, 64);
+        let skip = self.ops.new_dynamic_label();
+        let overflow = self.overflow;
+        asm::scalar::triangle_address(&mut self.ops, skip, overflow);
+        asm::copy_ctx_to_rdx(&mut self.ops, t, super::S0, abi::EMIT_SLOTS, 3 * 64);
+        asm::scalar::finish_triangle(
+            &mut self.ops,
+            abi::EMIT_FLAGS,
+            abi::IO_WINDINGS,
+            abi::EMIT_COUNT,
+        );
+        asm::scalar::bind(&mut self.ops, skip);
+        asm::scalar::switch_bank(&mut self.ops, abi::OUTPUT_BANK0, abi::OUTPUT_BANK1);
+    }
 }

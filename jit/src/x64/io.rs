@@ -4,7 +4,7 @@
 //! program writes go back (the reverse transpose, or plane stores). Stubs run while no IR
 //! variable is live, so they may use any vector register.
 
-use super::asm::{self, Base, Mem, VOp};
+use super::asm::{self, Base, VOp};
 use super::Emitter;
 use crate::abi;
 
@@ -86,8 +86,9 @@ impl Emitter<'_> {
         }
     }
 
-    /// Zeroes the staging lanes of the output registers `regs` (bit r = register r).
-    pub(super) fn clear_outputs(&mut self, regs: u16) {
+    /// Zeroes the staging lanes of the output registers `regs` (bit r = register r); for a
+    /// geometry shader also the second bank and the emitter slots, and resets the emitter.
+    pub(super) fn clear_outputs(&mut self, regs: u16, geometry: bool) {
         let t = self.tier;
         asm::zero(&mut self.ops, t, ROWS[0]);
         for r in 0..16 {
@@ -96,6 +97,19 @@ impl Emitter<'_> {
                     asm::store(&mut self.ops, t, abi::output_offset(r, c), ROWS[0]);
                 }
             }
+        }
+        if geometry {
+            // EMIT copies whole banks: every register starts at 0.0 in both.
+            for row in 0..64 {
+                asm::store(&mut self.ops, t, abi::OUTPUT_BANK0 + row * 64, ROWS[0]);
+                asm::store(&mut self.ops, t, abi::OUTPUT_BANK1 + row * 64, ROWS[0]);
+            }
+            for row in 0..4 * 64 {
+                asm::store(&mut self.ops, t, abi::EMIT_SLOTS + row * 64, ROWS[0]);
+            }
+            asm::scalar::store_imm(&mut self.ops, abi::EMIT_VERTEX, 0);
+            asm::scalar::store_imm(&mut self.ops, abi::EMIT_FLAGS, 0);
+            asm::scalar::store_imm(&mut self.ops, abi::EMIT_COUNT, 0);
         }
     }
 
@@ -107,11 +121,12 @@ impl Emitter<'_> {
                 continue;
             }
             for c in 0..4u32 {
-                asm::load(
+                // From the current bank (bank 0 unless a geometry shader switched).
+                asm::load_bank(
                     &mut self.ops,
                     t,
                     ROWS[c as usize],
-                    Mem::Ctx(abi::output_offset(r, c)),
+                    ((r * 4 + c) * 64) as i32,
                 );
             }
             match mode {

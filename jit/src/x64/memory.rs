@@ -92,13 +92,10 @@ impl Emitter<'_> {
         self.finish(d, r);
     }
 
+    /// A store to the current output bank (`r11`; geometry shaders switch banks at EMIT).
     pub(super) fn output(&mut self, a: Var, reg: u32, comp: u32) {
         let s = self.src(a, S0);
-        asm::store(
-            &mut self.ops,
-            self.tier,
-            abi::output_offset(reg & 15, comp & 3),
-            s,
-        );
+        let disp = ((reg & 15) * 4 + (comp & 3)) as i32 * 64;
+        asm::store_bank(&mut self.ops, self.tier, disp, s);
     }
 }

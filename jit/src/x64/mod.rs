@@ -115,6 +115,7 @@ pub(crate) struct Emitter<'a> {
     consts: HashMap<Vec<u32>, DynamicLabel>,
     pub(crate) exhausted: DynamicLabel,
     pub(crate) batch_end: DynamicLabel,
+    pub(crate) overflow: DynamicLabel,
 }
 
 /// The input components (per register, bit c = component c) and output registers (bit r) of a
@@ -153,6 +154,7 @@ pub fn compile(func: &Function, tier: Tier, io: IoMode) -> Result<Compiled, Comp
     let top = ops.new_dynamic_label();
     let store = ops.new_dynamic_label();
     let done = ops.new_dynamic_label();
+    let overflow = ops.new_dynamic_label();
     let mut e = Emitter {
         ops,
         tier,
@@ -162,6 +164,7 @@ pub fn compile(func: &Function, tier: Tier, io: IoMode) -> Result<Compiled, Comp
         consts: HashMap::new(),
         exhausted,
         batch_end,
+        overflow,
     };
     let (ins, outs) = io_sets(func);
     // Batch loop head: registers, per-batch state, inputs in, outputs cleared.
@@ -178,7 +181,13 @@ pub fn compile(func: &Function, tier: Tier, io: IoMode) -> Result<Compiled, Comp
     }
     asm::scalar::bind(&mut e.ops, top);
     asm::scalar::batch_reset(&mut e.ops, abi::IO_BUDGET, abi::BUDGET, abi::AL);
-    e.clear_outputs(outs);
+    asm::scalar::set_bank(&mut e.ops, abi::OUTPUT_BANK0);
+    let geometry = func
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .any(|i| matches!(i.op, Op::Emit | Op::SetEmit));
+    e.clear_outputs(outs, geometry);
     e.load_inputs(io, &ins);
     // The program.
     let order = alloc.order.clone();
@@ -208,6 +217,10 @@ pub fn compile(func: &Function, tier: Tier, io: IoMode) -> Result<Compiled, Comp
     // Budget exhausted: status 1, outputs as they are.
     asm::scalar::bind(&mut e.ops, exhausted);
     asm::scalar::batch_status(&mut e.ops, 1);
+    asm::scalar::jump(&mut e.ops, store);
+    // Triangle buffer full: status 2 (the host reruns the batch on the interpreter).
+    asm::scalar::bind(&mut e.ops, overflow);
+    asm::scalar::batch_status(&mut e.ops, 2);
     asm::scalar::jump(&mut e.ops, store);
     let code_len = e.ops.offset().0;
     e.const_pool();
@@ -344,6 +357,8 @@ impl Emitter<'_> {
             Op::AlInc => self.al_inc(inst.imm[0]),
             Op::AlRestore => self.al_restore(inst.imm[0]),
             Op::Budget => self.budget(),
+            Op::SetEmit => self.set_emit(inst.imm[0], inst.imm[1]),
+            Op::Emit => self.emit(),
         }
     }
 }
