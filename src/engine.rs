@@ -557,8 +557,15 @@ impl Shader {
                 let full = inputs.len() / w * w;
                 let mut bytes = vec![0u8; full / w];
                 aos.run_aos(ctx, &inputs[..full], &mut outputs[..full], &mut bytes, None);
-                for (st, &b) in status[..full].chunks_mut(w).zip(&bytes) {
-                    st.fill(status_of(b));
+                for (batch, &b) in bytes.iter().enumerate() {
+                    let range = batch * w..batch * w + w;
+                    if b == DIVERGED {
+                        for v in range {
+                            (outputs[v], status[v]) = single(ctx, aos, w, &inputs[v], &outputs[v]);
+                        }
+                    } else {
+                        status[range].fill(status_of(b));
+                    }
                 }
                 if full < inputs.len() {
                     // The tail: padded to a whole batch in a scratch buffer.
@@ -569,8 +576,14 @@ impl Shader {
                     tout[..rest].copy_from_slice(&outputs[full..]);
                     let mut b = [0u8];
                     aos.run_aos(ctx, &tin, &mut tout, &mut b, None);
-                    outputs[full..].copy_from_slice(&tout[..rest]);
-                    status[full..].fill(status_of(b[0]));
+                    if b[0] == DIVERGED {
+                        for v in full..inputs.len() {
+                            (outputs[v], status[v]) = single(ctx, aos, w, &inputs[v], &outputs[v]);
+                        }
+                    } else {
+                        outputs[full..].copy_from_slice(&tout[..rest]);
+                        status[full..].fill(status_of(b[0]));
+                    }
                 }
             }),
         }
@@ -598,40 +611,59 @@ impl Shader {
                 let w = native.tier.lanes();
                 let mut triangles = vec![[[[Lanes::default(); 4]; 16]; 3]; TRIANGLES_PER_BATCH];
                 let mut windings = vec![0u8; TRIANGLES_PER_BATCH];
-                for batch in inputs.chunks(w) {
-                    let mut tin = vec![[[0.0; 4]; 16]; w];
-                    tin[..batch.len()].copy_from_slice(batch);
+                // One batch: its status byte and, per lane, the invocation it ran.
+                let mut batch_run = |ctx: &mut Context, tin: &[Regs16]| -> (u8, Vec<Invocation>) {
                     let mut tout = vec![[[0.0; 4]; 16]; w];
                     let mut b = [0u8];
                     let emit = EmitBuffer {
                         triangles: &mut triangles,
                         windings: &mut windings,
                     };
-                    kernels
-                        .aos
-                        .run_aos(ctx, &tin, &mut tout, &mut b, Some(emit));
-                    if b[0] == 2 {
-                        // More triangles than the buffer holds: exact, on the interpreter.
-                        result.extend(batch.iter().map(|i| self.interp().run_vertex(uniforms, i)));
-                        continue;
-                    }
+                    kernels.aos.run_aos(ctx, tin, &mut tout, &mut b, Some(emit));
                     let count = (ctx.scalars.emit_count as usize).min(TRIANGLES_PER_BATCH);
-                    for (lane, out) in tout.iter().take(batch.len()).enumerate() {
-                        let primitives = (0..count)
-                            .map(|t| Primitive {
-                                vertices: std::array::from_fn(|s| {
-                                    std::array::from_fn(|r| {
-                                        std::array::from_fn(|c| triangles[t][s][r][c].0[lane])
-                                    })
-                                }),
-                                winding: windings[t] != 0,
-                            })
-                            .collect();
-                        result.push(Invocation {
+                    let lanes = tout
+                        .iter()
+                        .enumerate()
+                        .map(|(lane, out)| Invocation {
                             outputs: *out,
                             status: status_of(b[0]),
-                            primitives,
-                        });
+                            primitives: (0..count)
+                                .map(|t| Primitive {
+                                    vertices: std::array::from_fn(|s| {
+                                        std::array::from_fn(|r| {
+                                            std::array::from_fn(|c| triangles[t][s][r][c].0[lane])
+                                        })
+                                    }),
+                                    winding: windings[t] != 0,
+                                })
+                                .collect(),
+                        })
+                        .collect();
+                    (b[0], lanes)
+                };
+                for batch in inputs.chunks(w) {
+                    let mut tin = vec![[[0.0; 4]; 16]; w];
+                    tin[..batch.len()].copy_from_slice(batch);
+                    let (b, lanes) = batch_run(ctx, &tin);
+                    match b {
+                        OVERFLOW => {
+                            // More triangles than the buffer holds: exact, on the interpreter.
+                            result.extend(
+                                batch.iter().map(|i| self.interp().run_vertex(uniforms, i)),
+                            );
+                        }
+                        DIVERGED => {
+                            // Lanes disagreed: each vertex alone, broadcast to every lane.
+                            for input in batch {
+                                let (b, mut lanes) = batch_run(ctx, &vec![*input; w]);
+                                if b == OVERFLOW {
+                                    result.push(self.interp().run_vertex(uniforms, input));
+                                } else {
+                                    result.push(lanes.swap_remove(0));
+                                }
+                            }
+                        }
+                        _ => result.extend(lanes.into_iter().take(batch.len())),
                     }
                 }
             }),
@@ -698,8 +730,14 @@ impl Shader {
                     let mut bytes = vec![0u8; n / w];
                     let full =
                         code.run_soa(ctx, &inputs.data, &mut outputs.data, n, &mut bytes) * w;
-                    for (st, &b) in status[..full].chunks_mut(w).zip(&bytes) {
-                        st.fill(status_of(b));
+                    let mut diverged: Vec<usize> = Vec::new();
+                    for (batch, &b) in bytes.iter().enumerate() {
+                        let range = batch * w..batch * w + w;
+                        if b == DIVERGED {
+                            diverged.extend(range);
+                        } else {
+                            status[range].fill(status_of(b));
+                        }
                     }
                     if full < n {
                         let rest = n - full;
@@ -713,11 +751,29 @@ impl Shader {
                         }
                         let mut b = [0u8];
                         code.run_soa(ctx, &tin, &mut tout, w, &mut b);
-                        for k in 0..64 {
-                            outputs.data[k * n + full..k * n + n]
-                                .copy_from_slice(&tout[k * w..k * w + rest]);
+                        if b[0] == DIVERGED {
+                            diverged.extend(full..n);
+                        } else {
+                            for k in 0..64 {
+                                outputs.data[k * n + full..k * n + n]
+                                    .copy_from_slice(&tout[k * w..k * w + rest]);
+                            }
+                            status[full..].fill(status_of(b[0]));
                         }
-                        status[full..].fill(status_of(b[0]));
+                    }
+                    // Batches whose lanes disagreed: one vertex at a time through the AoS kernel.
+                    for v in diverged {
+                        let input: Regs16 =
+                            std::array::from_fn(|r| std::array::from_fn(|c| inputs.get(r, c, v)));
+                        let before: Regs16 =
+                            std::array::from_fn(|r| std::array::from_fn(|c| outputs.get(r, c, v)));
+                        let (out, st) = single(ctx, &kernels.aos, w, &input, &before);
+                        for r in (0..16).filter(|r| self.outputs >> r & 1 != 0) {
+                            for c in 0..4 {
+                                outputs.set(r, c, v, out[r][c]);
+                            }
+                        }
+                        status[v] = st;
                     }
                 });
             }
@@ -777,6 +833,28 @@ impl Shader {
             }),
         }
     }
+}
+
+/// Batch status byte of a geometry batch that emitted more triangles than its buffer holds.
+const OVERFLOW: u8 = 2;
+/// Batch status byte of a batch whose lanes disagreed at a `BranchAgree`.
+const DIVERGED: u8 = 3;
+
+/// Runs one vertex alone: broadcast to every lane of a batch (so the lanes always agree at a
+/// per-vertex branch), returning lane 0's outputs (`before` for the registers the kernel does
+/// not store) and status.
+fn single(
+    ctx: &mut Context,
+    aos: &ExecCode,
+    w: usize,
+    input: &Regs16,
+    before: &Regs16,
+) -> (Regs16, VertexStatus) {
+    let tin = vec![*input; w];
+    let mut tout = vec![*before; w];
+    let mut b = [0u8];
+    aos.run_aos(ctx, &tin, &mut tout, &mut b, None);
+    (tout[0], status_of(b[0]))
 }
 
 fn status_of(byte: u8) -> VertexStatus {

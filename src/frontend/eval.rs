@@ -238,6 +238,17 @@ fn run_blocks(func: &Function, m: &mut Machine) {
                     other.0 as usize
                 }
             }
+            Terminator::BranchAgree { mask, then, other } => {
+                let lanes = &m.vars[mask.0 as usize][..m.lanes];
+                if lanes.iter().all(|&x| x != 0) {
+                    then.0 as usize
+                } else if lanes.iter().all(|&x| x == 0) {
+                    other.0 as usize
+                } else {
+                    m.ctx.scalars.status = 3;
+                    return;
+                }
+            }
             Terminator::LoopNext { slot, repeat, exit } => {
                 let down = &mut m.ctx.scalars.loop_down[slot as usize % LOOP_SLOTS];
                 if *down != 0 {
@@ -284,6 +295,13 @@ pub fn run(
             }
         }
         eval(func, &mut ctx, chunk.len());
+        if ctx.scalars.status == 3 {
+            // The lanes disagreed at a per-vertex branch: one vertex at a time always agrees.
+            for vertex in chunk {
+                out.extend(run(func, uniforms, std::slice::from_ref(vertex), budget));
+            }
+            continue;
+        }
         let status = if ctx.scalars.status == 0 {
             VertexStatus::Ended
         } else {

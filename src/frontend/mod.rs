@@ -5,7 +5,7 @@
 //! ```text
 //!  Program ──graph──▶ abstract control states ──build──▶ IR (+ ALU lowering per state)
 //!                   ▲                                      │ uniform: every cc branch uniform?
-//!                   └── if-convert a divergent branch ─────┤ (else Divergent)
+//!                   └── if-convert a divergent branch ─────┤ (else BranchAgree)
 //!                                                          ▼
 //!                                      simplify_cfg · dce · simplify_cfg ──▶ Lowered
 //! ```
@@ -27,8 +27,10 @@
 //!
 //! The IR's control state (aL, loop counters, budget) is batch-scalar, so it can only express
 //! programs in which all lanes take the same path. [`lower`] if-converts the per-vertex
-//! branches it can and reports the rest as [`Unsupported`]: any other branch on a cc value
-//! that may differ between vertices ([`Unsupported::Divergent`]) and control flow with more than
+//! branches it can; any other branch on a cc value that may differ between vertices becomes a
+//! `BranchAgree`, taken when every lane agrees (a batch whose lanes disagree stops with status
+//! 3 and the host reruns its vertices one at a time, each broadcast to all lanes). What stays
+//! [`Unsupported`]: control flow with more than
 //! [`graph::MAX_STATES`] abstract states. The engine runs those on the interpreter, exactly.
 //! Everything else — vertex and geometry shaders with uniform control flow, including
 //! unstructured jumps, stack overflow and the CALL quirks — lowers. Geometry shaders' EMIT and
@@ -60,7 +62,7 @@ mod eval_tests;
 
 use std::collections::HashMap;
 
-use picajit_codegen::ir::{Function, VerifyError};
+use picajit_codegen::ir::{Function, Terminator, VerifyError};
 use picajit_codegen::opt;
 use thiserror::Error;
 
@@ -81,6 +83,8 @@ pub struct Stats {
     pub states: usize,
     /// Blocks of the final function.
     pub blocks: usize,
+    /// Per-vertex branches taken only when all lanes agree (`BranchAgree`).
+    pub agree_branches: usize,
     /// Instructions before dead-code elimination.
     pub insts_before_dce: usize,
     /// Instructions of the final function.
@@ -92,9 +96,6 @@ pub struct Stats {
 /// Why a program is not lowered (it then runs on the interpreter).
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum Unsupported {
-    /// A branch at `pc` tests cc that may differ between vertices.
-    #[error("the branch at {pc:#05x} depends on per-vertex cc values")]
-    Divergent { pc: u32 },
     /// The control flow has more abstract states than the cap.
     #[error("control flow has more than {limit} abstract states")]
     TooManyStates { limit: usize },
@@ -120,12 +121,12 @@ pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, U
     // Build; while some cc branch is per-vertex, if-convert it (or give up) and rebuild. Each
     // round converts at least one more state, so this ends.
     let mut conversions = HashMap::new();
+    let mut agree_branches = 0;
     let mut func = loop {
         let built = build::build(program, &graph, &conversions);
         let divergent = uniform::divergent_branches(&built.func);
-        if divergent.is_empty() {
-            break built.func;
-        }
+        let mut converted = false;
+        let mut checked = Vec::new();
         for block in divergent {
             let Some(&(_, state)) = built.cc_branches.iter().find(|(b, _)| *b == block) else {
                 return Err(Unsupported::Internal(format!(
@@ -136,13 +137,23 @@ pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, U
             match ifconv::convert(&graph, &program.descs, state) {
                 Some(conv) if !conversions.contains_key(&state) => {
                     conversions.insert(state, conv);
+                    converted = true;
                 }
-                Some(_) | None => {
-                    return Err(Unsupported::Divergent {
-                        pc: graph.nodes[state].state.pc,
-                    })
+                Some(_) | None => checked.push(block),
+            }
+        }
+        if !converted {
+            // What could not be if-converted branches only when every lane agrees; a batch
+            // whose lanes disagree is rerun by the host one vertex at a time.
+            let mut func = built.func;
+            for block in checked {
+                let term = &mut func.blocks[block.0 as usize].term;
+                if let Terminator::BranchUniform { mask, then, other } = *term {
+                    *term = Terminator::BranchAgree { mask, then, other };
+                    agree_branches += 1;
                 }
             }
+            break func;
         }
     };
     opt::simplify_cfg(&mut func);
@@ -163,6 +174,7 @@ pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, U
             insts_before_dce,
             insts_after_dce: func.inst_count(),
             if_converted: conversions.len(),
+            agree_branches,
         },
         func,
     })

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use picajit::engine::{Backend, Engine, SoaBuffer};
-use picajit::frontend::{self, eval, Lowered, Unsupported};
+use picajit::frontend::{self, eval, Lowered};
 use picajit::interp::Interpreter;
 use picajit::isa::*;
 use picajit::program::{Program, Regs16, Uniforms, VertexStatus};
@@ -407,10 +407,6 @@ pub fn uniforms(ints: [[u8; 4]; 4], bools: u16) -> Uniforms {
     u.i = ints;
     u.b = bools;
     u
-}
-
-pub fn is_divergent(e: &Unsupported) -> bool {
-    matches!(e, Unsupported::Divergent { .. })
 }
 
 pub fn status_of(lowered: &Lowered, u: &Uniforms, budget: u32) -> VertexStatus {

@@ -216,6 +216,14 @@ pub enum Terminator {
         then: BlockId,
         other: BlockId,
     },
+    /// Branch on a mask that may differ between lanes: all lanes true → `then`, all false →
+    /// `other`; mixed → the batch stops with status 3 ("diverged") and the host reruns its
+    /// vertices one at a time (each broadcast to every lane, so they always agree).
+    BranchAgree {
+        mask: Var,
+        then: BlockId,
+        other: BlockId,
+    },
     /// LOOP back edge: if the count in `slot` is not zero, decrement it and go to `repeat`.
     LoopNext {
         slot: u8,
@@ -232,7 +240,8 @@ impl Terminator {
         match *self {
             Terminator::Jump(b) => vec![b],
             Terminator::BranchBool { then, other, .. }
-            | Terminator::BranchUniform { then, other, .. } => {
+            | Terminator::BranchUniform { then, other, .. }
+            | Terminator::BranchAgree { then, other, .. } => {
                 vec![then, other]
             }
             Terminator::LoopNext { repeat, exit, .. } => vec![repeat, exit],
@@ -242,7 +251,9 @@ impl Terminator {
     /// Variables the terminator reads.
     pub fn uses(&self) -> Option<Var> {
         match *self {
-            Terminator::BranchUniform { mask, .. } => Some(mask),
+            Terminator::BranchUniform { mask, .. } | Terminator::BranchAgree { mask, .. } => {
+                Some(mask)
+            }
             Terminator::Jump(_)
             | Terminator::BranchBool { .. }
             | Terminator::LoopNext { .. }

@@ -48,6 +48,9 @@ impl fmt::Display for Terminator {
             Terminator::BranchUniform { mask, then, other } => {
                 write!(f, "branch.uniform v{} ? b{} : b{}", mask.0, then.0, other.0)
             }
+            Terminator::BranchAgree { mask, then, other } => {
+                write!(f, "branch.agree v{} ? b{} : b{}", mask.0, then.0, other.0)
+            }
             Terminator::LoopNext { slot, repeat, exit } => {
                 write!(f, "loop.next slot {slot} ? b{} : b{}", repeat.0, exit.0)
             }

@@ -44,12 +44,14 @@ fn fold(term: Terminator) -> Terminator {
     match term {
         Terminator::BranchBool { then, other, .. }
         | Terminator::BranchUniform { then, other, .. }
+        | Terminator::BranchAgree { then, other, .. }
             if then == other =>
         {
             Terminator::Jump(then)
         }
         Terminator::BranchBool { .. }
         | Terminator::BranchUniform { .. }
+        | Terminator::BranchAgree { .. }
         | Terminator::LoopNext { .. }
         | Terminator::Jump(_)
         | Terminator::Exit => term,
@@ -85,6 +87,11 @@ fn thread_jumps(func: &mut Function) {
                 other: resolve(other),
             },
             Terminator::BranchUniform { mask, then, other } => Terminator::BranchUniform {
+                mask,
+                then: resolve(then),
+                other: resolve(other),
+            },
+            Terminator::BranchAgree { mask, then, other } => Terminator::BranchAgree {
                 mask,
                 then: resolve(then),
                 other: resolve(other),
@@ -140,6 +147,11 @@ fn remove_unreachable(func: &mut Function) {
                 other: r(other),
             },
             Terminator::BranchUniform { mask, then, other } => Terminator::BranchUniform {
+                mask,
+                then: r(then),
+                other: r(other),
+            },
+            Terminator::BranchAgree { mask, then, other } => Terminator::BranchAgree {
                 mask,
                 then: r(then),
                 other: r(other),

@@ -43,20 +43,7 @@ pub fn cse_leaves(func: &mut Function) -> usize {
                 }
             }
         }
-        if let Some(m) = block.term.uses() {
-            if let Some(r) = replace[m.0 as usize] {
-                block.term = match block.term {
-                    crate::ir::Terminator::BranchUniform { then, other, .. } => {
-                        crate::ir::Terminator::BranchUniform {
-                            mask: r,
-                            then,
-                            other,
-                        }
-                    }
-                    t => t,
-                };
-            }
-        }
+        // Terminators read masks only, and leaves are never masks: nothing to rewrite there.
     }
     rewritten
 }

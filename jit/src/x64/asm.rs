@@ -499,6 +499,25 @@ pub fn copy_ctx_to_rdx(ops: &mut Ops, tier: Tier, t: u8, src: i32, rows: i32) {
     }
 }
 
+/// Lane agreement of a mask `m` (all-ones or zero per lane), with `ones` all ones: all false
+/// → jump to `none`, all true → jump to `all`, mixed → jump to `mixed`.
+pub fn branch_agree(
+    ops: &mut Ops,
+    tier: Tier,
+    m: u8,
+    ones: u8,
+    all: DynamicLabel,
+    none: DynamicLabel,
+    mixed: DynamicLabel,
+) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vptest Ry(m), Ry(ones)),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; ptest Rx(m), Rx(ones)),
+    }
+    // ZF: m & ones == 0 (no lane true); CF: !m & ones == 0 (every lane true).
+    dynasm!(ops ; .arch x64 ; jz =>none ; jc =>all ; jmp =>mixed);
+}
+
 /// Scalar helpers (GPR code, tier independent).
 pub mod scalar {
     use super::*;

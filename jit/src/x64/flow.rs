@@ -23,6 +23,12 @@ impl Emitter<'_> {
                 asm::scalar::jump_if_eax(&mut self.ops, l);
                 self.jump_unless_next(other, next);
             }
+            Terminator::BranchAgree { mask, then, other } => {
+                let m = self.src(mask, S0);
+                asm::ones(&mut self.ops, self.tier, super::S1);
+                let (t, o, d) = (self.label(then), self.label(other), self.diverged);
+                asm::branch_agree(&mut self.ops, self.tier, m, super::S1, t, o, d);
+            }
             Terminator::LoopNext { slot, repeat, exit } => {
                 let (r, e) = (self.label(repeat), self.label(exit));
                 asm::scalar::loop_next(&mut self.ops, abi::loop_down(u32::from(slot)), r, e);

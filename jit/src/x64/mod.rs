@@ -116,6 +116,7 @@ pub(crate) struct Emitter<'a> {
     pub(crate) exhausted: DynamicLabel,
     pub(crate) batch_end: DynamicLabel,
     pub(crate) overflow: DynamicLabel,
+    pub(crate) diverged: DynamicLabel,
 }
 
 /// The input components (per register, bit c = component c) and output registers (bit r) of a
@@ -155,6 +156,7 @@ pub fn compile(func: &Function, tier: Tier, io: IoMode) -> Result<Compiled, Comp
     let store = ops.new_dynamic_label();
     let done = ops.new_dynamic_label();
     let overflow = ops.new_dynamic_label();
+    let diverged = ops.new_dynamic_label();
     let mut e = Emitter {
         ops,
         tier,
@@ -165,6 +167,7 @@ pub fn compile(func: &Function, tier: Tier, io: IoMode) -> Result<Compiled, Comp
         exhausted,
         batch_end,
         overflow,
+        diverged,
     };
     let (ins, outs) = io_sets(func);
     // Batch loop head: registers, per-batch state, inputs in, outputs cleared.
@@ -217,6 +220,11 @@ pub fn compile(func: &Function, tier: Tier, io: IoMode) -> Result<Compiled, Comp
     // Budget exhausted: status 1, outputs as they are.
     asm::scalar::bind(&mut e.ops, exhausted);
     asm::scalar::batch_status(&mut e.ops, 1);
+    asm::scalar::jump(&mut e.ops, store);
+    // Lanes disagreed at a per-vertex branch: status 3 (the host reruns the batch vertex by
+    // vertex).
+    asm::scalar::bind(&mut e.ops, diverged);
+    asm::scalar::batch_status(&mut e.ops, 3);
     asm::scalar::jump(&mut e.ops, store);
     // Triangle buffer full: status 2 (the host reruns the batch on the interpreter).
     asm::scalar::bind(&mut e.ops, overflow);
