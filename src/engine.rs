@@ -97,7 +97,7 @@ pub enum ExecPath {
 impl std::fmt::Display for ExecPath {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ExecPath::Native(t) => write!(f, "native {t:?} (structured, uniform control flow)"),
+            ExecPath::Native(t) => write!(f, "native {t:?}"),
             ExecPath::Interpreter => write!(f, "interpreter"),
             ExecPath::Fallback(why) => write!(f, "interpreter fallback: {why}"),
         }
@@ -769,8 +769,8 @@ impl Shader {
                             std::array::from_fn(|r| std::array::from_fn(|c| outputs.get(r, c, v)));
                         let (out, st) = single(ctx, &kernels.aos, w, &input, &before);
                         for r in (0..16).filter(|r| self.outputs >> r & 1 != 0) {
-                            for c in 0..4 {
-                                outputs.set(r, c, v, out[r][c]);
+                            for (c, &x) in out[r].iter().enumerate() {
+                                outputs.set(r, c, v, x);
                             }
                         }
                         status[v] = st;
