@@ -820,18 +820,7 @@ impl Shader {
     }
 
     fn result(&self, status: &[VertexStatus]) -> Result<(), RunError> {
-        let mut bad = status
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| **s == VertexStatus::BudgetExhausted);
-        match bad.next() {
-            None => Ok(()),
-            Some((vertex, _)) => Err(RunError::BudgetExhausted {
-                vertex,
-                count: 1 + bad.count(),
-                budget: self.budget,
-            }),
-        }
+        RunError::from_statuses(status, self.budget)
     }
 }
 

@@ -151,6 +151,14 @@ impl Interpreter {
     }
 
     fn batch_result(&self, status: &[VertexStatus]) -> Result<(), RunError> {
+        RunError::from_statuses(status, self.budget)
+    }
+}
+
+impl RunError {
+    /// The result of a batch from its statuses: `BudgetExhausted` naming the first vertex
+    /// that ran out of budget (and how many did), or `Ok`.
+    pub fn from_statuses(status: &[VertexStatus], budget: u32) -> Result<(), RunError> {
         let mut exhausted = status
             .iter()
             .enumerate()
@@ -160,7 +168,7 @@ impl Interpreter {
             Some((vertex, _)) => Err(RunError::BudgetExhausted {
                 vertex,
                 count: 1 + exhausted.count(),
-                budget: self.budget,
+                budget,
             }),
         }
     }
