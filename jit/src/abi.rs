@@ -117,7 +117,7 @@ pub struct Context {
     /// Scalar state.
     pub scalars: Scalars,
     /// Scratch lanes for per-lane uniform fetches and wide temporaries.
-    pub scratch: [Lanes; 8],
+    pub scratch: [Lanes; 12],
     /// Register-allocator spill slots.
     pub spill: [Lanes; SPILL_SLOTS],
     /// The second output bank of geometry shaders (EMIT switches banks; `spec/semantics.md`
@@ -142,7 +142,7 @@ impl Default for Context {
             output: [[Lanes::default(); 4]; 16],
             uniforms,
             scalars: Scalars::default(),
-            scratch: [Lanes::default(); 8],
+            scratch: [Lanes::default(); 12],
             spill: [Lanes::default(); SPILL_SLOTS],
             output_bank1: [[Lanes::default(); 4]; 16],
             emit_slots: [[[Lanes::default(); 4]; 16]; 4],

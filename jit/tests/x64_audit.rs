@@ -320,8 +320,14 @@ fn scalar_forms() {
             "mov eax, [rdi+2A80h]",
             "mov edx, [rdi+rax+2000h]",
             "mov [rdi+2AC8h], edx",
+            "mov edx, [rdi+rax+2004h]",
+            "mov [rdi+2B08h], edx",
+            "mov edx, [rdi+rax+2008h]",
+            "mov [rdi+2B48h], edx",
+            "mov edx, [rdi+rax+200Ch]",
+            "mov [rdi+2B88h], edx",
         ],
-        |o| scalar::fetch_lane(o, 0x2A74, 3, 0x2000, 0x2ABC),
+        |o| scalar::fetch_lane_row(o, 0x2A74, 3, 0x2000, 0x2ABC),
     );
     // Branches: decode with their targets resolved.
     let got = decode(|o| {

@@ -582,13 +582,21 @@ pub mod scalar {
             ; and eax, 0x7F
             ; shl eax, 4);
     }
-    /// Per-lane uniform fetch: `eax` = the row byte offset in lane `lane` of the scratch lanes
-    /// at `idx`, then the f32 at `[rdi + rax + src]` goes to lane `lane` of the lanes at `dst`.
-    pub fn fetch_lane(ops: &mut Ops, idx: i32, lane: i32, src: i32, dst: i32) {
+    /// Per-lane uniform row fetch: `eax` = the row byte offset in lane `lane` of the lanes at
+    /// `idx`; the four components at `[rdi + rax + src]` go to lane `lane` of the four lane
+    /// arrays at `dst`, `dst + 64`, `dst + 128`, `dst + 192`.
+    pub fn fetch_lane_row(ops: &mut Ops, idx: i32, lane: i32, src: i32, dst: i32) {
+        let at = dst + lane * 4;
         dynasm!(ops ; .arch x64
             ; mov eax, DWORD [rdi + idx + lane * 4]
             ; mov edx, DWORD [rdi + rax + src]
-            ; mov DWORD [rdi + dst + lane * 4], edx);
+            ; mov DWORD [rdi + at], edx
+            ; mov edx, DWORD [rdi + rax + src + 4]
+            ; mov DWORD [rdi + at + 64], edx
+            ; mov edx, DWORD [rdi + rax + src + 8]
+            ; mov DWORD [rdi + at + 128], edx
+            ; mov edx, DWORD [rdi + rax + src + 12]
+            ; mov DWORD [rdi + at + 192], edx);
     }
     /// Aligns the stream with `int3` padding.
     pub fn align(ops: &mut Ops, n: usize) {

@@ -8,9 +8,9 @@ use super::{Emitter, S0, S2, S3};
 use crate::abi;
 use crate::ir::Var;
 
-/// Scratch lanes: per-lane row byte offsets, and the fetched values.
+/// Scratch lanes: per-lane row byte offsets, and the fetched rows (x, y, z, w arrays).
 const IDX_LANES: u32 = 0;
-const FETCH_LANES: u32 = 1;
+const ROW_LANES: u32 = 8;
 
 impl Emitter<'_> {
     /// A batch-uniform component: its broadcast row (c0..c95, filled by the host for every
@@ -45,38 +45,43 @@ impl Emitter<'_> {
     }
 
     /// Per-lane offset: valid = -129 < off < 128; idx = ((valid ? off : 0) + base) & 0x7F; the
-    /// row byte offset idx * 16 goes to scratch, then each lane is fetched.
+    /// row byte offset idx * 16 goes to scratch, then every lane's whole row (4 components) is
+    /// fetched into four scratch lane arrays. A following fetch with the same offset variable
+    /// and base in the same block (a matrix row read component by component) reuses them.
     pub(super) fn uniform_idx(&mut self, d: Var, off: Var, base: u32, comp: u32) {
         let t = self.tier;
-        let o = self.src(off, S0);
-        self.load_u32(S3, (-129i32) as u32);
-        asm::vop(&mut self.ops, t, VOp::PCmpGtD, S3, o, S3); // off > -129
-        self.load_u32(S2, 128);
-        asm::vop(&mut self.ops, t, VOp::PCmpGtD, S2, S2, o); // 128 > off
-        asm::vop(&mut self.ops, t, VOp::AndPs, S3, S3, S2);
-        asm::vop(&mut self.ops, t, VOp::AndPs, S2, o, S3);
-        self.load_u32(S3, base & 0x7F);
-        asm::vop(&mut self.ops, t, VOp::PAddD, S2, S2, S3);
-        self.load_u32(S3, 0x7F);
-        asm::vop(&mut self.ops, t, VOp::AndPs, S2, S2, S3);
-        asm::pslld(&mut self.ops, t, S2, 4);
-        asm::store(&mut self.ops, t, abi::scratch_offset(IDX_LANES), S2);
-        let src = abi::UNIFORMS + (comp & 3) as i32 * 4;
-        for lane in 0..t.lanes() as i32 {
-            asm::scalar::fetch_lane(
-                &mut self.ops,
-                abi::scratch_offset(IDX_LANES),
-                lane,
-                src,
-                abi::scratch_offset(FETCH_LANES),
-            );
+        let base = base & 0x7F;
+        if self.row_cache != Some((off, base)) {
+            let o = self.src(off, S0);
+            self.load_u32(S3, (-129i32) as u32);
+            asm::vop(&mut self.ops, t, VOp::PCmpGtD, S3, o, S3); // off > -129
+            self.load_u32(S2, 128);
+            asm::vop(&mut self.ops, t, VOp::PCmpGtD, S2, S2, o); // 128 > off
+            asm::vop(&mut self.ops, t, VOp::AndPs, S3, S3, S2);
+            asm::vop(&mut self.ops, t, VOp::AndPs, S2, o, S3);
+            self.load_u32(S3, base);
+            asm::vop(&mut self.ops, t, VOp::PAddD, S2, S2, S3);
+            self.load_u32(S3, 0x7F);
+            asm::vop(&mut self.ops, t, VOp::AndPs, S2, S2, S3);
+            asm::pslld(&mut self.ops, t, S2, 4);
+            asm::store(&mut self.ops, t, abi::scratch_offset(IDX_LANES), S2);
+            for lane in 0..t.lanes() as i32 {
+                asm::scalar::fetch_lane_row(
+                    &mut self.ops,
+                    abi::scratch_offset(IDX_LANES),
+                    lane,
+                    abi::UNIFORMS,
+                    abi::scratch_offset(ROW_LANES),
+                );
+            }
+            self.row_cache = Some((off, base));
         }
         let r = self.dst(d);
         asm::load(
             &mut self.ops,
             t,
             r,
-            Mem::Ctx(abi::scratch_offset(FETCH_LANES)),
+            Mem::Ctx(abi::scratch_offset(ROW_LANES + (comp & 3))),
         );
         self.finish(d, r);
     }

@@ -117,6 +117,9 @@ pub(crate) struct Emitter<'a> {
     pub(crate) batch_end: DynamicLabel,
     pub(crate) overflow: DynamicLabel,
     pub(crate) diverged: DynamicLabel,
+    /// The (offset variable, base) whose per-lane uniform rows sit in scratch (see
+    /// `memory.rs`); forgotten at block starts and when the variable is written.
+    pub(crate) row_cache: Option<(Var, u32)>,
 }
 
 /// The input components (per register, bit c = component c) and output registers (bit r) of a
@@ -168,6 +171,7 @@ pub fn compile(func: &Function, tier: Tier, io: IoMode) -> Result<Compiled, Comp
         batch_end,
         overflow,
         diverged,
+        row_cache: None,
     };
     let (ins, outs) = io_sets(func);
     // Batch loop head: registers, per-batch state, inputs in, outputs cleared.
@@ -197,8 +201,12 @@ pub fn compile(func: &Function, tier: Tier, io: IoMode) -> Result<Compiled, Comp
     for (i, &b) in order.iter().enumerate() {
         let label = e.labels[b.0 as usize];
         asm::scalar::bind(&mut e.ops, label);
+        e.row_cache = None;
         for inst in &func.blocks[b.0 as usize].insts {
             e.inst(inst);
+            if inst.dst.is_some() && inst.dst == e.row_cache.map(|(v, _)| v) {
+                e.row_cache = None;
+            }
         }
         e.terminator(b, order.get(i + 1).copied());
     }
