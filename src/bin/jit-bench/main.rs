@@ -164,6 +164,18 @@ fn run(args: &Args) -> Result<(), String> {
         Box::new(std::io::stdout())
     };
     let io_err = |e: std::io::Error| format!("writing the table: {e}");
+    let names: Vec<&str> = workloads.iter().map(|w| w.name.as_str()).collect();
+    let shaders = if args.files.is_empty() {
+        format!(
+            "built-in set, assembled from examples/shaders/ at start-up: {}",
+            names.join(", ")
+        )
+    } else {
+        names.join(", ")
+    };
+    let backend_names: Vec<&str> = backends.iter().map(|b| b.name()).collect();
+    writeln!(out, "shaders: {shaders}").map_err(io_err)?;
+    writeln!(out, "backends: {}", backend_names.join(", ")).map_err(io_err)?;
     write!(out, "{}", report::preamble(&machine, &settings)).map_err(io_err)?;
     out.flush().map_err(io_err)?;
 

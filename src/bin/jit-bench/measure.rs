@@ -111,7 +111,8 @@ pub struct Row {
     pub speedup_reference: String,
     /// Thread-scaling rows: median over rounds of (time at 1 thread / time here).
     pub scaling: Option<f64>,
-    /// Cold compile (fresh engine: decode, lower, allocate, emit, map), median, µs.
+    /// Cold compile (fresh engine: decode, lower, allocate, emit, map), median, µs of thread
+    /// CPU time (as are the two below).
     pub compile_us: f64,
     /// Cache hit (`Engine::compile` of a compiled program), median of 10 blocks of 100, µs.
     pub compile_hit_us: f64,
@@ -343,11 +344,7 @@ fn compile_figures(workload: &Workload, backend: Backend, settings: &Settings) -
     let mut cold: Vec<f64> = (0..settings.compile_repetitions.max(1))
         .map(|_| {
             let e = engine();
-            let start = Instant::now();
-            let s = e.compile(&workload.program);
-            let us = start.elapsed().as_secs_f64() * 1e6;
-            drop(s);
-            us
+            timed(|| e.compile(&workload.program)).1
         })
         .collect();
     let e = engine();
@@ -356,11 +353,12 @@ fn compile_figures(workload: &Workload, backend: Backend, settings: &Settings) -
     let mut blocks: Vec<f64> = (0..10)
         .map(|_| {
             let lookups = 100;
-            let start = Instant::now();
-            for _ in 0..lookups {
-                std::hint::black_box(e.compile(&workload.program));
-            }
-            start.elapsed().as_secs_f64() * 1e6 / f64::from(lookups)
+            let ((), us) = timed(|| {
+                for _ in 0..lookups {
+                    std::hint::black_box(e.compile(&workload.program));
+                }
+            });
+            us / f64::from(lookups)
         })
         .collect();
     let hit_us = median(&mut blocks);
@@ -381,19 +379,34 @@ fn first_run(workload: &Workload, backend: Backend, io: Io) -> f64 {
     let n = shader.lanes();
     let inputs = workload.inputs(n);
     let mut status = vec![VertexStatus::Ended; n];
-    let start = Instant::now();
     match io {
         Io::Aos => {
             let mut out = vec![[[0.0; 4]; 16]; n];
-            let _ = shader.run(&workload.uniforms, &inputs, &mut out, &mut status);
+            timed(|| shader.run(&workload.uniforms, &inputs, &mut out, &mut status)).1
         }
         Io::Soa => {
             let soa = SoaBuffer::from_aos(&inputs);
             let mut out = SoaBuffer::new(n);
-            let _ = shader.run_soa(&workload.uniforms, &soa, &mut out, &mut status);
+            timed(|| shader.run_soa(&workload.uniforms, &soa, &mut out, &mut status)).1
         }
     }
-    start.elapsed().as_secs_f64() * 1e6
+}
+
+/// Runs `f` once: its result and the µs it took by this thread's CPU time (the wall clock
+/// where that clock is missing).
+fn timed<R>(f: impl FnOnce() -> R) -> (R, f64) {
+    match ThreadTime::try_now() {
+        Ok(start) => {
+            let r = f();
+            let us = start.try_elapsed().unwrap_or_default().as_secs_f64() * 1e6;
+            (r, us)
+        }
+        Err(_) => {
+            let start = Instant::now();
+            let r = f();
+            (r, start.elapsed().as_secs_f64() * 1e6)
+        }
+    }
 }
 
 fn row(workload: &Workload, c: &Compiled, r: &Runner, instructions: f64) -> Row {
