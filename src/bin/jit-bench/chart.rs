@@ -9,7 +9,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::machine::Machine;
 use crate::measure::Row;
-use crate::report::num;
+use crate::report::{num, ratio};
 
 /// Colours by backend, in order of first appearance (the interpreter's bars are grey).
 const PALETTE: [RGBColor; 5] = [
@@ -122,7 +122,7 @@ pub fn draw(path: &Path, rows: &[Row], machine: &Machine) -> Result<(), String> 
             let at = (r.speedup, SegmentValue::CenterOf(n - 1 - i));
             EmptyElement::at(at)
                 + Text::new(
-                    format!("{}×  ({} ns/v)", num(r.speedup), num(r.ns_per_vertex)),
+                    format!("{}×  ({} ns/v)", ratio(r.speedup), num(r.ns_per_vertex)),
                     (5, 0),
                     value_style.clone(),
                 )

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
-use cpu_time::ThreadTime;
+use cpu_time::{ProcessTime, ThreadTime};
 use indicatif::ProgressBar;
 use picajit::engine::{Backend, Engine, ExecPath, Shader, SoaBuffer};
 use picajit::interp::Interpreter;
@@ -111,6 +111,9 @@ pub struct Row {
     pub speedup_reference: String,
     /// Thread-scaling rows: median over rounds of (time at 1 thread / time here).
     pub scaling: Option<f64>,
+    /// Thread-scaling rows: median of process CPU time / wall time, the cores the run got
+    /// (below `threads` when other processes hold the CPUs).
+    pub cores_used: Option<f64>,
     /// Cold compile (fresh engine: decode, lower, allocate, emit, map), median, µs of thread
     /// CPU time (as are the two below).
     pub compile_us: f64,
@@ -154,6 +157,8 @@ struct Runner<'a> {
     wall_samples: Vec<f64>,
     /// Whether `samples` are thread CPU time.
     cpu_clock: bool,
+    /// Process CPU time / wall time per sample: the cores the run actually got.
+    cores: Vec<f64>,
     budget_exhausted: usize,
 }
 
@@ -176,11 +181,15 @@ impl Runner<'_> {
     /// counted; `run_par` runners by the wall clock (their work is on other threads).
     fn sample(&mut self) {
         let cpu = ThreadTime::try_now().ok();
+        let process = ProcessTime::try_now().ok();
         let start = Instant::now();
         for _ in 0..self.iterations {
             std::hint::black_box((self.run)());
         }
         let wall = start.elapsed().as_nanos() as f64;
+        if let Some(p) = process.and_then(|p| p.try_elapsed().ok()) {
+            self.cores.push(p.as_nanos() as f64 / wall);
+        }
         let per_vertex = (self.iterations * self.vertices) as f64;
         let cpu = cpu.and_then(|c| c.try_elapsed().ok());
         let main = match cpu {
@@ -266,6 +275,7 @@ pub fn measure(
                 samples: Vec::new(),
                 wall_samples: Vec::new(),
                 cpu_clock: false,
+                cores: Vec::new(),
                 budget_exhausted: 0,
             });
         }
@@ -290,6 +300,7 @@ pub fn measure(
                 samples: Vec::new(),
                 wall_samples: Vec::new(),
                 cpu_clock: false,
+                cores: Vec::new(),
                 budget_exhausted: 0,
             });
         }
@@ -453,6 +464,7 @@ fn row(workload: &Workload, c: &Compiled, r: &Runner, instructions: f64) -> Row 
         speedup: f64::NAN,
         speedup_reference: String::new(),
         scaling: None,
+        cores_used: (r.par && !r.cores.is_empty()).then(|| median(&mut r.cores.clone())),
         compile_us: c.cold_us,
         compile_hit_us: c.hit_us,
         first_run_us: c.first_run_us[match r.io {

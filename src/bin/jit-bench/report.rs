@@ -33,6 +33,15 @@ pub fn num(x: f64) -> String {
     }
 }
 
+/// A ratio: two decimals below 10, then three significant digits.
+pub fn ratio(x: f64) -> String {
+    if x.is_finite() && x.abs() < 10.0 {
+        format!("{x:.2}")
+    } else {
+        num(x)
+    }
+}
+
 /// A text table: left-aligned first `left` columns, the rest right-aligned.
 struct Table {
     header: Vec<String>,
@@ -120,7 +129,7 @@ pub fn table(rows: &[Row]) -> String {
                 format!("{:.1}%", r.spread_pct),
                 num(r.vertices_per_s / 1e6),
                 num(r.ns_per_instruction),
-                format!("{}×", num(r.speedup)),
+                format!("{}×", ratio(r.speedup)),
                 num(r.compile_us),
                 num(r.compile_hit_us),
                 num(r.first_run_us),
@@ -155,9 +164,17 @@ pub fn scaling_table(rows: &[Row]) -> Option<String> {
             let cell = par
                 .iter()
                 .find(|x| x.shader == r.shader && x.backend == r.backend && x.threads == t)
-                .map_or("-".into(), |x| match x.scaling {
-                    Some(s) if t > 1 => format!("{} ns ({}×)", num(x.ns_per_vertex), num(s)),
-                    _ => format!("{} ns", num(x.ns_per_vertex)),
+                .map_or("-".into(), |x| {
+                    let cores = x
+                        .cores_used
+                        .map_or(String::new(), |c| format!(" on {c:.1} cores"));
+                    match x.scaling {
+                        Some(s) if t > 1 => {
+                            format!("{} ns ({}×{cores})", num(x.ns_per_vertex), ratio(s))
+                        }
+                        _ => format!("{} ns ({cores})", num(x.ns_per_vertex))
+                            .replace("( on ", "(on "),
+                    }
                 });
             line.push(cell);
         }
@@ -205,6 +222,13 @@ pub fn notes(rows: &[Row]) -> Vec<String> {
                 "{} is a geometry shader: its figures are per invocation (one primitive), not per vertex",
                 r.shader
             ));
+        }
+        if r.cores_used.is_some_and(|c| c < 0.8 * r.threads as f64) {
+            add(
+                "the run_par runs got fewer cores than threads (other processes hold the CPUs): \
+                 their scaling says little about picajit"
+                    .to_string(),
+            );
         }
         if r.budget_exhausted > 0 {
             add(format!(
