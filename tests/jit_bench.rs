@@ -7,6 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use picajit::asm::{assemble, Source};
+use picajit::case::Case;
 use picajit::interp::Interpreter;
 use serde_json::Value;
 
@@ -54,8 +55,27 @@ fn quick_json_and_svg() {
     let dir = std::env::temp_dir().join(format!("picajit-jit-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let svg = dir.join("speedup.svg");
+    // A PCAS case too: the lighting shader with three vertices of its own.
+    let path = example("lighting.v.pica");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (shbin, _) = assemble(&[Source::new(path, text)]).unwrap();
+    let mut uniforms = picajit::Uniforms::default();
+    shbin.dvles[0].apply_constants(&mut uniforms);
+    uniforms.f[0] = [1.0, 0.5, 0.25, 2.0];
+    let inputs: Vec<_> = (0..3)
+        .map(|k| {
+            let mut v = [[0.5 + k as f32; 4]; 16];
+            v[1] = [0.0, 0.0, 1.0, 0.0];
+            v
+        })
+        .collect();
+    let case = Case::from_program(&shbin.program(0).unwrap(), &uniforms, &inputs);
+    let pcas = dir.join("lit.pcas");
+    std::fs::write(&pcas, case.to_bytes()).unwrap();
+
     let out = Command::new(env!("CARGO_BIN_EXE_jit-bench"))
         .arg(example("mvp.v.pica"))
+        .arg(&pcas)
         .args([
             "--quick",
             "--vertices",
@@ -92,7 +112,13 @@ fn quick_json_and_svg() {
     assert!(backends.contains(&"interp"));
     assert!(backends.contains(&best), "{backends:?}");
     for row in rows {
-        assert_eq!(row["shader"], "mvp");
+        // mvp: mov, mov, 4 × dp4, mov, end; lighting: 15 instructions and end.
+        let instructions = match row["shader"].as_str().unwrap() {
+            "mvp" => 8.0,
+            "lit" => 16.0,
+            other => panic!("shader {other}"),
+        };
+        assert_eq!(number(row, "pica_instructions_per_vertex"), instructions);
         assert_eq!(row["io"], "aos");
         assert!(number(row, "ns_per_vertex") > 0.0, "{row}");
         assert!(number(row, "vertices_per_s") > 0.0, "{row}");
@@ -100,8 +126,6 @@ fn quick_json_and_svg() {
         assert!(number(row, "compile_us") >= 0.0, "{row}");
         assert!(number(row, "compile_hit_us") >= 0.0, "{row}");
         assert!(number(row, "ns_per_instruction") > 0.0, "{row}");
-        // mov, mov, 4 × dp4, mov, end.
-        assert_eq!(number(row, "pica_instructions_per_vertex"), 8.0);
         let path = row["path"].as_str().unwrap();
         let backend = row["backend"].as_str().unwrap();
         let expected = if backend == "interp" {
@@ -138,6 +162,6 @@ fn quick_json_and_svg() {
         "{}",
         &text[..text.len().min(80)]
     );
-    assert!(text.contains("mvp"));
+    assert!(text.contains("mvp") && text.contains("lit"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
