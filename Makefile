@@ -34,7 +34,7 @@ test-fast:
 	$(CARGO) test --workspace
 
 ## bench: criterion benches, groups compile/<shader> and execute/<backend>/<shader>/<io>
-## (about 3 minutes; reports in target/criterion).
+## (3–4 minutes on 2 cores; reports in target/criterion).
 bench:
 	$(CARGO) bench --bench compile --bench execute
 
