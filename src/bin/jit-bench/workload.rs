@@ -116,11 +116,6 @@ const BUILTINS: [Builtin; 5] = [
     },
 ];
 
-/// Names of the built-in shaders, in benchmark order.
-pub fn builtin_names() -> Vec<&'static str> {
-    BUILTINS.iter().map(|b| b.name).collect()
-}
-
 /// The built-in shader set, assembled.
 pub fn builtins() -> Result<Vec<Workload>, String> {
     BUILTINS
