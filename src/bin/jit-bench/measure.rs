@@ -163,7 +163,10 @@ struct Runner<'a> {
 }
 
 impl Runner<'_> {
+    /// Runs the batch for `warmup`, then sets how many runs make a sample of `sample`
+    /// (measured by the clock the samples use).
     fn warm_up(&mut self, warmup: Duration, sample: Duration) {
+        let cpu = ThreadTime::try_now().ok().filter(|_| !self.par);
         let start = Instant::now();
         let mut runs = 0u32;
         self.budget_exhausted = (self.run)();
@@ -172,7 +175,10 @@ impl Runner<'_> {
             (self.run)();
             runs += 1;
         }
-        let per_run = start.elapsed().as_secs_f64() / f64::from(runs);
+        let spent = cpu
+            .and_then(|c| c.try_elapsed().ok())
+            .unwrap_or_else(|| start.elapsed());
+        let per_run = spent.as_secs_f64().max(1e-9) / f64::from(runs);
         self.iterations = ((sample.as_secs_f64() / per_run).ceil() as usize).max(1);
     }
 
