@@ -2,7 +2,6 @@
 CARGO ?= cargo
 SHARED ?= ../shared
 CORPUS ?= $(SHARED)/corpus/shbin
-DEMO_SHBIN ?= $(CORPUS)/lovebrew__lovepotion__main_v_pica.shbin
 SECONDS ?= 600
 PICAJIT = target/release/picajit
 
@@ -34,23 +33,21 @@ test: lint test-fast
 test-fast:
 	$(CARGO) test --workspace
 
-## bench: criterion benches (they arrive with the JIT).
+## bench: criterion benches, groups compile/<shader> and execute/<backend>/<shader>/<io>
+## (3–4 minutes on 2 cores; reports in target/criterion).
 bench:
-	$(CARGO) bench --workspace
+	$(CARGO) bench --bench compile --bench execute
 
 ## fuzz: long fuzzing run, SECONDS=600 by default.
 fuzz:
 	$(CARGO) build --release --bin picajit
 	$(PICAJIT) fuzz --seconds $(SECONDS) --seed $$(date +%s)
 
-## demo: describe a real homebrew shader and run it on seeded random vertices.
+## demo: build jit-bench, assemble the example shaders, run them on the best backend beside the
+## interpreter and print the table (quick mode, a few seconds after the build).
 demo:
-	$(CARGO) build --release --bin picajit
-	$(PICAJIT) info $(DEMO_SHBIN)
-	$(PICAJIT) run $(DEMO_SHBIN) --vertices 6 --seed 1
-	$(PICAJIT) asm examples/shaders/lighting.v.pica -o target/lighting.shbin -h target/lighting.h
-	$(PICAJIT) disasm target/lighting.shbin
-	$(PICAJIT) run target/lighting.shbin --vertices 4 --seed 1
+	$(CARGO) build --release --bin jit-bench
+	$(CARGO) run -q --release --bin jit-bench -- --quick --backend auto
 
 clean:
 	$(CARGO) clean

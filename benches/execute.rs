@@ -1,8 +1,13 @@
-//! Execution speed: `execute/<backend>/<shader>/<io>` for every backend this host has, single
-//! thread, data in cache (4096 vertices per iteration), plus `execute_par/<backend>/<shader>`
-//! with 1 and 2 threads. Throughput is reported per vertex.
+//! Execution speed: `execute/<backend>/<shader>/<io>` for every backend this host has and the
+//! example shaders, single thread, 4096 vertices per iteration (AoS `run` and planar
+//! `run_soa`), plus `execute_par/<backend>/lighting/<T>t` with 1 and 2 threads. Throughput is
+//! reported per vertex (per invocation for the geometry shader). Criterion times by the wall
+//! clock: on a shared machine prefer `jit-bench`, which times by thread CPU time and takes
+//! the backends' samples round-robin.
 
 mod shaders;
+
+use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use picajit::engine::{Backend, Engine, SoaBuffer};
@@ -11,9 +16,9 @@ use picajit::program::VertexStatus;
 const VERTICES: usize = 4096;
 
 fn execute(c: &mut Criterion) {
-    let inputs = shaders::inputs(VERTICES);
-    let soa_in = SoaBuffer::from_aos(&inputs);
-    for shader in [shaders::mvp(), shaders::lighting()] {
+    for shader in shaders::examples() {
+        let inputs = shader.inputs(VERTICES);
+        let soa_in = SoaBuffer::from_aos(&inputs);
         let mut group = c.benchmark_group("execute");
         group.throughput(Throughput::Elements(VERTICES as u64));
         for backend in Backend::available() {
@@ -48,9 +53,9 @@ fn execute(c: &mut Criterion) {
 }
 
 fn execute_par(c: &mut Criterion) {
-    let n = VERTICES * 16;
-    let inputs = shaders::inputs(n);
-    let shader = shaders::lighting();
+    let n = VERTICES * 4;
+    let shader = shaders::example("lighting");
+    let inputs = shader.inputs(n);
     let mut group = c.benchmark_group("execute_par");
     group.throughput(Throughput::Elements(n as u64));
     for backend in Backend::available() {
@@ -80,5 +85,11 @@ fn execute_par(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, execute, execute_par);
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(2));
+    targets = execute, execute_par
+}
 criterion_main!(benches);

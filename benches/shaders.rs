@@ -1,19 +1,26 @@
-//! The benchmark shaders, built from the ISA types (each listing is in its doc comment) with
-//! fixed uniforms and seeded inputs. Shared by `execute.rs` and `compile.rs` (each uses a
-//! part, hence the `dead_code` allowance).
+//! The benchmark shaders: the example shaders of `examples/shaders/`, assembled, with the
+//! uniforms and inputs `jit-bench` uses (its workload module is compiled in here), and a
+//! hand-built 100-instruction program for compile-time figures. Shared by `execute.rs` and
+//! `compile.rs` (each uses a part, hence the `dead_code` allowance).
 
 #![allow(dead_code)]
 
 use picajit::isa::{AddrIdx, Dst, Fmt0, Fmt1, Fmt1u, Instruction, OpDesc, Src, SrcMod};
-use picajit::program::{Program, Regs16, Uniforms};
+use picajit::program::{Program, Uniforms};
 
-/// A benchmark shader: name, program, uniforms, PICA instructions executed per vertex.
-pub struct BenchShader {
-    pub name: &'static str,
-    pub program: Program,
-    pub uniforms: Uniforms,
-    /// PICA instructions executed per vertex (for ns-per-instruction figures).
-    pub instructions: usize,
+#[path = "../src/bin/jit-bench/workload.rs"]
+mod workload;
+
+pub use workload::Workload;
+
+/// The example shaders (mvp, lighting, skinning, steps, subdivide), assembled.
+pub fn examples() -> Vec<Workload> {
+    workload::builtins().expect("the example shaders assemble")
+}
+
+/// One example shader by name.
+pub fn example(name: &str) -> Workload {
+    workload::builtin(name)
 }
 
 fn desc(mask: &str, srcs: [&str; 2]) -> u32 {
@@ -101,162 +108,9 @@ fn uniforms() -> Uniforms {
     u
 }
 
-/// MVP transform:
-/// ```text
-/// dp4 o0.x, c0, v0 / dp4 o0.y, c1, v0 / dp4 o0.z, c2, v0 / dp4 o0.w, c3, v0
-/// mov o1, v1 / end
-/// ```
-pub fn mvp() -> BenchShader {
-    let mut a = Asm {
-        code: vec![],
-        descs: vec![],
-    };
-    for (i, m) in ["x", "y", "z", "w"].iter().enumerate() {
-        a.op2(
-            Instruction::Dp4,
-            Dst::output(0),
-            Src::uniform(i as u8),
-            Src::input(0),
-            m,
-            ["xyzw", "xyzw"],
-        );
-    }
-    a.op1(
-        Instruction::Mov,
-        Dst::output(1),
-        Src::input(1),
-        "xyzw",
-        "xyzw",
-    );
-    BenchShader {
-        name: "mvp",
-        program: a.end(),
-        uniforms: uniforms(),
-        instructions: 6,
-    }
-}
-
-/// Transform and per-vertex lighting, 17 instructions:
-/// ```text
-///  0 dp4 o0.x, c0, v0        ; clip position
-///  1 dp4 o0.y, c1, v0
-///  2 dp4 o0.z, c2, v0
-///  3 dp4 o0.w, c3, v0
-///  4 dp3 r0.x, c4, v1        ; normal to eye space
-///  5 dp3 r0.y, c5, v1
-///  6 dp3 r0.z, c6, v1
-///  7 dp3 r0.w, r0, r0        ; |n|²
-///  8 rsq r0.w, r0.w
-///  9 mul r0.xyz, r0, r0.w    ; normalize
-/// 10 dp3 r1.x, c7, r0        ; n·l
-/// 11 max r1.x, c10.x, r1.x   ; clamp at 0
-/// 12 mul r2, c8, r1.x        ; diffuse
-/// 13 add r2, c9, r2          ; + ambient
-/// 14 min o1, c11, r2         ; saturate
-/// 15 mov o2, v2              ; texture coordinate
-/// 16 end
-/// ```
-pub fn lighting() -> BenchShader {
-    let mut a = Asm {
-        code: vec![],
-        descs: vec![],
-    };
-    let full = ["xyzw", "xyzw"];
-    for (i, m) in ["x", "y", "z", "w"].iter().enumerate() {
-        a.op2(
-            Instruction::Dp4,
-            Dst::output(0),
-            Src::uniform(i as u8),
-            Src::input(0),
-            m,
-            full,
-        );
-    }
-    for (i, m) in ["x", "y", "z"].iter().enumerate() {
-        a.op2(
-            Instruction::Dp3,
-            Dst::temp(0),
-            Src::uniform(4 + i as u8),
-            Src::input(1),
-            m,
-            full,
-        );
-    }
-    a.op2(
-        Instruction::Dp3,
-        Dst::temp(0),
-        Src::temp(0),
-        Src::temp(0),
-        "w",
-        full,
-    );
-    a.op1(Instruction::Rsq, Dst::temp(0), Src::temp(0), "w", "w");
-    a.op2(
-        Instruction::Mul,
-        Dst::temp(0),
-        Src::temp(0),
-        Src::temp(0),
-        "xyz",
-        ["xyzw", "w"],
-    );
-    a.op2(
-        Instruction::Dp3,
-        Dst::temp(1),
-        Src::uniform(7),
-        Src::temp(0),
-        "x",
-        full,
-    );
-    a.op2(
-        Instruction::Max,
-        Dst::temp(1),
-        Src::uniform(10),
-        Src::temp(1),
-        "x",
-        ["x", "x"],
-    );
-    a.op2(
-        Instruction::Mul,
-        Dst::temp(2),
-        Src::uniform(8),
-        Src::temp(1),
-        "xyzw",
-        ["xyzw", "x"],
-    );
-    a.op2(
-        Instruction::Add,
-        Dst::temp(2),
-        Src::uniform(9),
-        Src::temp(2),
-        "xyzw",
-        full,
-    );
-    a.op2(
-        Instruction::Min,
-        Dst::output(1),
-        Src::uniform(11),
-        Src::temp(2),
-        "xyzw",
-        full,
-    );
-    a.op1(
-        Instruction::Mov,
-        Dst::output(2),
-        Src::input(2),
-        "xyzw",
-        "xyzw",
-    );
-    BenchShader {
-        name: "lighting",
-        program: a.end(),
-        uniforms: uniforms(),
-        instructions: 17,
-    }
-}
-
 /// A 100-instruction shader for compile-time figures: the lighting shader's transform, then
 /// a chain of lighting-style arithmetic over r0..r7 with uniforms c12..c40, ending in outputs.
-pub fn long() -> BenchShader {
+pub fn long() -> Workload {
     let mut a = Asm {
         code: vec![],
         descs: vec![],
@@ -337,29 +191,7 @@ pub fn long() -> BenchShader {
             "xyzw",
         );
     }
-    BenchShader {
-        name: "long100",
-        program: a.end(),
-        uniforms: uniforms(),
-        instructions: 100,
-    }
-}
-
-/// Seeded inputs: positions with w = 1, unit-ish normals, texture coordinates.
-pub fn inputs(n: usize) -> Vec<Regs16> {
-    let mut rng = fastrand::Rng::with_seed(7);
-    (0..n)
-        .map(|_| {
-            let mut r = [[0.0f32; 4]; 16];
-            r[0] = [
-                rng.f32() * 2.0 - 1.0,
-                rng.f32() * 2.0 - 1.0,
-                rng.f32() * 2.0 - 1.0,
-                1.0,
-            ];
-            r[1] = [rng.f32() - 0.5, rng.f32() - 0.5, rng.f32() + 0.1, 0.0];
-            r[2] = [rng.f32(), rng.f32(), 0.0, 1.0];
-            r
-        })
-        .collect()
+    let mut rng = fastrand::Rng::with_seed(workload::SEED);
+    let pattern = (0..64).map(|_| workload::random_vertex(&mut rng)).collect();
+    Workload::new("long100".into(), a.end(), uniforms(), pattern)
 }

@@ -111,6 +111,14 @@ impl Interpreter {
         machine.finish(status)
     }
 
+    /// [`Interpreter::run_vertex`] that also counts the instructions it executed (each step,
+    /// END included): the per-vertex instruction count of benchmark reports.
+    pub fn run_vertex_counted(&self, uniforms: &Uniforms, inputs: &Regs16) -> (Invocation, u64) {
+        let mut machine = state::Machine::new(self, uniforms, inputs);
+        let (status, steps) = machine.run_counted();
+        (machine.finish(status), steps)
+    }
+
     /// Runs a batch: vertex `n` reads `inputs[n]` and writes `outputs[n]` and `status[n]`.
     pub fn run(
         &self,

@@ -138,6 +138,21 @@ impl<'a> Machine<'a> {
         }
     }
 
+    /// [`Machine::run`], also counting the steps taken (a separate loop, so the plain run
+    /// pays nothing for the count).
+    pub(super) fn run_counted(&mut self) -> (VertexStatus, u64) {
+        let mut steps = 0;
+        loop {
+            if self.pc >= LAST_SLOT {
+                return (VertexStatus::Ended, steps);
+            }
+            steps += 1;
+            if let Some(status) = self.step() {
+                return (status, steps);
+            }
+        }
+    }
+
     pub(super) fn finish(self, status: VertexStatus) -> Invocation {
         Invocation {
             outputs: self.o[self.bank],

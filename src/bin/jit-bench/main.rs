@@ -1,0 +1,231 @@
+//! `jit-bench`: how fast picajit runs shaders on this machine, per backend, against the
+//! reference interpreter. With no arguments it runs the built-in shader set (the example
+//! shaders of `examples/shaders/`, embedded and assembled at start-up) on every backend this
+//! host has. See the README's "Benchmarks" section for the method.
+
+mod chart;
+mod load;
+mod machine;
+mod measure;
+mod report;
+// Also compiled into the criterion benches, which use parts the command does not.
+#[allow(dead_code)]
+mod workload;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use picajit::engine::{Backend, Engine};
+
+use crate::measure::{Io, Settings};
+
+#[derive(Parser)]
+#[command(
+    name = "jit-bench",
+    version,
+    about = "Measure picajit's backends against the reference interpreter"
+)]
+struct Args {
+    /// Shaders: SHBIN files (every DVLE), PCAS cases (with their uniforms and inputs), picasso
+    /// sources (.pica) or .shlist lists. None: the built-in set (examples/shaders).
+    files: Vec<PathBuf>,
+    /// Backends to measure, comma-separated or repeated (default: every one this host has).
+    /// The interpreter is always measured too: it is the reference of the speedups.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    backend: Vec<BackendArg>,
+    /// Vertices (geometry shaders: invocations) per batch [default: 4096, --quick 2048].
+    #[arg(long)]
+    vertices: Option<usize>,
+    /// Also measure `run_par` in rayon pools of 1…T threads.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Vertex layout, comma-separated or repeated: aos (`Shader::run`), soa (`run_soa`).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "aos")]
+    io: Vec<Io>,
+    /// Write every figure and the machine description as JSON ("-": stdout; the table then
+    /// goes to stderr).
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Draw the speedups as an SVG chart.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// Fewer and shorter samples: a first look in a few seconds.
+    #[arg(long)]
+    quick: bool,
+    /// Timed samples per configuration [default: 15, --quick 7].
+    #[arg(long)]
+    repetitions: Option<usize>,
+}
+
+/// Backend names on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum BackendArg {
+    /// The reference interpreter.
+    Interp,
+    /// x86-64 JIT, SSE4.1 tier (4 vertices per batch).
+    #[value(name = "x64-sse41")]
+    X64Sse41,
+    /// x86-64 JIT, AVX2 tier (8 vertices per batch).
+    #[value(name = "x64-avx2")]
+    X64Avx2,
+    /// The best JIT this host has.
+    Auto,
+    /// Every backend this host has.
+    All,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("jit-bench: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The backends to measure: the interpreter first, then the requested ones in host order.
+fn backends(requested: &[BackendArg]) -> Result<Vec<Backend>, String> {
+    let available = Backend::available();
+    let mut wanted = vec![Backend::Interp];
+    if requested.is_empty() || requested.contains(&BackendArg::All) {
+        wanted.extend(available.iter().copied());
+    }
+    for r in requested {
+        let b = match r {
+            BackendArg::Interp | BackendArg::All => continue,
+            BackendArg::X64Sse41 => Backend::X64Sse41,
+            BackendArg::X64Avx2 => Backend::X64Avx2,
+            BackendArg::Auto => Engine::new(Backend::Auto)
+                .map_err(|e| e.to_string())?
+                .backend(),
+        };
+        if !available.contains(&b) {
+            return Err(format!(
+                "backend {} is not available on this host",
+                b.name()
+            ));
+        }
+        wanted.push(b);
+    }
+    let mut out = Vec::new();
+    for b in available {
+        if wanted.contains(&b) && !out.contains(&b) {
+            out.push(b);
+        }
+    }
+    Ok(out)
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    let backends = backends(&args.backend)?;
+    let workloads = if args.files.is_empty() {
+        workload::builtins().map_err(|e| format!("built-in shaders: {e}"))?
+    } else {
+        let mut all = Vec::new();
+        for f in &args.files {
+            all.extend(load::load(f)?);
+        }
+        all
+    };
+    let mut ios = args.io.clone();
+    ios.sort_by_key(|&io| io as u8);
+    ios.dedup();
+    let vertices = args
+        .vertices
+        .unwrap_or(if args.quick { 2048 } else { 4096 })
+        .max(1);
+    let settings = Settings {
+        vertices,
+        par_vertices: vertices.max(16 * 1024),
+        repetitions: args
+            .repetitions
+            .unwrap_or(if args.quick { 7 } else { 15 })
+            .max(1),
+        warmup_ms: if args.quick { 40 } else { 250 },
+        sample_ms: if args.quick { 8 } else { 25 },
+        compile_repetitions: if args.quick { 5 } else { 20 },
+        threads: args.threads.filter(|&t| t > 0),
+        io: ios,
+        quick: args.quick,
+        instruction_count: measure::INSTRUCTION_COUNT_METHOD,
+        native_count: measure::NATIVE_COUNT_METHOD,
+    };
+    let machine = machine::Machine::detect();
+
+    let json_to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    let mut out: Box<dyn Write> = if json_to_stdout {
+        Box::new(std::io::stderr())
+    } else {
+        Box::new(std::io::stdout())
+    };
+    let io_err = |e: std::io::Error| format!("writing the table: {e}");
+    let names: Vec<&str> = workloads.iter().map(|w| w.name.as_str()).collect();
+    let shaders = if args.files.is_empty() {
+        format!(
+            "built-in set, assembled from examples/shaders/ at start-up: {}",
+            names.join(", ")
+        )
+    } else {
+        names.join(", ")
+    };
+    let backend_names: Vec<&str> = backends.iter().map(|b| b.name()).collect();
+    writeln!(out, "shaders: {shaders}").map_err(io_err)?;
+    writeln!(out, "backends: {}", backend_names.join(", ")).map_err(io_err)?;
+    write!(out, "{}", report::preamble(&machine, &settings)).map_err(io_err)?;
+    out.flush().map_err(io_err)?;
+
+    let per_shader = measure::ticks(&settings, backends.len());
+    let progress = ProgressBar::new(per_shader * workloads.len() as u64);
+    progress.set_style(
+        ProgressStyle::with_template("{spinner} {elapsed:>4} [{bar:40}] {pos}/{len} {msg}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    let mut rows = Vec::new();
+    for w in &workloads {
+        rows.extend(measure::measure(w, &backends, &settings, &progress));
+    }
+    progress.finish_and_clear();
+
+    let notes = report::notes(&rows);
+    writeln!(out).map_err(io_err)?;
+    write!(out, "{}", report::table(&rows)).map_err(io_err)?;
+    if let Some(t) = report::scaling_table(&rows) {
+        writeln!(
+            out,
+            "\nthread scaling (run_par, {} vertices): ns/vertex (gain over 1 thread)",
+            settings.par_vertices
+        )
+        .map_err(io_err)?;
+        write!(out, "{t}").map_err(io_err)?;
+    }
+    writeln!(out, "\n{}", report::LEGEND).map_err(io_err)?;
+    for n in &notes {
+        writeln!(out, "note: {n}").map_err(io_err)?;
+    }
+
+    if let Some(path) = &args.json {
+        let report = report::Report {
+            machine: &machine,
+            settings: &settings,
+            results: &rows,
+            notes,
+        };
+        let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+        if json_to_stdout {
+            let mut stdout = std::io::stdout().lock();
+            writeln!(stdout, "{text}").map_err(|e| format!("stdout: {e}"))?;
+        } else {
+            std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+    }
+    if let Some(path) = &args.svg {
+        chart::draw(path, &rows, &machine)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,167 @@
+//! `jit-bench` end to end on a small shader (few vertices, few samples), and the interpreter's
+//! instruction-counting run it relies on.
+
+#![cfg(feature = "bench")]
+
+use std::path::Path;
+use std::process::Command;
+
+use picajit::asm::{assemble, Source};
+use picajit::case::Case;
+use picajit::interp::Interpreter;
+use serde_json::Value;
+
+fn example(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/shaders")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn counted_run_counts_executed_instructions() {
+    let path = example("steps.v.pica");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (shbin, _) = assemble(&[Source::new(path, text)]).unwrap();
+    let dvle = &shbin.dvles[0];
+    let mut uniforms = picajit::Uniforms::default();
+    dvle.apply_constants(&mut uniforms);
+    let interp = Interpreter::new(&shbin.program(0).unwrap());
+    let vertex = |value: f32| {
+        let mut v = [[0.0; 4]; 16];
+        v[1][0] = value;
+        v
+    };
+    let (low_inv, low) = interp.run_vertex_counted(&uniforms, &vertex(0.1));
+    let (high_inv, high) = interp.run_vertex_counted(&uniforms, &vertex(2.0));
+    assert_eq!(low_inv, interp.run_vertex(&uniforms, &vertex(0.1)));
+    assert_eq!(high_inv, interp.run_vertex(&uniforms, &vertex(2.0)));
+    // 0.1: the first iteration breaks after cmp, breakc; 2.0: four full iterations of
+    // cmp, breakc, add.
+    assert_eq!(high - low, 10, "{low} {high}");
+    // mov, mov, for, (cmp, breakc) at least once, mul, mov, end.
+    assert!(low >= 8, "{low}");
+}
+
+fn number(row: &Value, key: &str) -> f64 {
+    row[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} in {row}"))
+}
+
+#[test]
+fn quick_json_and_svg() {
+    let dir = std::env::temp_dir().join(format!("picajit-jit-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("speedup.svg");
+    // A PCAS case too: the lighting shader with three vertices of its own.
+    let path = example("lighting.v.pica");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (shbin, _) = assemble(&[Source::new(path, text)]).unwrap();
+    let mut uniforms = picajit::Uniforms::default();
+    shbin.dvles[0].apply_constants(&mut uniforms);
+    uniforms.f[0] = [1.0, 0.5, 0.25, 2.0];
+    let inputs: Vec<_> = (0..3)
+        .map(|k| {
+            let mut v = [[0.5 + k as f32; 4]; 16];
+            v[1] = [0.0, 0.0, 1.0, 0.0];
+            v
+        })
+        .collect();
+    let case = Case::from_program(&shbin.program(0).unwrap(), &uniforms, &inputs);
+    let pcas = dir.join("lit.pcas");
+    std::fs::write(&pcas, case.to_bytes()).unwrap();
+
+    let out = Command::new(env!("CARGO_BIN_EXE_jit-bench"))
+        .arg(example("mvp.v.pica"))
+        .arg(&pcas)
+        .args([
+            "--quick",
+            "--vertices",
+            "64",
+            "--repetitions",
+            "3",
+            "--threads",
+            "2",
+        ])
+        .args(["--json", "-", "--svg"])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // With `--json -` the table goes to stderr and stdout is JSON only.
+    assert!(
+        stderr.contains("ns/vertex") && stderr.contains("mvp"),
+        "{stderr}"
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+
+    let machine = &json["machine"];
+    assert!(machine["cpu_model"].as_str().is_some_and(|s| !s.is_empty()));
+    assert!(machine["features"].is_array());
+    assert!(machine["logical_cpus"].as_u64().is_some_and(|n| n >= 1));
+    let best = machine["best_backend"].as_str().unwrap();
+
+    let rows = json["results"].as_array().unwrap();
+    let backends: Vec<&str> = rows
+        .iter()
+        .map(|r| r["backend"].as_str().unwrap())
+        .collect();
+    assert!(backends.contains(&"interp"));
+    assert!(backends.contains(&best), "{backends:?}");
+    for row in rows {
+        // mvp: mov, mov, 4 × dp4, mov, end; lighting: 15 instructions and end.
+        let instructions = match row["shader"].as_str().unwrap() {
+            "mvp" => 8.0,
+            "lit" => 16.0,
+            other => panic!("shader {other}"),
+        };
+        assert_eq!(number(row, "pica_instructions_per_vertex"), instructions);
+        assert_eq!(row["io"], "aos");
+        assert!(number(row, "ns_per_vertex") > 0.0, "{row}");
+        assert!(number(row, "vertices_per_s") > 0.0, "{row}");
+        assert!(number(row, "speedup") > 0.0, "{row}");
+        assert!(number(row, "compile_us") >= 0.0, "{row}");
+        assert!(number(row, "compile_hit_us") >= 0.0, "{row}");
+        assert!(number(row, "ns_per_instruction") > 0.0, "{row}");
+        let path = row["path"].as_str().unwrap();
+        let backend = row["backend"].as_str().unwrap();
+        let expected = if backend == "interp" {
+            "interpreter"
+        } else {
+            "native"
+        };
+        assert_eq!(path, expected, "{row}");
+        assert!(row["path_detail"].as_str().is_some_and(|s| !s.is_empty()));
+        let threads = row["threads"].as_u64().unwrap();
+        match row["api"].as_str().unwrap() {
+            "run" => assert_eq!(threads, 1),
+            "run_par" => {
+                assert!((1..=2).contains(&threads));
+                assert!(number(row, "scaling") > 0.0, "{row}");
+            }
+            other => panic!("api {other}"),
+        }
+        if path == "native" {
+            assert!(number(row, "native_instructions_per_batch") > 0.0);
+            assert!(
+                number(row, "speedup") > 1.0,
+                "a JIT slower than the interpreter: {row}"
+            );
+        }
+    }
+    let par = rows.iter().filter(|r| r["api"] == "run_par").count();
+    // Per backend: one `run` row, and `run_par` rows for 1 and 2 threads.
+    assert_eq!(par, 2 * (rows.len() - par));
+
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.starts_with("<svg") || text.starts_with("<?xml"),
+        "{}",
+        &text[..text.len().min(80)]
+    );
+    assert!(text.contains("mvp") && text.contains("lit"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
