@@ -14,7 +14,7 @@ use std::cell::RefCell;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use picajit_codegen::abi::Context;
-use picajit_codegen::abi::Lanes;
+use picajit_codegen::abi::{self, Lanes};
 use picajit_codegen::code::{EmitBuffer, ExecCode};
 use picajit_codegen::ir::{Function, Inst, Op, Var};
 use picajit_codegen::opt;
@@ -621,24 +621,33 @@ impl Shader {
                     };
                     kernels.aos.run_aos(ctx, tin, &mut tout, &mut b, Some(emit));
                     let count = (ctx.scalars.emit_count as usize).min(TRIANGLES_PER_BATCH);
-                    let lanes = tout
+                    // Per lane, its triangles: read each lane row once, scatter it to the lanes.
+                    let empty = Primitive {
+                        vertices: [[[0.0; 4]; 16]; 3],
+                        winding: false,
+                    };
+                    let mut lanes: Vec<Invocation> = tout
                         .iter()
-                        .enumerate()
-                        .map(|(lane, out)| Invocation {
+                        .map(|out| Invocation {
                             outputs: *out,
                             status: status_of(b[0]),
-                            primitives: (0..count)
-                                .map(|t| Primitive {
-                                    vertices: std::array::from_fn(|s| {
-                                        std::array::from_fn(|r| {
-                                            std::array::from_fn(|c| triangles[t][s][r][c].0[lane])
-                                        })
-                                    }),
-                                    winding: windings[t] != 0,
-                                })
-                                .collect(),
+                            primitives: vec![empty.clone(); count],
                         })
                         .collect();
+                    for (t, tri) in triangles.iter().enumerate().take(count) {
+                        for (s, slot) in tri.iter().enumerate() {
+                            for (r, reg) in slot.iter().enumerate() {
+                                for (c, row) in reg.iter().enumerate() {
+                                    for (inv, &x) in lanes.iter_mut().zip(&row.0) {
+                                        inv.primitives[t].vertices[s][r][c] = x;
+                                    }
+                                }
+                            }
+                        }
+                        for inv in &mut lanes {
+                            inv.primitives[t].winding = windings[t] != 0;
+                        }
+                    }
                     (b[0], lanes)
                 };
                 for batch in inputs.chunks(w) {
@@ -839,10 +848,10 @@ fn single(
     input: &Regs16,
     before: &Regs16,
 ) -> (Regs16, VertexStatus) {
-    let tin = vec![*input; w];
-    let mut tout = vec![*before; w];
+    let tin = [*input; abi::MAX_LANES];
+    let mut tout = [*before; abi::MAX_LANES];
     let mut b = [0u8];
-    aos.run_aos(ctx, &tin, &mut tout, &mut b, None);
+    aos.run_aos(ctx, &tin[..w], &mut tout[..w], &mut b, None);
     (tout[0], status_of(b[0]))
 }
 
