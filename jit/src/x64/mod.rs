@@ -21,7 +21,7 @@ mod dump;
 mod flow;
 mod io;
 mod memory;
-mod special;
+pub(crate) mod special;
 
 use std::collections::HashMap;
 
