@@ -16,7 +16,11 @@ fn execute(c: &mut Criterion) {
     for shader in [shaders::mvp(), shaders::lighting()] {
         let mut group = c.benchmark_group("execute");
         group.throughput(Throughput::Elements(VERTICES as u64));
-        for backend in Backend::available() {
+        // AArch64 under qemu-user measures the emulator, not the code: native backends only.
+        for backend in Backend::available()
+            .into_iter()
+            .filter(|b| b.is_native_here())
+        {
             let engine = Engine::new(backend).expect("available");
             let compiled = engine.compile(&shader.program);
             let mut out = vec![[[0.0; 4]; 16]; VERTICES];
@@ -53,7 +57,10 @@ fn execute_par(c: &mut Criterion) {
     let shader = shaders::lighting();
     let mut group = c.benchmark_group("execute_par");
     group.throughput(Throughput::Elements(n as u64));
-    for backend in Backend::available() {
+    for backend in Backend::available()
+        .into_iter()
+        .filter(|b| b.is_native_here())
+    {
         let engine = Engine::new(backend).expect("available");
         let compiled = engine.compile(&shader.program);
         let mut out = vec![[[0.0; 4]; 16]; n];

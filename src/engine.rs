@@ -13,6 +13,7 @@
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use picajit_codegen::aarch64;
 use picajit_codegen::abi::Context;
 use picajit_codegen::code::ExecCode;
 use picajit_codegen::ir::{Function, Inst, Op, Var};
@@ -36,8 +37,11 @@ pub enum Backend {
     X64Sse41,
     /// x86-64 with AVX2, 8 vertices per batch.
     X64Avx2,
-    /// The best JIT this host has (`PICAJIT_X64_TIER=sse41|avx2` forces a tier); the
-    /// interpreter on hosts without one.
+    /// AArch64 with NEON, 4 vertices per batch: in-process on an AArch64 host, through a
+    /// qemu-user job server elsewhere (exact, but slow: for testing).
+    Aarch64,
+    /// The best JIT this host has (`PICAJIT_X64_TIER=sse41|avx2` forces a tier; AArch64 on
+    /// an AArch64 host); the interpreter on hosts without one. Never AArch64 through qemu.
     Auto,
 }
 
@@ -51,7 +55,18 @@ impl Backend {
         if Tier::Avx2.host_supports() {
             all.push(Backend::X64Avx2);
         }
+        if aarch64::Kernel::host_supports() {
+            all.push(Backend::Aarch64);
+        }
         all
+    }
+
+    /// True if the backend runs natively on this host (not through an emulator).
+    pub fn is_native_here(self) -> bool {
+        match self {
+            Backend::Aarch64 => cfg!(target_arch = "aarch64"),
+            Backend::Interp | Backend::X64Sse41 | Backend::X64Avx2 | Backend::Auto => true,
+        }
     }
 
     /// The name used on the command line.
@@ -60,15 +75,53 @@ impl Backend {
             Backend::Interp => "interp",
             Backend::X64Sse41 => "x64-sse41",
             Backend::X64Avx2 => "x64-avx2",
+            Backend::Aarch64 => "aarch64",
             Backend::Auto => "auto",
         }
     }
 
-    fn tier(self) -> Option<Tier> {
+    fn target(self) -> Option<Target> {
         match self {
-            Backend::X64Sse41 => Some(Tier::Sse41),
-            Backend::X64Avx2 => Some(Tier::Avx2),
+            Backend::X64Sse41 => Some(Target::X64(Tier::Sse41)),
+            Backend::X64Avx2 => Some(Target::X64(Tier::Avx2)),
+            Backend::Aarch64 => Some(Target::Aarch64),
             Backend::Interp | Backend::Auto => None,
+        }
+    }
+}
+
+/// The instruction set native code is compiled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// x86-64 at a tier.
+    X64(Tier),
+    /// AArch64 with NEON.
+    Aarch64,
+}
+
+impl Target {
+    /// Vertices per batch.
+    pub fn lanes(self) -> usize {
+        match self {
+            Target::X64(t) => t.lanes(),
+            Target::Aarch64 => aarch64::LANES,
+        }
+    }
+
+    fn host_supports(self) -> bool {
+        match self {
+            Target::X64(t) => t.host_supports(),
+            Target::Aarch64 => aarch64::Kernel::host_supports(),
+        }
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::X64(t) => write!(f, "{t:?}"),
+            Target::Aarch64 if cfg!(target_arch = "aarch64") => write!(f, "AArch64 NEON"),
+            Target::Aarch64 => write!(f, "AArch64 NEON under qemu-user"),
         }
     }
 }
@@ -76,7 +129,7 @@ impl Backend {
 /// Engine construction errors.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum EngineError {
-    #[error("backend {0} needs instructions this CPU does not have")]
+    #[error("backend {0} needs instructions this CPU does not have (aarch64 on another host: qemu-aarch64-static)")]
     Unsupported(&'static str),
     #[error("PICAJIT_X64_TIER={0:?} is not one of sse41, avx2")]
     BadTierOverride(String),
@@ -85,8 +138,8 @@ pub enum EngineError {
 /// How a compiled shader executes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ExecPath {
-    /// Native code of a tier.
-    Native(Tier),
+    /// Native code for a target.
+    Native(Target),
     /// The interpreter, because the engine is the interpreter.
     Interpreter,
     /// The interpreter, because the program cannot run natively (the reason).
@@ -96,7 +149,7 @@ pub enum ExecPath {
 impl std::fmt::Display for ExecPath {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ExecPath::Native(t) => write!(f, "native {t:?} (structured, uniform control flow)"),
+            ExecPath::Native(t) => write!(f, "native {t} (structured, uniform control flow)"),
             ExecPath::Interpreter => write!(f, "interpreter"),
             ExecPath::Fallback(why) => write!(f, "interpreter fallback: {why}"),
         }
@@ -132,12 +185,13 @@ impl Engine {
                 _ => match Tier::host_best() {
                     Some(Tier::Avx2) => Backend::X64Avx2,
                     Some(Tier::Sse41) => Backend::X64Sse41,
+                    None if cfg!(target_arch = "aarch64") => Backend::Aarch64,
                     None => Backend::Interp,
                 },
             },
             b => b,
         };
-        if let Some(t) = backend.tier() {
+        if let Some(t) = backend.target() {
             if !t.host_supports() {
                 return Err(EngineError::Unsupported(backend.name()));
             }
@@ -252,20 +306,119 @@ fn reachable_words(program: &Program) -> Vec<(u16, u32)> {
     words
 }
 
+/// Machine code of a kernel, for dumps.
+#[derive(Clone, Debug)]
+pub enum MachineCode {
+    X64(x64::Compiled),
+    Aarch64(aarch64::Compiled),
+}
+
+impl MachineCode {
+    /// Bytes of code before the constant pool.
+    pub fn code_len(&self) -> usize {
+        match self {
+            MachineCode::X64(c) => c.code_len,
+            MachineCode::Aarch64(c) => c.code_len,
+        }
+    }
+    /// Instructions before the constant pool (the static size of the kernel).
+    pub fn instruction_count(&self) -> usize {
+        match self {
+            MachineCode::X64(c) => x64::instruction_count(c),
+            MachineCode::Aarch64(c) => aarch64::instruction_count(c),
+        }
+    }
+    /// Spill slots the kernel uses.
+    pub fn spill_slots(&self) -> u32 {
+        match self {
+            MachineCode::X64(c) => c.spill_slots,
+            MachineCode::Aarch64(c) => c.spill_slots,
+        }
+    }
+    /// Vertices per batch.
+    pub fn lanes(&self) -> usize {
+        match self {
+            MachineCode::X64(c) => c.tier.lanes(),
+            MachineCode::Aarch64(_) => aarch64::LANES,
+        }
+    }
+    /// The code as text, one instruction per line, then the constant pool.
+    pub fn disassemble(&self) -> String {
+        match self {
+            MachineCode::X64(c) => x64::disassemble(c),
+            MachineCode::Aarch64(c) => aarch64::disassemble(c),
+        }
+    }
+}
+
+/// A kernel ready to run.
+#[derive(Debug)]
+enum Code {
+    X64(ExecCode),
+    Aarch64(aarch64::Kernel),
+}
+
+impl Code {
+    fn compile(func: &Function, target: Target, io: IoMode) -> Result<(Code, MachineCode), String> {
+        match target {
+            Target::X64(tier) => {
+                let c = x64::compile(func, tier, io).map_err(|e| format!("backend: {e}"))?;
+                let code = ExecCode::new(&c).map_err(|e| format!("executable memory: {e}"))?;
+                Ok((Code::X64(code), MachineCode::X64(c)))
+            }
+            Target::Aarch64 => {
+                let c = aarch64::compile(func, io).map_err(|e| format!("backend: {e}"))?;
+                let code = aarch64::Kernel::new(&c).map_err(|e| format!("aarch64: {e}"))?;
+                Ok((Code::Aarch64(code), MachineCode::Aarch64(c)))
+            }
+        }
+    }
+
+    /// `ExecCode::run_aos`; an error only from the qemu job server.
+    fn run_aos(
+        &self,
+        ctx: &mut Context,
+        input: &[Regs16],
+        output: &mut [Regs16],
+        status: &mut [u8],
+    ) -> Result<usize, String> {
+        match self {
+            Code::X64(c) => Ok(c.run_aos(ctx, input, output, status)),
+            Code::Aarch64(k) => k
+                .run_aos(ctx, input, output, status)
+                .map_err(|e| e.to_string()),
+        }
+    }
+
+    fn run_soa(
+        &self,
+        ctx: &mut Context,
+        input: &[f32],
+        output: &mut [f32],
+        len: usize,
+        status: &mut [u8],
+    ) -> Result<usize, String> {
+        match self {
+            Code::X64(c) => Ok(c.run_soa(ctx, input, output, len, status)),
+            Code::Aarch64(k) => k
+                .run_soa(ctx, input, output, len, status)
+                .map_err(|e| e.to_string()),
+        }
+    }
+}
+
 /// The kernels of one (possibly specialized) function.
 #[derive(Debug)]
 struct Kernels {
     func: Function,
-    aos: ExecCode,
+    aos: Code,
     /// The SoA kernel, compiled on first use.
-    soa: OnceLock<Result<ExecCode, String>>,
+    soa: OnceLock<Result<Code, String>>,
 }
 
 impl Kernels {
-    fn new(func: Function, tier: Tier) -> Result<(Kernels, x64::Compiled), String> {
-        let compiled =
-            x64::compile(&func, tier, IoMode::Aos).map_err(|e| format!("backend: {e}"))?;
-        let aos = ExecCode::new(&compiled).map_err(|e| format!("executable memory: {e}"))?;
+    fn new(func: Function, target: Target) -> Result<(Kernels, MachineCode), String> {
+        let (aos, compiled) = Code::compile(&func, target, IoMode::Aos)?;
         Ok((
             Kernels {
                 func,
@@ -276,13 +429,9 @@ impl Kernels {
         ))
     }
 
-    fn soa(&self, tier: Tier) -> Result<&ExecCode, &str> {
+    fn soa(&self, target: Target) -> Result<&Code, &str> {
         self.soa
-            .get_or_init(|| {
-                x64::compile(&self.func, tier, IoMode::Soa)
-                    .map_err(|e| e.to_string())
-                    .and_then(|c| ExecCode::new(&c).map_err(|e| e.to_string()))
-            })
+            .get_or_init(|| Code::compile(&self.func, target, IoMode::Soa).map(|(c, _)| c))
             .as_ref()
             .map_err(String::as_str)
     }
@@ -300,7 +449,7 @@ struct Native {
     /// which of `pmul_uniforms` are finite and non-zero.
     variants: Mutex<Vec<(Vec<bool>, Arc<Kernels>)>>,
     pmul_uniforms: Vec<(u32, u32)>,
-    tier: Tier,
+    target: Target,
     /// Uniform components read through broadcast rows.
     rows: Vec<(usize, usize)>,
 }
@@ -331,7 +480,7 @@ impl Native {
             return Arc::clone(&self.generic);
         }
         let (func, _) = opt::specialize_pmul(&self.generic.func, &safe);
-        match Kernels::new(func, self.tier) {
+        match Kernels::new(func, self.target) {
             Ok((k, _)) => {
                 let k = Arc::new(k);
                 list.push((key, Arc::clone(&k)));
@@ -356,7 +505,7 @@ pub struct Shader {
     interp: OnceLock<Interpreter>,
     program: Program,
     path: ExecPath,
-    machine_code: Option<x64::Compiled>,
+    machine_code: Option<MachineCode>,
     budget: u32,
     /// Output registers the program can write (bit r = o_r).
     outputs: u16,
@@ -432,7 +581,7 @@ impl Shader {
             budget,
             outputs: static_outputs,
         };
-        let Some(tier) = backend.tier() else {
+        let Some(target) = backend.target() else {
             return interp_only(ExecPath::Interpreter);
         };
         let mut func = match frontend::lower(program) {
@@ -446,7 +595,7 @@ impl Shader {
         mark_outputs(&mut func, outputs & !ir_outputs);
         let rows = uniform_rows(&func);
         let pmul_uniforms = opt::pmul_uniform_operands(&func);
-        let (generic, compiled) = match Kernels::new(func, tier) {
+        let (generic, compiled) = match Kernels::new(func, target) {
             Ok(k) => k,
             Err(why) => return interp_only(ExecPath::Fallback(why)),
         };
@@ -455,12 +604,12 @@ impl Shader {
                 generic: Arc::new(generic),
                 variants: Mutex::new(Vec::new()),
                 pmul_uniforms,
-                tier,
+                target,
                 rows,
             }),
             interp: OnceLock::new(),
             program: program.clone(),
-            path: ExecPath::Native(tier),
+            path: ExecPath::Native(target),
             machine_code: Some(compiled),
             budget,
             outputs,
@@ -486,14 +635,14 @@ impl Shader {
     }
 
     /// The machine code of the AoS kernel (native shaders only).
-    pub fn machine_code(&self) -> Option<&x64::Compiled> {
+    pub fn machine_code(&self) -> Option<&MachineCode> {
         self.machine_code.as_ref()
     }
 
     /// Vertices per native batch (1 for the interpreter).
     pub fn lanes(&self) -> usize {
         match &self.exec {
-            Exec::Native(n) => n.tier.lanes(),
+            Exec::Native(n) => n.target.lanes(),
             Exec::Interp => 1,
         }
     }
@@ -518,40 +667,74 @@ impl Shader {
     ) -> Result<(), RunError> {
         check_lengths(inputs.len(), outputs.len(), status.len())?;
         match &self.exec {
-            Exec::Interp => {
-                for ((inp, out), st) in inputs.iter().zip(outputs.iter_mut()).zip(status.iter_mut())
-                {
-                    let inv = self.interp().run_vertex(uniforms, inp);
-                    self.copy_written(&inv.outputs, out);
-                    *st = inv.status;
+            Exec::Interp => self.run_interp(uniforms, inputs, outputs, status),
+            Exec::Native(native) => {
+                let ran = with_context(|ctx| {
+                    let kernels = native.kernels(uniforms);
+                    let aos = &kernels.aos;
+                    self.prepare(ctx, uniforms, &native.rows);
+                    let w = native.target.lanes();
+                    let full = inputs.len() / w * w;
+                    let mut bytes = vec![0u8; full / w];
+                    aos.run_aos(ctx, &inputs[..full], &mut outputs[..full], &mut bytes)?;
+                    for (st, &b) in status[..full].chunks_mut(w).zip(&bytes) {
+                        st.fill(status_of(b));
+                    }
+                    if full < inputs.len() {
+                        // The tail: padded to a whole batch in a scratch buffer.
+                        let rest = inputs.len() - full;
+                        let mut tin = vec![[[0.0; 4]; 16]; w];
+                        tin[..rest].copy_from_slice(&inputs[full..]);
+                        let mut tout = vec![[[0.0; 4]; 16]; w];
+                        tout[..rest].copy_from_slice(&outputs[full..]);
+                        let mut b = [0u8];
+                        aos.run_aos(ctx, &tin, &mut tout, &mut b)?;
+                        outputs[full..].copy_from_slice(&tout[..rest]);
+                        status[full..].fill(status_of(b[0]));
+                    }
+                    Ok::<(), String>(())
+                });
+                if ran.is_err() {
+                    // Only the qemu job server can fail; the interpreter gives the same answer.
+                    self.run_interp(uniforms, inputs, outputs, status);
                 }
             }
-            Exec::Native(native) => with_context(|ctx| {
-                let kernels = native.kernels(uniforms);
-                let aos = &kernels.aos;
-                self.prepare(ctx, uniforms, &native.rows);
-                let w = native.tier.lanes();
-                let full = inputs.len() / w * w;
-                let mut bytes = vec![0u8; full / w];
-                aos.run_aos(ctx, &inputs[..full], &mut outputs[..full], &mut bytes);
-                for (st, &b) in status[..full].chunks_mut(w).zip(&bytes) {
-                    st.fill(status_of(b));
-                }
-                if full < inputs.len() {
-                    // The tail: padded to a whole batch in a scratch buffer.
-                    let rest = inputs.len() - full;
-                    let mut tin = vec![[[0.0; 4]; 16]; w];
-                    tin[..rest].copy_from_slice(&inputs[full..]);
-                    let mut tout = vec![[[0.0; 4]; 16]; w];
-                    tout[..rest].copy_from_slice(&outputs[full..]);
-                    let mut b = [0u8];
-                    aos.run_aos(ctx, &tin, &mut tout, &mut b);
-                    outputs[full..].copy_from_slice(&tout[..rest]);
-                    status[full..].fill(status_of(b[0]));
-                }
-            }),
         }
         self.result(status)
+    }
+
+    fn run_interp(
+        &self,
+        uniforms: &Uniforms,
+        inputs: &[Regs16],
+        outputs: &mut [Regs16],
+        status: &mut [VertexStatus],
+    ) {
+        for ((inp, out), st) in inputs.iter().zip(outputs.iter_mut()).zip(status.iter_mut()) {
+            let inv = self.interp().run_vertex(uniforms, inp);
+            self.copy_written(&inv.outputs, out);
+            *st = inv.status;
+        }
+    }
+
+    fn run_soa_interp(
+        &self,
+        uniforms: &Uniforms,
+        inputs: &SoaBuffer,
+        outputs: &mut SoaBuffer,
+        status: &mut [VertexStatus],
+    ) {
+        for (v, st) in status.iter_mut().enumerate() {
+            let regs: Regs16 =
+                std::array::from_fn(|r| std::array::from_fn(|c| inputs.get(r, c, v)));
+            let inv = self.interp().run_vertex(uniforms, &regs);
+            for r in (0..16).filter(|r| self.outputs >> r & 1 != 0) {
+                for c in 0..4 {
+                    outputs.set(r, c, v, inv.outputs[r][c]);
+                }
+            }
+            *st = inv.status;
+        }
     }
 
     /// Runs planar SoA buffers (see [`SoaBuffer`]): no transposes. Stores the same registers
@@ -573,35 +756,20 @@ impl Shader {
         }
         let n = inputs.len;
         match &self.exec {
-            Exec::Interp => {
-                for (v, st) in status.iter_mut().enumerate() {
-                    let regs: Regs16 =
-                        std::array::from_fn(|r| std::array::from_fn(|c| inputs.get(r, c, v)));
-                    let inv = self.interp().run_vertex(uniforms, &regs);
-                    for r in (0..16).filter(|r| self.outputs >> r & 1 != 0) {
-                        for c in 0..4 {
-                            outputs.set(r, c, v, inv.outputs[r][c]);
-                        }
-                    }
-                    *st = inv.status;
-                }
-            }
+            Exec::Interp => self.run_soa_interp(uniforms, inputs, outputs, status),
             Exec::Native(native) => {
                 let kernels = native.kernels(uniforms);
-                let Ok(code) = kernels.soa(native.tier) else {
+                let Ok(code) = kernels.soa(native.target) else {
                     // The AoS kernel compiled, so this cannot happen; stay exact regardless.
-                    let aos = inputs.to_aos();
-                    let mut out = outputs.to_aos();
-                    let result = self.run(uniforms, &aos, &mut out, status);
-                    *outputs = SoaBuffer::from_aos(&out);
-                    return result;
+                    self.run_soa_interp(uniforms, inputs, outputs, status);
+                    return self.result(status);
                 };
-                with_context(|ctx| {
+                let ran = with_context(|ctx| {
                     self.prepare(ctx, uniforms, &native.rows);
-                    let w = native.tier.lanes();
+                    let w = native.target.lanes();
                     let mut bytes = vec![0u8; n / w];
                     let full =
-                        code.run_soa(ctx, &inputs.data, &mut outputs.data, n, &mut bytes) * w;
+                        code.run_soa(ctx, &inputs.data, &mut outputs.data, n, &mut bytes)? * w;
                     for (st, &b) in status[..full].chunks_mut(w).zip(&bytes) {
                         st.fill(status_of(b));
                     }
@@ -616,14 +784,19 @@ impl Shader {
                                 .copy_from_slice(&outputs.data[k * n + full..k * n + n]);
                         }
                         let mut b = [0u8];
-                        code.run_soa(ctx, &tin, &mut tout, w, &mut b);
+                        code.run_soa(ctx, &tin, &mut tout, w, &mut b)?;
                         for k in 0..64 {
                             outputs.data[k * n + full..k * n + n]
                                 .copy_from_slice(&tout[k * w..k * w + rest]);
                         }
                         status[full..].fill(status_of(b[0]));
                     }
+                    Ok::<(), String>(())
                 });
+                if ran.is_err() {
+                    // Only the qemu job server can fail; the interpreter gives the same answer.
+                    self.run_soa_interp(uniforms, inputs, outputs, status);
+                }
             }
         }
         self.result(status)
