@@ -290,13 +290,26 @@ pub fn check(
     Ok(lowered)
 }
 
-/// Compares an already lowered program with the interpreter.
+/// Compares an already lowered program with the interpreter (the IR evaluator and every
+/// native backend).
 pub fn compare(
     lowered: &Lowered,
     program: &Program,
     uniforms: &Uniforms,
     inputs: &[Regs16],
     budget: u32,
+) -> Result<(), String> {
+    compare_with(lowered, program, uniforms, inputs, budget, true)
+}
+
+/// [`compare`], with the AArch64 backend only if `aarch64`.
+pub fn compare_with(
+    lowered: &Lowered,
+    program: &Program,
+    uniforms: &Uniforms,
+    inputs: &[Regs16],
+    budget: u32,
+    aarch64: bool,
 ) -> Result<(), String> {
     let interp = Interpreter::new(program).with_budget(budget);
     let got = eval::run(&lowered.func, uniforms, inputs, budget);
@@ -319,7 +332,7 @@ pub fn compare(
             ));
         }
     }
-    compare_native(program, uniforms, inputs, budget)
+    compare_native_on(program, uniforms, inputs, budget, aarch64)
 }
 
 /// Every native backend this host can run — the x86-64 tiers it has and AArch64 (natively or

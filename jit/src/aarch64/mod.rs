@@ -28,7 +28,7 @@ pub mod elf;
 pub mod runner;
 
 mod arith;
-mod dump;
+pub mod dump;
 mod exec;
 mod flow;
 mod io;
