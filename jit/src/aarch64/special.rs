@@ -1,8 +1,9 @@
 //! RCP, RSQ and the project's EX2/LG2, step for step as `picajit::float` states them: the f32
 //! lanes are widened to f64 in two halves (FCVTL for lanes 0–1, FCVTL2 for lanes 2–3),
 //! computed with separately rounded f64 operations (FMUL then FADD, never FMLA) and narrowed
-//! once (FCVTN, FCVTN2). The f64 constants are the x86-64 backend's (`x64::special`), whose
-//! bit patterns `picajit`'s tests check against `picajit::float`.
+//! once (FCVTN, FCVTN2). The f64 constants are the x86-64 backend's (`x64::special`);
+//! `tests/native_float.rs` in the `picajit` crate checks both backends bit for bit against
+//! `picajit::float` over the special values and a sweep of the f32 space.
 
 use super::asm::{self, UOp, VOp};
 use super::{Emitter, S0, S1, S2, S3, S4, S5, S6};
