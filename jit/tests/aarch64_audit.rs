@@ -9,7 +9,6 @@
 //! so a register landing in the wrong field cannot hide behind a symmetric choice. Every word is
 //! also decoded by yaxpeax-arm (the `picajit dump --asm` disassembler), which must accept it.
 
-use dynasmrt::DynasmLabelApi;
 use picajit_codegen::aarch64::asm::{self, scalar, Ops, UOp, VOp};
 use picajit_codegen::aarch64::dump::decode_word;
 

@@ -57,9 +57,10 @@ impl CtxAddr {
     }
 }
 
-/// True if `offset` fits the scaled unsigned-offset form for accesses of `size` bytes.
+/// True if `offset` fits the scaled unsigned-offset form for accesses of `size` bytes (a power
+/// of two).
 pub const fn fits_scaled(offset: u32, size: u32) -> bool {
-    offset % size == 0 && offset / size < 4096
+    size.is_power_of_two() && offset & (size - 1) == 0 && offset / size < 4096
 }
 
 /// The address of context byte `offset` for an access of `size` bytes (1, 4, 8 or 16): from

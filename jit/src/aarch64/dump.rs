@@ -9,11 +9,24 @@ use yaxpeax_arm::armv8::a64::ARMv8;
 use super::Compiled;
 
 /// The text of one instruction word (`.word 0x…` if it does not decode).
+///
+/// Two forms the backend uses are printed by hand, where yaxpeax-arm 0.5's text is misleading:
+/// `add Xd, Xn, Wm, uxtw #s` (shown as `lsl`) and the FPCR system register (shown by encoding).
 pub fn decode_word(word: u32) -> String {
+    // ADD (extended register), 64-bit, with a 32-bit index register.
+    if word & 0xFFE0_0000 == 0x8B20_0000 && (word >> 13) & 7 == 0b010 {
+        let (d, n, m, s) = (
+            word & 31,
+            (word >> 5) & 31,
+            (word >> 16) & 31,
+            (word >> 10) & 7,
+        );
+        return format!("add x{d}, x{n}, w{m}, uxtw #{s}");
+    }
     let bytes = word.to_le_bytes();
     let mut reader = U8Reader::new(&bytes[..]);
     match <ARMv8 as Arch>::Decoder::default().decode(&mut reader) {
-        Ok(inst) => inst.to_string(),
+        Ok(inst) => inst.to_string().replace("s3_3_c4_c4_0", "fpcr"),
         Err(_) => format!(".word {word:#010x}"),
     }
 }

@@ -38,6 +38,8 @@ pub const DATA: u64 = 0x100_0000;
 /// Largest memory image.
 pub const DATA_MAX: u64 = 0x0F00_0000;
 
+const _: () = assert!(HDR + 0x1000 <= CODE && CODE + CODE_MAX <= DATA);
+
 const EHDR: usize = 64;
 const PHDR: usize = 56;
 
@@ -189,8 +191,6 @@ mod tests {
         let elf = runner_elf();
         assert!(elf.len() < 0x1000, "the stub stays on its page");
         assert!(BASE + (elf.len() as u64) < HDR);
-        assert!(HDR + 0x1000 <= CODE);
-        assert!(CODE + CODE_MAX <= DATA);
         assert_eq!(&elf[..4], b"\x7FELF");
         assert_eq!(elf[EHDR + PHDR..].len() % 4, 0);
     }
