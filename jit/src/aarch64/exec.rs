@@ -3,10 +3,15 @@
 //! [`Runner`] per thread elsewhere. Both mirror [`crate::code::ExecCode`]'s `run_aos` and
 //! `run_soa`; the qemu path can fail (the process died), so they return a `Result`.
 
+#[cfg(not(target_arch = "aarch64"))]
 use std::cell::RefCell;
 
-use super::runner::{self, Runner, RunnerError};
-use super::{Compiled, IoMode, LANES};
+use super::runner::{self, RunnerError};
+#[cfg(not(target_arch = "aarch64"))]
+use super::runner::Runner;
+#[cfg(target_arch = "aarch64")]
+use super::LANES;
+use super::{Compiled, IoMode};
 use crate::abi::Context;
 use crate::code::Vertex;
 
@@ -21,11 +26,13 @@ pub enum RunError {
     WrongMode(&'static str),
 }
 
+#[cfg(not(target_arch = "aarch64"))]
 thread_local! {
     /// One qemu job server per thread, started on first use, dropped after a failure.
     static RUNNER: RefCell<Option<Runner>> = const { RefCell::new(None) };
 }
 
+#[cfg(not(target_arch = "aarch64"))]
 fn with_runner<R>(f: impl FnOnce(&mut Runner) -> Result<R, RunnerError>) -> Result<R, RunnerError> {
     RUNNER.with(|cell| {
         let mut slot = cell.borrow_mut();
@@ -111,7 +118,6 @@ impl Kernel {
         }
         #[cfg(not(target_arch = "aarch64"))]
         {
-            let _ = LANES;
             Ok(with_runner(|r| {
                 r.run_aos(&self.code, ctx, input, output, status)
             })?)
