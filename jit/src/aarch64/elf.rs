@@ -11,12 +11,14 @@
 //! | [`CODE`] | the kernel of the current job |
 //! | [`DATA`] | the job's memory image: context, vertex buffers, status bytes |
 //!
-//! Protocol, little-endian `u32`s. A job is `code_len, segments, out_offset, out_len`, then
-//! `code_len` bytes of code (0: keep the previous kernel), then `segments` times
-//! `offset, len` and `len` bytes, stored at `DATA + offset`. The runner then makes the code
-//! visible to instruction fetch (`dc cvau`, `dsb ish`, `ic ivau`, `dsb ish`, `isb` over the
-//! cache lines `CTR_EL0` reports), calls it with `x0 = DATA` (AAPCS64), and answers with the
-//! `out_len` bytes at `DATA + out_offset`. End of input (or any failed read or write) ends the
+//! Protocol, little-endian `u32`s. A job is a 32-byte header `code_len, code_offset, segments,
+//! out_offset, out_len` (then padding), then `code_len` bytes of code stored at
+//! `CODE + code_offset` (none: the kernel is already there), then `segments` times
+//! `offset, len` and `len` bytes, stored at `DATA + offset`. The runner makes new code visible
+//! to instruction fetch (`dc cvau`, `dsb ish`, `ic ivau`, `dsb ish`, `isb` over the cache lines
+//! `CTR_EL0` reports), calls `CODE + code_offset` with `x0 = DATA` (AAPCS64), and answers with
+//! the `out_len` bytes at `DATA + out_offset`. The code region keeps many kernels, so switching
+//! between shaders neither resends nor (under qemu) retranslates them. End of input (or any failed read or write) ends the
 //! process with `exit_group(0)`.
 
 // dynasm expands register arguments to `.into()` calls, which clippy flags on `u8`s.
@@ -59,23 +61,25 @@ pub fn stub() -> Vec<u8> {
     dynasm!(ops ; .arch aarch64
         ; job:
         ; mov x1, x19
-        ; movz x2, #16
+        ; movz x2, #32
         ; bl ->read_full
         ; ldr w22, [x19]
-        ; ldr w23, [x19, #4]
-        ; ldr w24, [x19, #8]
-        ; ldr w25, [x19, #12]
+        ; ldr w26, [x19, #4]
+        ; add x26, x20, x26
+        ; ldr w23, [x19, #8]
+        ; ldr w24, [x19, #12]
+        ; ldr w25, [x19, #16]
         ; cbz w22, >segments
-        ; mov x1, x20
+        ; mov x1, x26
         ; mov x2, x22
         ; bl ->read_full
-        // Cache maintenance over [CODE, CODE + code_len).
+        // Cache maintenance over [kernel, kernel + code_len).
         ; mrs x9, #0x5801 // CTR_EL0
         ; ubfx x10, x9, #16, #4
         ; movz x11, #4
         ; lsl x11, x11, x10
-        ; add x13, x20, x22
-        ; mov x12, x20
+        ; add x13, x26, x22
+        ; mov x12, x26
         ; dline:
         ; dc cvau, x12
         ; add x12, x12, x11
@@ -85,7 +89,7 @@ pub fn stub() -> Vec<u8> {
         ; and x10, x9, #0xF
         ; movz x11, #4
         ; lsl x11, x11, x10
-        ; mov x12, x20
+        ; mov x12, x26
         ; iline:
         ; ic ivau, x12
         ; add x12, x12, x11
@@ -95,18 +99,18 @@ pub fn stub() -> Vec<u8> {
         ; isb
         ; segments:
         ; cbz w23, >call
-        ; add x1, x19, #16
+        ; add x1, x19, #32
         ; movz x2, #8
         ; bl ->read_full
-        ; ldr w9, [x19, #16]
-        ; ldr w2, [x19, #20]
+        ; ldr w9, [x19, #32]
+        ; ldr w2, [x19, #36]
         ; add x1, x21, x9
         ; bl ->read_full
         ; sub w23, w23, #1
         ; b <segments
         ; call:
         ; mov x0, x21
-        ; blr x20
+        ; blr x26
         ; add x1, x21, x24
         ; mov x2, x25
         ; bl ->write_full

@@ -6,9 +6,9 @@
 #[cfg(not(target_arch = "aarch64"))]
 use std::cell::RefCell;
 
-use super::runner::{self, RunnerError};
 #[cfg(not(target_arch = "aarch64"))]
 use super::runner::Runner;
+use super::runner::{self, RunnerError};
 #[cfg(target_arch = "aarch64")]
 use super::LANES;
 use super::{Compiled, IoMode};

@@ -1,8 +1,8 @@
 //! Running AArch64 kernels on another host: a persistent qemu-user process
 //! (`qemu-aarch64-static`, or `qemu-aarch64`) executing the runner ELF of [`super::elf`].
 //!
-//! A [`Runner`] owns one qemu process. Each job sends the kernel (only when it changed since
-//! the previous job), the parts of the memory image that differ from what the runner already
+//! A [`Runner`] owns one qemu process. Each job sends the kernel (only if the runner's code
+//! region does not hold it yet), the parts of the memory image that differ from what the runner already
 //! holds (a shadow copy is kept on this side), and reads back the output buffers and status
 //! bytes. The image is the batch context — its *input* fields only: uniforms, bools, ints,
 //! broadcast uniform rows and the I/O block with its pointers rebased into the runner; the
@@ -12,6 +12,7 @@
 //! The qemu binary is `$PICAJIT_QEMU_AARCH64` if set, else the first of `qemu-aarch64-static`
 //! and `qemu-aarch64` on `PATH`.
 
+use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::mem::offset_of;
 use std::path::{Path, PathBuf};
@@ -104,8 +105,10 @@ pub struct Runner {
     child: Child,
     stdin: ChildStdin,
     stdout: ChildStdout,
-    /// The kernel the runner holds.
-    code: Vec<u8>,
+    /// Kernels in the runner's code region: their bytes and offsets.
+    kernels: HashMap<Vec<u8>, u32>,
+    /// Next free byte of the code region.
+    code_top: u32,
     /// What the runner's data region holds, as far as it matters (see the module docs).
     shadow: Vec<u8>,
 }
@@ -213,7 +216,8 @@ impl Runner {
             child,
             stdin,
             stdout,
-            code: Vec::new(),
+            kernels: HashMap::new(),
+            code_top: 0,
             shadow: Vec::new(),
         })
     }
@@ -232,7 +236,19 @@ impl Runner {
         if image.len() as u64 > DATA_MAX {
             return Err(RunnerError::ImageTooLarge(image.len()));
         }
-        let send_code = self.code != code;
+        // The kernel's place in the code region; a full region starts over.
+        let padded = round_up(code.len().max(4)) - code.len();
+        let (code_off, send_code) = match self.kernels.get(code) {
+            Some(&off) => (off, false),
+            None => {
+                let size = (code.len() + padded) as u32;
+                if u64::from(self.code_top) + u64::from(size) > CODE_MAX {
+                    self.kernels.clear();
+                    self.code_top = 0;
+                }
+                (self.code_top, true)
+            }
+        };
         let mut msg = Vec::with_capacity(64 + if send_code { code.len() } else { 0 });
         // Segments: 64-byte chunks that differ from the shadow, merged when close.
         if self.shadow.len() < image.len() {
@@ -249,9 +265,18 @@ impl Runner {
                 }
             }
         }
-        let padded = round_up(code.len().max(4)) - code.len();
         let code_len = if send_code { code.len() + padded } else { 0 };
-        for v in [code_len, segs.len(), out_start, image.len() - out_start] {
+        let header = [
+            code_len,
+            code_off as usize,
+            segs.len(),
+            out_start,
+            image.len() - out_start,
+            0,
+            0,
+            0,
+        ];
+        for v in header {
             msg.extend_from_slice(&(v as u32).to_le_bytes());
         }
         if send_code {
@@ -264,13 +289,14 @@ impl Runner {
             msg.extend_from_slice(&image[start..end]);
             self.shadow[start..end].copy_from_slice(&image[start..end]);
         }
-        // Until the answer arrives the runner's kernel is unknown.
-        self.code.clear();
         self.stdin.write_all(&msg)?;
         self.stdin.flush()?;
         self.stdout.read_exact(&mut image[out_start..])?;
         self.shadow[out_start..image.len()].copy_from_slice(&image[out_start..]);
-        self.code.extend_from_slice(code);
+        if send_code {
+            self.kernels.insert(code.to_vec(), code_off);
+            self.code_top = code_off + code_len as u32;
+        }
         Ok(())
     }
 
