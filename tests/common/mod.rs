@@ -841,6 +841,13 @@ fn native(
             r
         }
     };
+    if backend == Backend::Aarch64 {
+        assert_eq!(
+            picajit_codegen::aarch64::runner::failures(),
+            0,
+            "the qemu job server failed (the engine fell back to the interpreter)"
+        );
+    }
     // Registers the shader does not write are left untouched (still the marker); the
     // interpreter engines report them as 0.0, so compare on that footing.
     let written = shader.outputs_written();

@@ -394,6 +394,11 @@ pub fn compare_native_on(
             );
             runs.push(("soa", soa.to_aos(), status.clone()));
         }
+        if backend == Backend::Aarch64 && picajit_codegen::aarch64::runner::failures() != 0 {
+            return Err(
+                "the qemu job server failed (the engine fell back to the interpreter)".into(),
+            );
+        }
         for (io, outs, status) in runs {
             for (v, w) in want.iter().enumerate() {
                 if w.status != status[v] {

@@ -37,11 +37,12 @@ fn with_runner<R>(f: impl FnOnce(&mut Runner) -> Result<R, RunnerError>) -> Resu
     RUNNER.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
-            *slot = Some(Runner::spawn()?);
+            *slot = Some(Runner::spawn().inspect_err(|_| runner::count_failure())?);
         }
         let runner = slot.as_mut().ok_or(RunnerError::NoQemu)?;
         let result = f(runner);
         if result.is_err() {
+            runner::count_failure();
             *slot = None;
         }
         result

@@ -17,6 +17,7 @@ use std::io::{Read, Write};
 use std::mem::offset_of;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use super::elf::{CODE_MAX, DATA, DATA_MAX};
@@ -44,7 +45,7 @@ pub fn qemu() -> Option<&'static Path> {
     static QEMU: OnceLock<Option<PathBuf>> = OnceLock::new();
     QEMU.get_or_init(|| {
         if let Some(p) = std::env::var_os("PICAJIT_QEMU_AARCH64").filter(|p| !p.is_empty()) {
-            return Some(PathBuf::from(p));
+            return Some(PathBuf::from(p)).filter(|p| p.is_file());
         }
         let path = std::env::var_os("PATH")?;
         ["qemu-aarch64-static", "qemu-aarch64"]
@@ -61,6 +62,18 @@ pub fn qemu() -> Option<&'static Path> {
 /// True if AArch64 kernels can be run here through qemu.
 pub fn available() -> bool {
     qemu().is_some()
+}
+
+static FAILURES: AtomicUsize = AtomicUsize::new(0);
+
+/// Jobs that failed in this process (the qemu process died or could not start). The engine
+/// then runs the interpreter instead, so tests check this stays 0.
+pub fn failures() -> usize {
+    FAILURES.load(Ordering::Relaxed)
+}
+
+pub(crate) fn count_failure() {
+    FAILURES.fetch_add(1, Ordering::Relaxed);
 }
 
 /// The runner ELF on disk (written once per content, shared by processes).
