@@ -87,5 +87,32 @@ fn execute_par(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, execute, execute_par);
+/// AArch64 on a host that runs it under qemu-user: the time of one job (one `run` call) of the
+/// persistent job server, kernel already in the runner — a figure for the tests' cost, not for
+/// the code's speed on hardware.
+fn qemu_job(c: &mut Criterion) {
+    if Backend::Aarch64.is_native_here() || !Backend::available().contains(&Backend::Aarch64) {
+        return;
+    }
+    let mut group = c.benchmark_group("aarch64_qemu_job");
+    let engine = Engine::new(Backend::Aarch64).expect("available");
+    for shader in [shaders::mvp(), shaders::lighting()] {
+        let compiled = engine.compile(&shader.program);
+        for n in [4, 4096] {
+            let inputs = shaders::inputs(n);
+            let mut out = vec![[[0.0; 4]; 16]; n];
+            let mut status = vec![VertexStatus::Ended; n];
+            group.bench_function(BenchmarkId::new(shader.name, n), |b| {
+                b.iter(|| {
+                    compiled
+                        .run(&shader.uniforms, &inputs, &mut out, &mut status)
+                        .expect("runs")
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, execute, execute_par, qemu_job);
 criterion_main!(benches);
