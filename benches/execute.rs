@@ -21,7 +21,11 @@ fn execute(c: &mut Criterion) {
         let soa_in = SoaBuffer::from_aos(&inputs);
         let mut group = c.benchmark_group("execute");
         group.throughput(Throughput::Elements(VERTICES as u64));
-        for backend in Backend::available() {
+        // AArch64 under qemu-user measures the emulator, not the code: native backends only.
+        for backend in Backend::available()
+            .into_iter()
+            .filter(|b| b.is_native_here())
+        {
             let engine = Engine::new(backend).expect("available");
             let compiled = engine.compile(&shader.program);
             let mut out = vec![[[0.0; 4]; 16]; VERTICES];
@@ -58,7 +62,10 @@ fn execute_par(c: &mut Criterion) {
     let inputs = shader.inputs(n);
     let mut group = c.benchmark_group("execute_par");
     group.throughput(Throughput::Elements(n as u64));
-    for backend in Backend::available() {
+    for backend in Backend::available()
+        .into_iter()
+        .filter(|b| b.is_native_here())
+    {
         let engine = Engine::new(backend).expect("available");
         let compiled = engine.compile(&shader.program);
         let mut out = vec![[[0.0; 4]; 16]; n];
@@ -85,11 +92,38 @@ fn execute_par(c: &mut Criterion) {
     group.finish();
 }
 
+/// AArch64 on a host that runs it under qemu-user: the time of one job (one `run` call) of the
+/// persistent job server, kernel already in the runner — a figure for the tests' cost, not for
+/// the code's speed on hardware.
+fn qemu_job(c: &mut Criterion) {
+    if Backend::Aarch64.is_native_here() || !Backend::available().contains(&Backend::Aarch64) {
+        return;
+    }
+    let mut group = c.benchmark_group("aarch64_qemu_job");
+    let engine = Engine::new(Backend::Aarch64).expect("available");
+    for shader in [shaders::example("mvp"), shaders::example("lighting")] {
+        let compiled = engine.compile(&shader.program);
+        for n in [4, 4096] {
+            let inputs = shader.inputs(n);
+            let mut out = vec![[[0.0; 4]; 16]; n];
+            let mut status = vec![VertexStatus::Ended; n];
+            group.bench_function(BenchmarkId::new(shader.name.clone(), n), |b| {
+                b.iter(|| {
+                    compiled
+                        .run(&shader.uniforms, &inputs, &mut out, &mut status)
+                        .expect("runs")
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(2));
-    targets = execute, execute_par
+    targets = execute, execute_par, qemu_job
 }
 criterion_main!(benches);

@@ -13,6 +13,7 @@
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use picajit_codegen::aarch64;
 use picajit_codegen::abi::Context;
 use picajit_codegen::abi::{self, Lanes};
 use picajit_codegen::code::{EmitBuffer, ExecCode};
@@ -37,8 +38,11 @@ pub enum Backend {
     X64Sse41,
     /// x86-64 with AVX2, 8 vertices per batch.
     X64Avx2,
-    /// The best JIT this host has (`PICAJIT_X64_TIER=sse41|avx2` forces a tier); the
-    /// interpreter on hosts without one.
+    /// AArch64 with NEON, 4 vertices per batch: in-process on an AArch64 host, through a
+    /// qemu-user job server elsewhere (exact, but slow: for testing).
+    Aarch64,
+    /// The best JIT this host has (`PICAJIT_X64_TIER=sse41|avx2` forces a tier; AArch64 on
+    /// an AArch64 host); the interpreter on hosts without one. Never AArch64 through qemu.
     Auto,
 }
 
@@ -52,7 +56,18 @@ impl Backend {
         if Tier::Avx2.host_supports() {
             all.push(Backend::X64Avx2);
         }
+        if aarch64::Kernel::host_supports() {
+            all.push(Backend::Aarch64);
+        }
         all
+    }
+
+    /// True if the backend runs natively on this host (not through an emulator).
+    pub fn is_native_here(self) -> bool {
+        match self {
+            Backend::Aarch64 => cfg!(target_arch = "aarch64"),
+            Backend::Interp | Backend::X64Sse41 | Backend::X64Avx2 | Backend::Auto => true,
+        }
     }
 
     /// The name used on the command line.
@@ -61,15 +76,53 @@ impl Backend {
             Backend::Interp => "interp",
             Backend::X64Sse41 => "x64-sse41",
             Backend::X64Avx2 => "x64-avx2",
+            Backend::Aarch64 => "aarch64",
             Backend::Auto => "auto",
         }
     }
 
-    fn tier(self) -> Option<Tier> {
+    fn target(self) -> Option<Target> {
         match self {
-            Backend::X64Sse41 => Some(Tier::Sse41),
-            Backend::X64Avx2 => Some(Tier::Avx2),
+            Backend::X64Sse41 => Some(Target::X64(Tier::Sse41)),
+            Backend::X64Avx2 => Some(Target::X64(Tier::Avx2)),
+            Backend::Aarch64 => Some(Target::Aarch64),
             Backend::Interp | Backend::Auto => None,
+        }
+    }
+}
+
+/// The instruction set native code is compiled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// x86-64 at a tier.
+    X64(Tier),
+    /// AArch64 with NEON.
+    Aarch64,
+}
+
+impl Target {
+    /// Vertices per batch.
+    pub fn lanes(self) -> usize {
+        match self {
+            Target::X64(t) => t.lanes(),
+            Target::Aarch64 => aarch64::LANES,
+        }
+    }
+
+    fn host_supports(self) -> bool {
+        match self {
+            Target::X64(t) => t.host_supports(),
+            Target::Aarch64 => aarch64::Kernel::host_supports(),
+        }
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::X64(t) => write!(f, "{t:?}"),
+            Target::Aarch64 if cfg!(target_arch = "aarch64") => write!(f, "AArch64 NEON"),
+            Target::Aarch64 => write!(f, "AArch64 NEON under qemu-user"),
         }
     }
 }
@@ -77,7 +130,7 @@ impl Backend {
 /// Engine construction errors.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum EngineError {
-    #[error("backend {0} needs instructions this CPU does not have")]
+    #[error("backend {0} needs instructions this CPU does not have (aarch64 on another host: qemu-aarch64-static)")]
     Unsupported(&'static str),
     #[error("PICAJIT_X64_TIER={0:?} is not one of sse41, avx2")]
     BadTierOverride(String),
@@ -86,8 +139,8 @@ pub enum EngineError {
 /// How a compiled shader executes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ExecPath {
-    /// Native code of a tier.
-    Native(Tier),
+    /// Native code for a target.
+    Native(Target),
     /// The interpreter, because the engine is the interpreter.
     Interpreter,
     /// The interpreter, because the program cannot run natively (the reason).
@@ -97,7 +150,7 @@ pub enum ExecPath {
 impl std::fmt::Display for ExecPath {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ExecPath::Native(t) => write!(f, "native {t:?}"),
+            ExecPath::Native(t) => write!(f, "native {t}"),
             ExecPath::Interpreter => write!(f, "interpreter"),
             ExecPath::Fallback(why) => write!(f, "interpreter fallback: {why}"),
         }
@@ -133,12 +186,13 @@ impl Engine {
                 _ => match Tier::host_best() {
                     Some(Tier::Avx2) => Backend::X64Avx2,
                     Some(Tier::Sse41) => Backend::X64Sse41,
+                    None if cfg!(target_arch = "aarch64") => Backend::Aarch64,
                     None => Backend::Interp,
                 },
             },
             b => b,
         };
-        if let Some(t) = backend.tier() {
+        if let Some(t) = backend.target() {
             if !t.host_supports() {
                 return Err(EngineError::Unsupported(backend.name()));
             }
@@ -253,20 +307,122 @@ fn reachable_words(program: &Program) -> Vec<(u16, u32)> {
     words
 }
 
+/// Machine code of a kernel, for dumps.
+#[derive(Clone, Debug)]
+pub enum MachineCode {
+    X64(x64::Compiled),
+    Aarch64(aarch64::Compiled),
+}
+
+impl MachineCode {
+    /// Bytes of code before the constant pool.
+    pub fn code_len(&self) -> usize {
+        match self {
+            MachineCode::X64(c) => c.code_len,
+            MachineCode::Aarch64(c) => c.code_len,
+        }
+    }
+    /// Instructions before the constant pool (the static size of the kernel).
+    pub fn instruction_count(&self) -> usize {
+        match self {
+            MachineCode::X64(c) => x64::instruction_count(c),
+            MachineCode::Aarch64(c) => aarch64::instruction_count(c),
+        }
+    }
+    /// Spill slots the kernel uses.
+    pub fn spill_slots(&self) -> u32 {
+        match self {
+            MachineCode::X64(c) => c.spill_slots,
+            MachineCode::Aarch64(c) => c.spill_slots,
+        }
+    }
+    /// Vertices per batch.
+    pub fn lanes(&self) -> usize {
+        match self {
+            MachineCode::X64(c) => c.tier.lanes(),
+            MachineCode::Aarch64(_) => aarch64::LANES,
+        }
+    }
+    /// The code as text, one instruction per line, then the constant pool.
+    pub fn disassemble(&self) -> String {
+        match self {
+            MachineCode::X64(c) => x64::disassemble(c),
+            MachineCode::Aarch64(c) => aarch64::disassemble(c),
+        }
+    }
+}
+
+/// A kernel ready to run.
+#[derive(Debug)]
+enum Code {
+    X64(ExecCode),
+    Aarch64(aarch64::Kernel),
+}
+
+impl Code {
+    fn compile(func: &Function, target: Target, io: IoMode) -> Result<(Code, MachineCode), String> {
+        match target {
+            Target::X64(tier) => {
+                let c = x64::compile(func, tier, io).map_err(|e| format!("backend: {e}"))?;
+                let code = ExecCode::new(&c).map_err(|e| format!("executable memory: {e}"))?;
+                Ok((Code::X64(code), MachineCode::X64(c)))
+            }
+            Target::Aarch64 => {
+                let c = aarch64::compile(func, io).map_err(|e| format!("backend: {e}"))?;
+                let code = aarch64::Kernel::new(&c).map_err(|e| format!("aarch64: {e}"))?;
+                Ok((Code::Aarch64(code), MachineCode::Aarch64(c)))
+            }
+        }
+    }
+
+    /// `ExecCode::run_aos`; an error only from the qemu job server.
+    fn run_aos(
+        &self,
+        ctx: &mut Context,
+        input: &[Regs16],
+        output: &mut [Regs16],
+        status: &mut [u8],
+        emit: Option<EmitBuffer<'_>>,
+    ) -> Result<usize, String> {
+        match self {
+            Code::X64(c) => Ok(c.run_aos(ctx, input, output, status, emit)),
+            // The AArch64 backend compiles no geometry shader (it refuses EMIT), so no emit
+            // buffer ever reaches it.
+            Code::Aarch64(k) => k
+                .run_aos(ctx, input, output, status)
+                .map_err(|e| e.to_string()),
+        }
+    }
+
+    fn run_soa(
+        &self,
+        ctx: &mut Context,
+        input: &[f32],
+        output: &mut [f32],
+        len: usize,
+        status: &mut [u8],
+    ) -> Result<usize, String> {
+        match self {
+            Code::X64(c) => Ok(c.run_soa(ctx, input, output, len, status)),
+            Code::Aarch64(k) => k
+                .run_soa(ctx, input, output, len, status)
+                .map_err(|e| e.to_string()),
+        }
+    }
+}
+
 /// The kernels of one (possibly specialized) function.
 #[derive(Debug)]
 struct Kernels {
     func: Function,
-    aos: ExecCode,
+    aos: Code,
     /// The SoA kernel, compiled on first use.
-    soa: OnceLock<Result<ExecCode, String>>,
+    soa: OnceLock<Result<Code, String>>,
 }
 
 impl Kernels {
-    fn new(func: Function, tier: Tier) -> Result<(Kernels, x64::Compiled), String> {
-        let compiled =
-            x64::compile(&func, tier, IoMode::Aos).map_err(|e| format!("backend: {e}"))?;
-        let aos = ExecCode::new(&compiled).map_err(|e| format!("executable memory: {e}"))?;
+    fn new(func: Function, target: Target) -> Result<(Kernels, MachineCode), String> {
+        let (aos, compiled) = Code::compile(&func, target, IoMode::Aos)?;
         Ok((
             Kernels {
                 func,
@@ -277,13 +433,9 @@ impl Kernels {
         ))
     }
 
-    fn soa(&self, tier: Tier) -> Result<&ExecCode, &str> {
+    fn soa(&self, target: Target) -> Result<&Code, &str> {
         self.soa
-            .get_or_init(|| {
-                x64::compile(&self.func, tier, IoMode::Soa)
-                    .map_err(|e| e.to_string())
-                    .and_then(|c| ExecCode::new(&c).map_err(|e| e.to_string()))
-            })
+            .get_or_init(|| Code::compile(&self.func, target, IoMode::Soa).map(|(c, _)| c))
             .as_ref()
             .map_err(String::as_str)
     }
@@ -304,7 +456,7 @@ struct Native {
     /// which of `pmul_uniforms` are finite and non-zero.
     variants: Mutex<Vec<(Vec<bool>, Arc<Kernels>)>>,
     pmul_uniforms: Vec<(u32, u32)>,
-    tier: Tier,
+    target: Target,
     /// The function emits (a geometry shader): runs go through [`Shader::run_geometry`].
     geometry: bool,
     /// Uniform components read through broadcast rows.
@@ -337,7 +489,7 @@ impl Native {
             return Arc::clone(&self.generic);
         }
         let (func, _) = opt::specialize_pmul(&self.generic.func, &safe);
-        match Kernels::new(func, self.tier) {
+        match Kernels::new(func, self.target) {
             Ok((k, _)) => {
                 let k = Arc::new(k);
                 list.push((key, Arc::clone(&k)));
@@ -362,7 +514,7 @@ pub struct Shader {
     interp: OnceLock<Interpreter>,
     program: Program,
     path: ExecPath,
-    machine_code: Option<x64::Compiled>,
+    machine_code: Option<MachineCode>,
     budget: u32,
     /// Output registers the program can write (bit r = o_r).
     outputs: u16,
@@ -438,7 +590,7 @@ impl Shader {
             budget,
             outputs: static_outputs,
         };
-        let Some(tier) = backend.tier() else {
+        let Some(target) = backend.target() else {
             return interp_only(ExecPath::Interpreter);
         };
         let mut func = match frontend::lower(program) {
@@ -457,7 +609,7 @@ impl Shader {
             .iter()
             .flat_map(|b| &b.insts)
             .any(|i| i.op == Op::Emit);
-        let (generic, compiled) = match Kernels::new(func, tier) {
+        let (generic, compiled) = match Kernels::new(func, target) {
             Ok(k) => k,
             Err(why) => return interp_only(ExecPath::Fallback(why)),
         };
@@ -466,13 +618,13 @@ impl Shader {
                 generic: Arc::new(generic),
                 variants: Mutex::new(Vec::new()),
                 pmul_uniforms,
-                tier,
+                target,
                 rows,
                 geometry,
             }),
             interp: OnceLock::new(),
             program: program.clone(),
-            path: ExecPath::Native(tier),
+            path: ExecPath::Native(target),
             machine_code: Some(compiled),
             budget,
             outputs,
@@ -498,14 +650,14 @@ impl Shader {
     }
 
     /// The machine code of the AoS kernel (native shaders only).
-    pub fn machine_code(&self) -> Option<&x64::Compiled> {
+    pub fn machine_code(&self) -> Option<&MachineCode> {
         self.machine_code.as_ref()
     }
 
     /// Vertices per native batch (1 for the interpreter).
     pub fn lanes(&self) -> usize {
         match &self.exec {
-            Exec::Native(n) => n.tier.lanes(),
+            Exec::Native(n) => n.target.lanes(),
             Exec::Interp => 1,
         }
     }
@@ -549,43 +701,52 @@ impl Shader {
                     *st = inv.status;
                 }
             }
-            Exec::Native(native) => with_context(|ctx| {
-                let kernels = native.kernels(uniforms);
-                let aos = &kernels.aos;
-                self.prepare(ctx, uniforms, &native.rows);
-                let w = native.tier.lanes();
-                let full = inputs.len() / w * w;
-                let mut bytes = vec![0u8; full / w];
-                aos.run_aos(ctx, &inputs[..full], &mut outputs[..full], &mut bytes, None);
-                for (batch, &b) in bytes.iter().enumerate() {
-                    let range = batch * w..batch * w + w;
-                    if b == DIVERGED {
-                        for v in range {
-                            (outputs[v], status[v]) = single(ctx, aos, w, &inputs[v], &outputs[v]);
+            Exec::Native(native) => {
+                let ran = with_context(|ctx| {
+                    let kernels = native.kernels(uniforms);
+                    let aos = &kernels.aos;
+                    self.prepare(ctx, uniforms, &native.rows);
+                    let w = native.target.lanes();
+                    let full = inputs.len() / w * w;
+                    let mut bytes = vec![0u8; full / w];
+                    aos.run_aos(ctx, &inputs[..full], &mut outputs[..full], &mut bytes, None)?;
+                    for (batch, &b) in bytes.iter().enumerate() {
+                        let range = batch * w..batch * w + w;
+                        if b == DIVERGED {
+                            for v in range {
+                                (outputs[v], status[v]) =
+                                    single(ctx, aos, w, &inputs[v], &outputs[v])?;
+                            }
+                        } else {
+                            status[range].fill(status_of(b));
                         }
-                    } else {
-                        status[range].fill(status_of(b));
                     }
-                }
-                if full < inputs.len() {
-                    // The tail: padded to a whole batch in a scratch buffer.
-                    let rest = inputs.len() - full;
-                    let mut tin = vec![[[0.0; 4]; 16]; w];
-                    tin[..rest].copy_from_slice(&inputs[full..]);
-                    let mut tout = vec![[[0.0; 4]; 16]; w];
-                    tout[..rest].copy_from_slice(&outputs[full..]);
-                    let mut b = [0u8];
-                    aos.run_aos(ctx, &tin, &mut tout, &mut b, None);
-                    if b[0] == DIVERGED {
-                        for v in full..inputs.len() {
-                            (outputs[v], status[v]) = single(ctx, aos, w, &inputs[v], &outputs[v]);
+                    if full < inputs.len() {
+                        // The tail: padded to a whole batch in a scratch buffer.
+                        let rest = inputs.len() - full;
+                        let mut tin = vec![[[0.0; 4]; 16]; w];
+                        tin[..rest].copy_from_slice(&inputs[full..]);
+                        let mut tout = vec![[[0.0; 4]; 16]; w];
+                        tout[..rest].copy_from_slice(&outputs[full..]);
+                        let mut b = [0u8];
+                        aos.run_aos(ctx, &tin, &mut tout, &mut b, None)?;
+                        if b[0] == DIVERGED {
+                            for v in full..inputs.len() {
+                                (outputs[v], status[v]) =
+                                    single(ctx, aos, w, &inputs[v], &outputs[v])?;
+                            }
+                        } else {
+                            outputs[full..].copy_from_slice(&tout[..rest]);
+                            status[full..].fill(status_of(b[0]));
                         }
-                    } else {
-                        outputs[full..].copy_from_slice(&tout[..rest]);
-                        status[full..].fill(status_of(b[0]));
                     }
+                    Ok::<(), String>(())
+                });
+                if ran.is_err() {
+                    // Only the qemu job server can fail; the interpreter gives the same answer.
+                    self.run_interp(uniforms, inputs, outputs, status);
                 }
-            }),
+            }
         }
         self.result(status)
     }
@@ -608,7 +769,7 @@ impl Shader {
             Exec::Native(native) => with_context(|ctx| {
                 let kernels = native.kernels(uniforms);
                 self.prepare(ctx, uniforms, &native.rows);
-                let w = native.tier.lanes();
+                let w = native.target.lanes();
                 let mut triangles = vec![[[[Lanes::default(); 4]; 16]; 3]; TRIANGLES_PER_BATCH];
                 let mut windings = vec![0u8; TRIANGLES_PER_BATCH];
                 // One batch: its status byte and, per lane, the invocation it ran.
@@ -619,7 +780,14 @@ impl Shader {
                         triangles: &mut triangles,
                         windings: &mut windings,
                     };
-                    kernels.aos.run_aos(ctx, tin, &mut tout, &mut b, Some(emit));
+                    if kernels
+                        .aos
+                        .run_aos(ctx, tin, &mut tout, &mut b, Some(emit))
+                        .is_err()
+                    {
+                        // Only an emulator job can fail: the batch goes to the interpreter.
+                        b[0] = OVERFLOW;
+                    }
                     let count = (ctx.scalars.emit_count as usize).min(TRIANGLES_PER_BATCH);
                     // Per lane, its triangles: read each lane row once, scatter it to the lanes.
                     let empty = Primitive {
@@ -725,7 +893,7 @@ impl Shader {
             }
             Exec::Native(native) => {
                 let kernels = native.kernels(uniforms);
-                let Ok(code) = kernels.soa(native.tier) else {
+                let Ok(code) = kernels.soa(native.target) else {
                     // The AoS kernel compiled, so this cannot happen; stay exact regardless.
                     let aos = inputs.to_aos();
                     let mut out = outputs.to_aos();
@@ -733,12 +901,12 @@ impl Shader {
                     *outputs = SoaBuffer::from_aos(&out);
                     return result;
                 };
-                with_context(|ctx| {
+                let ran = with_context(|ctx| {
                     self.prepare(ctx, uniforms, &native.rows);
-                    let w = native.tier.lanes();
+                    let w = native.target.lanes();
                     let mut bytes = vec![0u8; n / w];
                     let full =
-                        code.run_soa(ctx, &inputs.data, &mut outputs.data, n, &mut bytes) * w;
+                        code.run_soa(ctx, &inputs.data, &mut outputs.data, n, &mut bytes)? * w;
                     let mut diverged: Vec<usize> = Vec::new();
                     for (batch, &b) in bytes.iter().enumerate() {
                         let range = batch * w..batch * w + w;
@@ -759,7 +927,7 @@ impl Shader {
                                 .copy_from_slice(&outputs.data[k * n + full..k * n + n]);
                         }
                         let mut b = [0u8];
-                        code.run_soa(ctx, &tin, &mut tout, w, &mut b);
+                        code.run_soa(ctx, &tin, &mut tout, w, &mut b)?;
                         if b[0] == DIVERGED {
                             diverged.extend(full..n);
                         } else {
@@ -776,7 +944,7 @@ impl Shader {
                             std::array::from_fn(|r| std::array::from_fn(|c| inputs.get(r, c, v)));
                         let before: Regs16 =
                             std::array::from_fn(|r| std::array::from_fn(|c| outputs.get(r, c, v)));
-                        let (out, st) = single(ctx, &kernels.aos, w, &input, &before);
+                        let (out, st) = single(ctx, &kernels.aos, w, &input, &before)?;
                         for r in (0..16).filter(|r| self.outputs >> r & 1 != 0) {
                             for (c, &x) in out[r].iter().enumerate() {
                                 outputs.set(r, c, v, x);
@@ -784,7 +952,12 @@ impl Shader {
                         }
                         status[v] = st;
                     }
+                    Ok::<(), String>(())
                 });
+                if ran.is_err() {
+                    // Only the qemu job server can fail; the interpreter gives the same answer.
+                    self.run_soa_interp(uniforms, inputs, outputs, status);
+                }
             }
         }
         self.result(status)
@@ -809,6 +982,40 @@ impl Shader {
                 let _ = self.run(uniforms, i, o, s);
             });
         self.result(status)
+    }
+
+    fn run_interp(
+        &self,
+        uniforms: &Uniforms,
+        inputs: &[Regs16],
+        outputs: &mut [Regs16],
+        status: &mut [VertexStatus],
+    ) {
+        for ((inp, out), st) in inputs.iter().zip(outputs.iter_mut()).zip(status.iter_mut()) {
+            let inv = self.interp().run_vertex(uniforms, inp);
+            self.copy_written(&inv.outputs, out);
+            *st = inv.status;
+        }
+    }
+
+    fn run_soa_interp(
+        &self,
+        uniforms: &Uniforms,
+        inputs: &SoaBuffer,
+        outputs: &mut SoaBuffer,
+        status: &mut [VertexStatus],
+    ) {
+        for (v, st) in status.iter_mut().enumerate() {
+            let regs: Regs16 =
+                std::array::from_fn(|r| std::array::from_fn(|c| inputs.get(r, c, v)));
+            let inv = self.interp().run_vertex(uniforms, &regs);
+            for r in (0..16).filter(|r| self.outputs >> r & 1 != 0) {
+                for c in 0..4 {
+                    outputs.set(r, c, v, inv.outputs[r][c]);
+                }
+            }
+            *st = inv.status;
+        }
     }
 
     fn copy_written(&self, from: &Regs16, to: &mut Regs16) {
@@ -843,16 +1050,16 @@ const DIVERGED: u8 = 3;
 /// not store) and status.
 fn single(
     ctx: &mut Context,
-    aos: &ExecCode,
+    aos: &Code,
     w: usize,
     input: &Regs16,
     before: &Regs16,
-) -> (Regs16, VertexStatus) {
+) -> Result<(Regs16, VertexStatus), String> {
     let tin = [*input; abi::MAX_LANES];
     let mut tout = [*before; abi::MAX_LANES];
     let mut b = [0u8];
-    aos.run_aos(ctx, &tin[..w], &mut tout[..w], &mut b, None);
-    (tout[0], status_of(b[0]))
+    aos.run_aos(ctx, &tin[..w], &mut tout[..w], &mut b, None)?;
+    Ok((tout[0], status_of(b[0])))
 }
 
 fn status_of(byte: u8) -> VertexStatus {

@@ -10,6 +10,7 @@
 //! - [`x64`]: the x86-64 backend (SSE4.1, W = 4; AVX2, W = 8).
 //! - [`code`]: executable memory and the one call boundary into generated code.
 
+pub mod aarch64;
 pub mod abi;
 pub mod code;
 pub mod ir;

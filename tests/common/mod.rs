@@ -16,7 +16,9 @@
 //!   NaN equal to any NaN, `spec/semantics.md` preamble) on every vertex's status and, for the
 //!   vertices that ended, outputs and emitted triangles; the agreed result is returned and the
 //!   tests then check it against values written in the test. Adding a backend (the JIT) is one
-//!   more [`Engine`] entry in [`engines`]: every test in every file then runs on it too.
+//!   more [`Engine`] entry in [`engines`]: every test in every file then runs on it too. The
+//!   list holds the x86-64 tiers this host has and AArch64 (in-process on an AArch64 host,
+//!   through qemu-user elsewhere; without qemu a failure under `CI`, a loud skip otherwise).
 //!
 //!   Outputs of a vertex that exhausted its budget are not compared across engines: §6 only
 //!   requires engines to agree on *whether* the budget ran out.
@@ -778,7 +780,35 @@ pub fn engines() -> Vec<Engine> {
             run: |p, u, i, b| native(p, u, i, b, Backend::X64Avx2, Mode::Geometry),
         });
     }
+    if available.contains(&Backend::Aarch64) {
+        all.push(Engine {
+            name: "aarch64 run",
+            run: |p, u, i, b| native(p, u, i, b, Backend::Aarch64, Mode::Aos),
+        });
+        all.push(Engine {
+            name: "aarch64 run_soa",
+            run: |p, u, i, b| native(p, u, i, b, Backend::Aarch64, Mode::Soa),
+        });
+    } else {
+        aarch64_missing();
+    }
     all
+}
+
+/// Without qemu-user the AArch64 backend cannot run on this host: a failure under CI, a loud
+/// note (once per test binary) otherwise.
+pub fn aarch64_missing() {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI: the AArch64 backend cannot run (install qemu-user-static: make setup)"
+    );
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        eprintln!(
+            "SKIPPED: AArch64 engine (no qemu-aarch64-static; `make setup` installs it): \
+             programs ran on the interpreter and x86-64 only"
+        )
+    });
 }
 
 #[derive(Clone, Copy)]
@@ -831,6 +861,13 @@ fn native(
             r
         }
     };
+    if backend == Backend::Aarch64 {
+        assert_eq!(
+            picajit_codegen::aarch64::runner::failures(),
+            0,
+            "the qemu job server failed (the engine fell back to the interpreter)"
+        );
+    }
     // Registers the shader does not write are left untouched (still the marker); the
     // interpreter engines report them as 0.0, so compare on that footing.
     let written = shader.outputs_written();

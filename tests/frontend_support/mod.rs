@@ -290,13 +290,26 @@ pub fn check(
     Ok(lowered)
 }
 
-/// Compares an already lowered program with the interpreter.
+/// Compares an already lowered program with the interpreter (the IR evaluator and every
+/// native backend).
 pub fn compare(
     lowered: &Lowered,
     program: &Program,
     uniforms: &Uniforms,
     inputs: &[Regs16],
     budget: u32,
+) -> Result<(), String> {
+    compare_with(lowered, program, uniforms, inputs, budget, true)
+}
+
+/// [`compare`], with the AArch64 backend only if `aarch64`.
+pub fn compare_with(
+    lowered: &Lowered,
+    program: &Program,
+    uniforms: &Uniforms,
+    inputs: &[Regs16],
+    budget: u32,
+    aarch64: bool,
 ) -> Result<(), String> {
     let interp = Interpreter::new(program).with_budget(budget);
     let got = eval::run(&lowered.func, uniforms, inputs, budget);
@@ -319,24 +332,48 @@ pub fn compare(
             ));
         }
     }
-    compare_native(program, uniforms, inputs, budget)
+    compare_native_on(program, uniforms, inputs, budget, aarch64)
 }
 
-/// Every x86-64 tier this host has, through the engine API (AoS, and SoA on AVX2), against the
-/// interpreter: statuses and outputs bit for bit.
+/// Every native backend this host can run — the x86-64 tiers it has and AArch64 (natively or
+/// through qemu-user) — through the engine API (AoS, and SoA on AVX2 and AArch64), against the
+/// interpreter: statuses and outputs bit for bit. `aarch64` false leaves AArch64 out (the
+/// random suites run it on a fixed subset of their programs).
 pub fn compare_native(
     program: &Program,
     uniforms: &Uniforms,
     inputs: &[Regs16],
     budget: u32,
 ) -> Result<(), String> {
+    compare_native_on(program, uniforms, inputs, budget, true)
+}
+
+/// [`compare_native`], with AArch64 only if `aarch64`.
+pub fn compare_native_on(
+    program: &Program,
+    uniforms: &Uniforms,
+    inputs: &[Regs16],
+    budget: u32,
+    aarch64: bool,
+) -> Result<(), String> {
+    let available = Backend::available();
+    if aarch64 && !available.contains(&Backend::Aarch64) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI: the AArch64 backend cannot run (install qemu-user-static: make setup)"
+        );
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            eprintln!("SKIPPED: AArch64 in compare_native (no qemu-aarch64-static; `make setup`)")
+        });
+    }
     let interp = Interpreter::new(program).with_budget(budget);
     let want: Vec<_> = inputs
         .iter()
         .map(|i| interp.run_vertex(uniforms, i))
         .collect();
-    for backend in Backend::available() {
-        if backend == Backend::Interp {
+    for backend in available {
+        if backend == Backend::Interp || (backend == Backend::Aarch64 && !aarch64) {
             continue;
         }
         let engine = Engine::new(backend).expect("available").with_budget(budget);
@@ -347,7 +384,7 @@ pub fn compare_native(
         let mut status = vec![VertexStatus::Ended; n];
         let _ = shader.run(uniforms, inputs, &mut outs, &mut status);
         runs.push(("aos", outs, status.clone()));
-        if backend == Backend::X64Avx2 {
+        if backend == Backend::X64Avx2 || backend == Backend::Aarch64 {
             let mut soa = SoaBuffer::new(n);
             let _ = shader.run_soa(
                 uniforms,
@@ -356,6 +393,11 @@ pub fn compare_native(
                 &mut status,
             );
             runs.push(("soa", soa.to_aos(), status.clone()));
+        }
+        if backend == Backend::Aarch64 && picajit_codegen::aarch64::runner::failures() != 0 {
+            return Err(
+                "the qemu job server failed (the engine fell back to the interpreter)".into(),
+            );
         }
         for (io, outs, status) in runs {
             for (v, w) in want.iter().enumerate() {

@@ -21,7 +21,7 @@ mod dump;
 mod flow;
 mod io;
 mod memory;
-mod special;
+pub(crate) mod special;
 
 use std::collections::HashMap;
 
@@ -56,6 +56,8 @@ pub enum CompileError {
     Verify(#[from] crate::ir::VerifyError),
     #[error("the IR reads variable v{0} before any write")]
     Uninitialized(u32),
+    #[error("this backend does not compile {0} yet")]
+    Unsupported(&'static str),
 }
 
 /// Machine code for one function, one tier and one I/O mode: `extern "sysv64" fn(*mut

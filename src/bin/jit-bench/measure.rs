@@ -16,7 +16,6 @@ use indicatif::ProgressBar;
 use picajit::engine::{Backend, Engine, ExecPath, Shader, SoaBuffer};
 use picajit::interp::Interpreter;
 use picajit::program::{Regs16, VertexStatus};
-use picajit_codegen::x64::instruction_count;
 use serde::Serialize;
 
 use crate::workload::Workload;
@@ -436,7 +435,7 @@ fn row(workload: &Workload, c: &Compiled, r: &Runner, instructions: f64) -> Row 
         ExecPath::Interpreter => ("interpreter", "interpreter".to_string()),
         ExecPath::Fallback(_) => ("fallback", c.shader.path().to_string()),
     };
-    let native = c.shader.machine_code().map(instruction_count);
+    let native = c.shader.machine_code().map(|m| m.instruction_count());
     let lanes = c.shader.lanes();
     Row {
         shader: workload.name.clone(),

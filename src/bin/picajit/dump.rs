@@ -48,13 +48,13 @@ pub fn dump(args: &DumpArgs) -> CliResult {
     if let Some(code) = shader.machine_code() {
         outln!(
             "native: {} bytes of code, {} instructions, {} spill slots, {} lanes",
-            code.code_len,
-            picajit_codegen::x64::instruction_count(code),
-            code.spill_slots,
-            code.tier.lanes()
+            code.code_len(),
+            code.instruction_count(),
+            code.spill_slots(),
+            code.lanes()
         );
         if args.asm {
-            out!("{}", picajit_codegen::x64::disassemble(code));
+            out!("{}", code.disassemble());
         }
     } else if args.asm {
         outln!("(no native code: the shader runs on the interpreter)");

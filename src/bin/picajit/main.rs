@@ -56,6 +56,9 @@ pub enum Backend {
     /// x86-64 JIT, AVX2 tier (8 vertices per batch).
     #[value(name = "x64-avx2")]
     X64Avx2,
+    /// AArch64 JIT, NEON (4 vertices per batch); on other hosts through qemu-user
+    /// (qemu-aarch64-static), exact but slow.
+    Aarch64,
     /// The best JIT this host has.
     Auto,
 }
@@ -68,6 +71,7 @@ impl Backend {
             Backend::Interp => B::Interp,
             Backend::X64Sse41 => B::X64Sse41,
             Backend::X64Avx2 => B::X64Avx2,
+            Backend::Aarch64 => B::Aarch64,
             Backend::Auto => B::Auto,
         }
     }

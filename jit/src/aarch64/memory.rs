@@ -1,0 +1,81 @@
+//! Inputs, outputs and float uniforms, including PICA relative addressing: a batch-uniform
+//! offset (aL) is a scalar address computation and an LD1R broadcast; a per-lane offset (a0)
+//! computes every lane's row index in a vector register, then loads lane by lane (UMOV the
+//! index, LD1 into the lane — no gathers on NEON).
+
+use super::asm::{self, VOp};
+use super::{Emitter, S0, S1, S2, S3};
+use crate::abi;
+use crate::ir::Var;
+
+impl Emitter<'_> {
+    /// A batch-uniform component: its broadcast row (c0..c95, filled by the host for every
+    /// component a function reads this way), or 1.0 for the padding entries 96..127.
+    pub(super) fn uniform(&mut self, d: Var, index: u32, comp: u32) {
+        let r = self.dst(d);
+        let index = index & 0x7F;
+        if index < 96 {
+            let a = self.ctx(abi::uniform_row_offset(index, comp & 3), 16);
+            asm::load_q(&mut self.ops, r, a);
+        } else {
+            self.load_f32(r, 1.0);
+        }
+        self.finish(d, r);
+    }
+
+    /// `x11` = the address of component `comp` of uniform 0 (rows are 16 bytes apart).
+    fn uniform_base(&mut self, comp: u32) {
+        let off = abi::UNIFORMS as u32 + (comp & 3) * 4;
+        asm::scalar::ctx_pointer(&mut self.ops, 11, off);
+    }
+
+    pub(super) fn uniform_al(&mut self, d: Var, base: u32, comp: u32) {
+        let al = self.ctx(abi::AL, 4);
+        asm::scalar::load_w(&mut self.ops, 9, al);
+        asm::scalar::offset_rule(&mut self.ops, 9, 10);
+        asm::scalar::add_w_imm(&mut self.ops, 9, 9, base & 0x7F);
+        asm::scalar::and_7f(&mut self.ops, 9);
+        self.uniform_base(comp);
+        asm::scalar::add_row_index(&mut self.ops, 10, 11, 9);
+        let r = self.dst(d);
+        asm::load_broadcast(&mut self.ops, r, 10);
+        self.finish(d, r);
+    }
+
+    /// Per-lane offset: valid = -129 < off < 128; idx = ((valid ? off : 0) + base) & 0x7F;
+    /// then lane k of the result = uniform row idx[k].
+    pub(super) fn uniform_idx(&mut self, d: Var, off: Var, base: u32, comp: u32) {
+        let o = self.src(off, S0);
+        self.load_u32(S1, (-129i32) as u32);
+        asm::vop(&mut self.ops, VOp::CmGtS, S1, o, S1); // off > -129
+        self.load_u32(S2, 128);
+        asm::vop(&mut self.ops, VOp::CmGtS, S2, S2, o); // 128 > off
+        asm::vop(&mut self.ops, VOp::And, S1, S1, S2);
+        asm::vop(&mut self.ops, VOp::And, S2, o, S1);
+        self.load_u32(S3, base & 0x7F);
+        asm::vop(&mut self.ops, VOp::AddS, S2, S2, S3);
+        self.load_u32(S3, 0x7F);
+        asm::vop(&mut self.ops, VOp::And, S2, S2, S3);
+        self.uniform_base(comp);
+        let r = self.dst(d);
+        for lane in 0..super::LANES as u32 {
+            asm::lane_to_w(&mut self.ops, 9, S2, lane);
+            asm::scalar::add_row_index(&mut self.ops, 10, 11, 9);
+            asm::load_lane(&mut self.ops, r, lane, 10);
+        }
+        self.finish(d, r);
+    }
+
+    pub(super) fn input(&mut self, d: Var, reg: u32, comp: u32) {
+        let r = self.dst(d);
+        let a = self.ctx(abi::input_offset(reg & 15, comp & 3), 16);
+        asm::load_q(&mut self.ops, r, a);
+        self.finish(d, r);
+    }
+
+    pub(super) fn output(&mut self, a: Var, reg: u32, comp: u32) {
+        let s = self.src(a, S0);
+        let addr = self.ctx(abi::output_offset(reg & 15, comp & 3), 16);
+        asm::store_q(&mut self.ops, s, addr);
+    }
+}

@@ -1,0 +1,328 @@
+//! The AArch64 backend: IR → A64 machine code with NEON, W = 4 (one 128-bit register per PICA
+//! register component).
+//!
+//! Code is assembled with dynasm (`.arch aarch64`) into a position-independent byte vector on
+//! any host, constant pool at the end (PC-relative literal loads). The generated function is
+//! `extern "C" fn(ctx: *mut abi::Context)` (AAPCS64): `x0` holds the context; register use is
+//! listed in [`asm`]. On an AArch64 host [`Kernel`] maps it executable and calls it in-process;
+//! elsewhere it runs under qemu-user through [`runner::Runner`].
+//!
+//! Vector registers: `v0`–`v23` are allocatable, `v24`–`v30` are the emitters' scratch
+//! (`S0`–`S6`), `v31` belongs to [`asm`]. A spilled source is loaded into `S0`/`S1`/`S2`
+//! (first, second, third operand); a spilled result is computed in `S0` and stored.
+//! Multi-instruction sequences read all their sources before they write their destination, so
+//! any aliasing is safe.
+//!
+//! What differs from x86 and needed care (see also the op files):
+//! - FMAX/FMIN return NaN for a NaN operand and order ±0; PICA MIN/MAX are `a > b ? a : b`
+//!   and `a < b ? a : b`, so they are a compare and a bitwise select (never FMAX/FMIN).
+//! - The PICA multiply compares FMUL with FMULX (which gives ±2 for 0 × inf) instead of x86's
+//!   ordered/unordered masks.
+//! - FPCR is set to 0 for the call (no flush-to-zero, round to nearest even) and restored.
+//!   Default-NaN mode is off, but no result depends on NaN payloads: every NaN the IR can
+//!   produce only has to be a NaN.
+//! - FCVTZS already is MOVA's saturating, NaN → 0 conversion.
+
+pub mod asm;
+pub mod elf;
+pub mod runner;
+
+mod arith;
+pub mod dump;
+mod exec;
+mod flow;
+mod io;
+mod memory;
+mod special;
+
+use std::collections::HashMap;
+
+use dynasmrt::{DynamicLabel, DynasmApi};
+
+use crate::abi;
+use crate::ir::{BlockId, Function, Op, Var};
+use crate::opt;
+use crate::regalloc::{self, Allocation, Loc};
+pub use crate::x64::{io_sets, CompileError, IoMode};
+
+use asm::Ops;
+pub use dump::{disassemble, instruction_count};
+pub use exec::{Kernel, RunError};
+
+/// Vertices per batch.
+pub const LANES: usize = 4;
+
+/// Allocatable vector registers.
+pub const ALLOCATABLE: [u8; 24] = [
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+];
+const S0: u8 = 24;
+const S1: u8 = 25;
+const S2: u8 = 26;
+const S3: u8 = 27;
+const S4: u8 = 28;
+const S5: u8 = 29;
+const S6: u8 = 30;
+
+/// A64 machine code for one function and one I/O mode: `extern "C" fn(*mut Context)` that
+/// runs `ctx.io.batches` batches of [`LANES`] vertices.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// Position-independent code; entry at offset 0.
+    pub code: Vec<u8>,
+    /// Bytes of code before the constant pool.
+    pub code_len: usize,
+    /// Spill slots used.
+    pub spill_slots: u32,
+    /// I/O mode of the batch loop.
+    pub io: IoMode,
+}
+
+pub(crate) struct Emitter<'a> {
+    pub(crate) ops: Ops,
+    func: &'a Function,
+    alloc: &'a Allocation,
+    labels: Vec<DynamicLabel>,
+    consts: HashMap<[u32; 4], DynamicLabel>,
+    pub(crate) exhausted: DynamicLabel,
+    pub(crate) batch_end: DynamicLabel,
+}
+
+/// Compiles a verified function into a kernel that loops over the batches of a run in I/O mode
+/// `io`. Never panics on any IR: invalid IR, too many spills and code too large for the branch
+/// ranges are errors (the engine then falls back to the interpreter).
+pub fn compile(func: &Function, io: IoMode) -> Result<Compiled, CompileError> {
+    func.verify()?;
+    // Not yet on this backend (the engine runs such programs on the interpreter): geometry
+    // emission and branches that need every lane to agree.
+    if func
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .any(|i| matches!(i.op, Op::Emit | Op::SetEmit))
+    {
+        return Err(CompileError::Unsupported("geometry shaders (EMIT/SETEMIT)"));
+    }
+    if func
+        .blocks
+        .iter()
+        .any(|b| matches!(b.term, crate::ir::Terminator::BranchAgree { .. }))
+    {
+        return Err(CompileError::Unsupported(
+            "per-vertex branches that need all lanes to agree",
+        ));
+    }
+    let live = opt::liveness(func);
+    if let Some(v) = live.live_in.first().and_then(|s| s.iter().next()) {
+        return Err(CompileError::Uninitialized(v.0));
+    }
+    let alloc = regalloc::allocate(func, &live, &ALLOCATABLE, abi::SPILL_SLOTS)?;
+    let mut ops = Ops::new(0);
+    let labels = func
+        .blocks
+        .iter()
+        .map(|_| ops.new_dynamic_label())
+        .collect();
+    let exhausted = ops.new_dynamic_label();
+    let batch_end = ops.new_dynamic_label();
+    let top = ops.new_dynamic_label();
+    let store = ops.new_dynamic_label();
+    let done = ops.new_dynamic_label();
+    let mut e = Emitter {
+        ops,
+        func,
+        alloc: &alloc,
+        labels,
+        consts: HashMap::new(),
+        exhausted,
+        batch_end,
+    };
+    let (ins, outs) = io_sets(func);
+    asm::scalar::enter(&mut e.ops);
+    let a_in = asm::ctx_addr(&mut e.ops, abi::IO_INPUT, 8);
+    let a_out = asm::ctx_addr(&mut e.ops, abi::IO_OUTPUT, 8);
+    let a_status = asm::ctx_addr(&mut e.ops, abi::IO_STATUS, 8);
+    let a_batches = asm::ctx_addr(&mut e.ops, abi::IO_BATCHES, 8);
+    asm::scalar::io_setup(&mut e.ops, a_in, a_out, a_status, a_batches, done);
+    if io == IoMode::Soa {
+        asm::scalar::zero_x2(&mut e.ops);
+    }
+    asm::scalar::bind(&mut e.ops, top);
+    e.batch_reset();
+    e.clear_outputs(outs);
+    e.load_inputs(io, &ins);
+    let order = alloc.order.clone();
+    for (i, &b) in order.iter().enumerate() {
+        let label = e.labels[b.0 as usize];
+        asm::scalar::bind(&mut e.ops, label);
+        for inst in &func.blocks[b.0 as usize].insts {
+            e.inst(inst);
+        }
+        e.terminator(b, order.get(i + 1).copied());
+    }
+    asm::scalar::bind(&mut e.ops, batch_end);
+    asm::scalar::batch_status(&mut e.ops, 0);
+    asm::scalar::bind(&mut e.ops, store);
+    e.store_outputs(io, outs);
+    let (step, out_step) = match io {
+        IoMode::Aos => {
+            let s = LANES as u32 * abi::AOS_VERTEX_BYTES as u32;
+            (s, s)
+        }
+        IoMode::Soa => (LANES as u32 * 4, 0),
+    };
+    asm::scalar::next_batch(&mut e.ops, step, out_step, top);
+    asm::scalar::bind(&mut e.ops, done);
+    asm::scalar::leave(&mut e.ops);
+    asm::scalar::bind(&mut e.ops, exhausted);
+    asm::scalar::batch_status(&mut e.ops, 1);
+    asm::scalar::jump(&mut e.ops, store);
+    let code_len = e.ops.offset().0;
+    e.const_pool();
+    let code = e
+        .ops
+        .finalize()
+        .map_err(|err| CompileError::Asm(err.to_string()))?;
+    Ok(Compiled {
+        code,
+        code_len,
+        spill_slots: alloc.spill_slots,
+        io,
+    })
+}
+
+impl Emitter<'_> {
+    fn loc(&self, v: Var) -> Loc {
+        self.alloc.locs[v.0 as usize]
+    }
+
+    /// A checked context address for an access of `size` bytes.
+    pub(crate) fn ctx(&mut self, offset: i32, size: u32) -> asm::CtxAddr {
+        asm::ctx_addr(&mut self.ops, offset, size)
+    }
+
+    /// The register holding source `v`, loading a spilled value into `scratch`.
+    pub(crate) fn src(&mut self, v: Var, scratch: u8) -> u8 {
+        match self.loc(v) {
+            Loc::Reg(r) => r,
+            Loc::Spill(s) => {
+                let a = self.ctx(abi::spill_offset(s), 16);
+                asm::load_q(&mut self.ops, scratch, a);
+                scratch
+            }
+            // A variable read but never written (only in dead code): any value will do.
+            Loc::Unused => {
+                asm::zero(&mut self.ops, scratch);
+                scratch
+            }
+        }
+    }
+
+    /// The register a result for `v` is computed into.
+    pub(crate) fn dst(&self, v: Var) -> u8 {
+        match self.loc(v) {
+            Loc::Reg(r) => r,
+            Loc::Spill(_) | Loc::Unused => S0,
+        }
+    }
+
+    /// Stores a result computed in `reg` if `v` lives in memory.
+    pub(crate) fn finish(&mut self, v: Var, reg: u8) {
+        if let Loc::Spill(s) = self.loc(v) {
+            let a = self.ctx(abi::spill_offset(s), 16);
+            asm::store_q(&mut self.ops, reg, a);
+        }
+    }
+
+    /// The label of a 16-byte constant row.
+    fn const_row(&mut self, row: [u32; 4]) -> DynamicLabel {
+        if let Some(&l) = self.consts.get(&row) {
+            return l;
+        }
+        let l = self.ops.new_dynamic_label();
+        self.consts.insert(row, l);
+        l
+    }
+
+    /// Loads an f32 broadcast constant (immediate forms when they fit, else the pool).
+    pub(crate) fn load_f32(&mut self, d: u8, value: f32) {
+        if value.to_bits() == 0 {
+            asm::zero(&mut self.ops, d);
+        } else if !asm::fmov_imm(&mut self.ops, d, value) {
+            self.load_u32(d, value.to_bits());
+        }
+    }
+
+    /// Loads a 32-bit pattern broadcast constant.
+    pub(crate) fn load_u32(&mut self, d: u8, bits: u32) {
+        match bits {
+            0 => asm::zero(&mut self.ops, d),
+            u32::MAX => asm::ones(&mut self.ops, d),
+            _ => {
+                let l = self.const_row([bits; 4]);
+                asm::load_const(&mut self.ops, d, l);
+            }
+        }
+    }
+
+    /// Loads a 64-bit pattern broadcast constant.
+    pub(crate) fn load_u64(&mut self, d: u8, bits: u64) {
+        let (lo, hi) = (bits as u32, (bits >> 32) as u32);
+        let l = self.const_row([lo, hi, lo, hi]);
+        asm::load_const(&mut self.ops, d, l);
+    }
+
+    fn const_pool(&mut self) {
+        asm::scalar::align(&mut self.ops, 16);
+        let mut rows: Vec<([u32; 4], DynamicLabel)> = self.consts.drain().collect();
+        rows.sort_by_key(|(row, _)| *row);
+        for (row, label) in rows {
+            asm::scalar::bind(&mut self.ops, label);
+            asm::scalar::words(&mut self.ops, &row);
+        }
+    }
+
+    pub(crate) fn label(&self, b: BlockId) -> DynamicLabel {
+        self.labels[b.0 as usize]
+    }
+
+    fn inst(&mut self, inst: &crate::ir::Inst) {
+        use asm::VOp;
+        let a = inst.args;
+        let d = inst.dst.unwrap_or(Var(0));
+        match inst.op {
+            Op::FConst => self.fconst(d, f32::from_bits(inst.imm[0])),
+            Op::IConst => self.iconst(d, inst.imm[0]),
+            Op::MaskConst => self.mask_const(d, inst.imm[0] != 0),
+            Op::Uniform => self.uniform(d, inst.imm[0], inst.imm[1]),
+            Op::UniformAl => self.uniform_al(d, inst.imm[0], inst.imm[1]),
+            Op::UniformIdx => self.uniform_idx(d, a[0], inst.imm[0], inst.imm[1]),
+            Op::Input => self.input(d, inst.imm[0], inst.imm[1]),
+            Op::Output => self.output(a[0], inst.imm[0], inst.imm[1]),
+            Op::Mov | Op::MaskMov | Op::IMov => self.unary(asm::UOp::Mov, d, a[0]),
+            Op::Neg => self.unary(asm::UOp::FNeg, d, a[0]),
+            Op::Add => self.binary(VOp::FAdd, d, a[0], a[1]),
+            Op::Mul => self.binary(VOp::FMul, d, a[0], a[1]),
+            Op::Max => self.max(d, a[0], a[1]),
+            Op::Min => self.min(d, a[0], a[1]),
+            Op::MaskAnd => self.binary(VOp::And, d, a[0], a[1]),
+            Op::MaskOr => self.binary(VOp::Orr, d, a[0], a[1]),
+            Op::PMul => self.pmul(d, a[0], a[1]),
+            Op::Floor => self.unary(asm::UOp::FRintM, d, a[0]),
+            Op::Cmp => self.cmp(d, crate::ir::CmpKind::from_imm(inst.imm[0]), a[0], a[1]),
+            Op::Select => self.select(d, a[0], a[1], a[2]),
+            Op::MaskNot => self.unary(asm::UOp::Not, d, a[0]),
+            Op::FtoiSat => self.unary(asm::UOp::FCvtzs, d, a[0]),
+            Op::Rcp => self.rcp(d, a[0]),
+            Op::Rsq => self.rsq(d, a[0]),
+            Op::Ex2 => self.ex2(d, a[0]),
+            Op::Lg2 => self.lg2(d, a[0]),
+            Op::LoopPush => self.loop_push(inst.imm[0], inst.imm[1]),
+            Op::AlInc => self.al_inc(inst.imm[0]),
+            Op::AlRestore => self.al_restore(inst.imm[0]),
+            Op::Budget => self.budget(),
+            // Refused by `compile` before any code is emitted.
+            Op::SetEmit | Op::Emit => {}
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! Hand-built IR functions compiled by the AArch64 backend and run on a batch (in-process on
+//! an AArch64 host, under qemu-user elsewhere), with the expected lane values written out.
+//! Whole PICA programs are compared against the interpreter in the `picajit` crate's tests;
+//! these pin the backend's own pieces. Without qemu the tests fail when `CI` is set and skip
+//! loudly otherwise.
+
+use picajit_codegen::aarch64::{self, IoMode, Kernel, LANES};
+use picajit_codegen::abi::Context;
+use picajit_codegen::code::Vertex;
+use picajit_codegen::ir::{Builder, CmpKind, Function, Op, Terminator, Ty};
+
+/// False (after saying so) when AArch64 code cannot run here; panics instead under CI.
+fn can_run() -> bool {
+    if Kernel::host_supports() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI: qemu-aarch64-static is missing (make setup installs qemu-user-static)"
+    );
+    eprintln!("SKIPPED: no qemu-aarch64(-static): AArch64 execution tests did not run");
+    false
+}
+
+/// Runs `func` (AoS kernel) with input v0.x lanes = `x`, v1.x lanes = `y`, returning o0.x;
+/// `setup` prepares the context (uniform tables, ints, budget). Also runs the SoA kernel and
+/// checks it agrees.
+fn run(func: &Function, x: &[f32], y: &[f32], setup: impl Fn(&mut Context)) -> Vec<Vec<u32>> {
+    if !can_run() {
+        return Vec::new();
+    }
+    let compiled = aarch64::compile(func, IoMode::Aos).expect("compiles");
+    let code = Kernel::new(&compiled).expect("runs here");
+    let w = LANES;
+    let n = x.len().div_ceil(w) * w;
+    let mut input = vec![[[0.0f32; 4]; 16]; n];
+    for (i, v) in input.iter_mut().enumerate() {
+        v[0][0] = x.get(i).copied().unwrap_or(0.0);
+        v[1][0] = y.get(i).copied().unwrap_or(0.0);
+    }
+    let mut output: Vec<Vertex> = vec![[[f32::NAN; 4]; 16]; n];
+    let mut status = vec![9u8; n / w];
+    let mut ctx = Box::<Context>::default();
+    ctx.io.budget = 1000;
+    setup(&mut ctx);
+    assert_eq!(
+        code.run_aos(&mut ctx, &input, &mut output, &mut status)
+            .expect("runs"),
+        n / w
+    );
+    assert!(status.iter().all(|&s| s == 0), "status {status:?}");
+    let mut out: Vec<u32> = output.iter().map(|v| v[0][0].to_bits()).collect();
+    out.truncate(x.len());
+    // The SoA kernel gives the same lanes.
+    let soa = Kernel::new(&aarch64::compile(func, IoMode::Soa).expect("compiles")).expect("runs");
+    let mut planes_in = vec![0.0f32; 64 * n];
+    planes_in[..n].copy_from_slice(&input.iter().map(|v| v[0][0]).collect::<Vec<_>>());
+    planes_in[4 * n..5 * n].copy_from_slice(&input.iter().map(|v| v[1][0]).collect::<Vec<_>>());
+    let mut planes_out = vec![f32::NAN; 64 * n];
+    let mut status = vec![9u8; n / w];
+    soa.run_soa(&mut ctx, &planes_in, &mut planes_out, n, &mut status)
+        .expect("runs");
+    let soa_out: Vec<u32> = planes_out[..x.len()].iter().map(|f| f.to_bits()).collect();
+    assert_eq!(soa_out, out, "SoA and AoS kernels agree");
+    vec![out]
+}
+
+fn binary_fn(op: Op) -> Function {
+    let mut b = Builder::new();
+    let x = b.inst(Op::Input, &[], [0, 0]);
+    let y = b.inst(Op::Input, &[], [1, 0]);
+    let r = b.binary(op, x, y);
+    b.effect(Op::Output, &[r], [0, 0]);
+    b.terminate(Terminator::Exit);
+    b.finish()
+}
+
+fn bits(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|f| f.to_bits()).collect()
+}
+
+const INF: f32 = f32::INFINITY;
+
+#[test]
+fn pmul_sanitizes_zero_times_infinity_only() {
+    let x = [0.0, INF, -0.0, f32::NAN, 2.0, -INF, 3.0, 1e30, 0.5];
+    let y = [INF, 0.0, -INF, 0.0, -4.0, -0.0, f32::NAN, 1e30, -0.0];
+    let want = [0.0, 0.0, 0.0, f32::NAN, -8.0, 0.0, f32::NAN, INF, -0.0];
+    for got in run(&binary_fn(Op::PMul), &x, &y, |_| {}) {
+        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+            if w.is_nan() {
+                assert!(f32::from_bits(g).is_nan(), "lane {i}");
+            } else {
+                assert_eq!(g, w.to_bits(), "lane {i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn max_min_follow_the_pica_operand_order() {
+    let x = [1.0, 0.0, 0.0, f32::NAN, 0.0, -0.0, 0.0];
+    let y = [0.0, 1.0, f32::NAN, 0.0, -0.0, 0.0, -INF];
+    let max = [1.0, 1.0, f32::NAN, 0.0, -0.0, 0.0, 0.0];
+    let min = [0.0, 0.0, f32::NAN, 0.0, -0.0, 0.0, -INF];
+    for got in run(&binary_fn(Op::Max), &x, &y, |_| {}) {
+        assert_eq!(got[..2], bits(&max)[..2]);
+        assert!(f32::from_bits(got[2]).is_nan());
+        assert_eq!(got[3..], bits(&max)[3..]);
+    }
+    for got in run(&binary_fn(Op::Min), &x, &y, |_| {}) {
+        assert_eq!(got[..2], bits(&min)[..2]);
+        assert!(f32::from_bits(got[2]).is_nan());
+        assert_eq!(got[3..], bits(&min)[3..]);
+    }
+}
+
+#[test]
+fn compares_and_selects() {
+    for (kind, want) in [
+        (CmpKind::Eq, [0.0, 1.0, 0.0, 0.0]),
+        (CmpKind::Ne, [1.0, 0.0, 1.0, 1.0]),
+        (CmpKind::Lt, [1.0, 0.0, 0.0, 0.0]),
+        (CmpKind::Le, [1.0, 1.0, 0.0, 0.0]),
+        (CmpKind::Gt, [0.0, 0.0, 0.0, 1.0]),
+        (CmpKind::Ge, [0.0, 1.0, 0.0, 1.0]),
+        (CmpKind::True, [1.0, 1.0, 1.0, 1.0]),
+    ] {
+        let mut b = Builder::new();
+        let x = b.inst(Op::Input, &[], [0, 0]);
+        let y = b.inst(Op::Input, &[], [1, 0]);
+        let m = b.cmp(kind, x, y);
+        let one = b.fconst(1.0);
+        let zero = b.fconst(0.0);
+        let r = b.select(m, one, zero);
+        b.effect(Op::Output, &[r], [0, 0]);
+        let f = b.finish();
+        for got in run(
+            &f,
+            &[1.0, 2.0, f32::NAN, 5.0],
+            &[2.0, 2.0, 1.0, -1.0],
+            |_| {},
+        ) {
+            assert_eq!(got, bits(&want), "{kind:?}");
+        }
+    }
+}
+
+#[test]
+fn floor_rcp_rsq_and_conversion() {
+    let unary = |op: Op| {
+        let mut b = Builder::new();
+        let x = b.inst(Op::Input, &[], [0, 0]);
+        let r = b.unary(op, x);
+        b.effect(Op::Output, &[r], [0, 0]);
+        b.finish()
+    };
+    let x = [0.5, -0.5, 1.5, -1.5, -0.0, INF, 16.0, -2.0];
+    for got in run(&unary(Op::Floor), &x, &[], |_| {}) {
+        assert_eq!(got, bits(&[0.0, -1.0, 1.0, -2.0, -0.0, INF, 16.0, -2.0]));
+    }
+    for got in run(&unary(Op::Rcp), &x, &[], |_| {}) {
+        assert_eq!(
+            got,
+            bits(&[2.0, -2.0, 1.0 / 1.5, -1.0 / 1.5, -INF, 0.0, 0.0625, -0.5])
+        );
+    }
+    for got in run(
+        &unary(Op::Rsq),
+        &[4.0, 16.0, -0.0, INF, 0.0, 2.0],
+        &[],
+        |_| {},
+    ) {
+        assert_eq!(got, bits(&[0.5, 0.25, -INF, 0.0, INF, 1.0 / 2f32.sqrt()]));
+    }
+    // ftoi.sat is observed through the per-lane uniform index it feeds (uniform c_n.x = n).
+    let mut b = Builder::new();
+    let x = b.inst(Op::Input, &[], [0, 0]);
+    let i = b.unary(Op::FtoiSat, x);
+    let u = b.inst(Op::UniformIdx, &[i], [0, 0]);
+    b.effect(Op::Output, &[u], [0, 0]);
+    b.terminate(Terminator::Exit);
+    let f = b.finish();
+    let setup = |ctx: &mut Context| {
+        for (n, u) in ctx.uniforms.iter_mut().enumerate().take(96) {
+            u[0] = n as f32;
+        }
+    };
+    // trunc: 2.9 → 2; -1.5 → -1 → index 127 (ones); NaN → 0; 1e10 saturates → offset ignored → 0;
+    // 95.99 → 95; -0.5 → 0; 127.5 → 127 → ones; -128.2 → -128 → index 0.
+    let x = [2.9, -1.5, f32::NAN, 1e10, 95.99, -0.5, 127.5, -128.2];
+    for got in run(&f, &x, &[], setup) {
+        assert_eq!(got, bits(&[2.0, 1.0, 0.0, 0.0, 95.0, 0.0, 1.0, 0.0]));
+    }
+}
+
+#[test]
+fn loops_al_and_budget() {
+    // loop.push slot 0 from i1 (count 3, start 5, step 2); body: acc += uniform.al c0.x;
+    // al.inc; loop.next. Budget on the back edge. Output acc.
+    let mut b = Builder::new();
+    b.use_loop_slots(1);
+    let acc = b.var(Ty::F32);
+    b.inst_to(Op::FConst, acc, &[], [0f32.to_bits(), 0]);
+    b.effect(Op::LoopPush, &[], [0, 1]);
+    let body = b.block();
+    let back = b.block();
+    let exit = b.block();
+    b.terminate(Terminator::Jump(body));
+    b.switch_to(body);
+    let u = b.inst(Op::UniformAl, &[], [0, 0]);
+    b.inst_to(Op::Add, acc, &[acc, u], [0, 0]);
+    b.effect(Op::AlInc, &[], [0, 0]);
+    b.terminate(Terminator::LoopNext {
+        slot: 0,
+        repeat: back,
+        exit,
+    });
+    b.switch_to(back);
+    b.effect(Op::Budget, &[], [0, 0]);
+    b.terminate(Terminator::Jump(body));
+    b.switch_to(exit);
+    b.effect(Op::Output, &[acc], [0, 0]);
+    b.terminate(Terminator::Exit);
+    let f = b.finish();
+    let setup = |budget: u32| {
+        move |ctx: &mut Context| {
+            for (n, u) in ctx.uniforms.iter_mut().enumerate().take(96) {
+                u[0] = n as f32;
+            }
+            ctx.scalars.ints[1] = [3, 5, 2, 0];
+            ctx.io.budget = budget;
+        }
+    };
+    // aL = 5, 7, 9, 11 (4 passes): 5 + 7 + 9 + 11 = 32.
+    for got in run(&f, &[0.0; 3], &[], setup(100)) {
+        assert_eq!(got, bits(&[32.0; 3]));
+    }
+    // Three back edges are needed: a budget of 2 stops before the output is written.
+    if !can_run() {
+        return;
+    }
+    let code = Kernel::new(&aarch64::compile(&f, IoMode::Aos).unwrap()).unwrap();
+    let w = LANES;
+    for (budget, want) in [(3, 0u8), (2, 1)] {
+        let mut ctx = Box::<Context>::default();
+        setup(budget)(&mut ctx);
+        let input = vec![[[0.0f32; 4]; 16]; 2 * w];
+        let mut output = vec![[[f32::NAN; 4]; 16]; 2 * w];
+        let mut status = [9u8; 2];
+        code.run_aos(&mut ctx, &input, &mut output, &mut status)
+            .unwrap();
+        // Each batch starts with the full budget again.
+        assert_eq!(status, [want; 2], "budget {budget}");
+        // A batch that ran out stopped before writing o0: its staging stayed cleared.
+        let expected = if want == 0 { 32.0 } else { 0.0 };
+        assert!(
+            output.iter().all(|v| v[0][0] == expected),
+            "budget {budget}"
+        );
+    }
+}
+
+#[test]
+fn many_live_values_spill_and_come_back() {
+    // 40 values live at once (more than the 11 registers): o0.x = sum of v0.x * k for k = 1..40.
+    let mut b = Builder::new();
+    let x = b.inst(Op::Input, &[], [0, 0]);
+    let vals: Vec<_> = (1..=40)
+        .map(|k| {
+            let c = b.fconst(k as f32);
+            b.binary(Op::Mul, x, c)
+        })
+        .collect();
+    let mut acc = b.fconst(0.0);
+    for v in vals {
+        acc = b.binary(Op::Add, acc, v);
+    }
+    b.effect(Op::Output, &[acc], [0, 0]);
+    let f = b.finish();
+    for got in run(&f, &[1.0, 2.0, -1.0, 0.5], &[], |_| {}) {
+        assert_eq!(got, bits(&[820.0, 1640.0, -820.0, 410.0]));
+    }
+}
