@@ -3,7 +3,7 @@ CARGO ?= cargo
 SHARED ?= ../shared
 CORPUS ?= $(SHARED)/corpus/shbin
 SECONDS ?= 600
-PICAJIT = target/release/picajit
+PICAJIT = $(CARGO) run -q --release --bin picajit --
 
 .PHONY: all setup lint test test-fast bench fuzz demo clean
 
