@@ -71,9 +71,11 @@ enum BackendArg {
     /// x86-64 JIT, AVX2 tier (8 vertices per batch).
     #[value(name = "x64-avx2")]
     X64Avx2,
+    /// AArch64 NEON (under qemu-user on other hosts: measures the emulator).
+    Aarch64,
     /// The best JIT this host has.
     Auto,
-    /// Every backend this host has.
+    /// Every backend this host runs natively.
     All,
 }
 
@@ -93,13 +95,16 @@ fn backends(requested: &[BackendArg]) -> Result<Vec<Backend>, String> {
     let available = Backend::available();
     let mut wanted = vec![Backend::Interp];
     if requested.is_empty() || requested.contains(&BackendArg::All) {
-        wanted.extend(available.iter().copied());
+        // Emulated backends (AArch64 under qemu-user) measure the emulator, not the code:
+        // only on request.
+        wanted.extend(available.iter().copied().filter(|b| b.is_native_here()));
     }
     for r in requested {
         let b = match r {
             BackendArg::Interp | BackendArg::All => continue,
             BackendArg::X64Sse41 => Backend::X64Sse41,
             BackendArg::X64Avx2 => Backend::X64Avx2,
+            BackendArg::Aarch64 => Backend::Aarch64,
             BackendArg::Auto => Engine::new(Backend::Auto)
                 .map_err(|e| e.to_string())?
                 .backend(),
