@@ -177,10 +177,12 @@ fn context_addresses_are_checked_before_emission() {
         let a = asm::ctx_addr(o, 65520, 16);
         asm::store_q(o, 31, a)
     });
-    // ldr q5, [x1, #32] with x1 = x0 + HI_BASE.
-    assert_eq!(asm::HI_BASE, 0x1_0000);
+    // ldr q5, [x1, #32] with x1 = x0 + HI_BASE (a multiple of 4096 past the 16-byte reach of
+    // x0, so the far end of the context is reached from x1).
+    assert_eq!(asm::HI_BASE % 4096, 0);
+    assert!(asm::HI_BASE >= 65536);
     check(&[0x3DC0_0825], |o| {
-        let a = asm::ctx_addr(o, 65536 + 32, 16);
+        let a = asm::ctx_addr(o, asm::HI_BASE as i32 + 32, 16);
         asm::load_q(o, 5, a)
     });
     // Out of reach: movz x16, #0x3450; movk x16, #0x12, lsl #16; add x16, x0, x16; ldr q5, [x16]
@@ -301,15 +303,15 @@ fn scalar_templates() {
 fn batch_loop_templates() {
     check(
         &[
-            0x6DBB_27E8, // stp d8, d9, [sp, #-80]!
-            0x6D01_2FEA, // stp d10, d11, [sp, #16]
-            0x6D02_37EC, // stp d12, d13, [sp, #32]
-            0x6D03_3FEE, // stp d14, d15, [sp, #48]
-            0xD53B_4409, // mrs x9, fpcr
-            0xF900_23E9, // str x9, [sp, #64]
-            0xD280_0009, // mov x9, #0x0
-            0xD51B_4409, // msr fpcr, x9
-            0x9140_4001, // add x1, x0, #0x10, lsl #12
+            0x6DBB_27E8,                              // stp d8, d9, [sp, #-80]!
+            0x6D01_2FEA,                              // stp d10, d11, [sp, #16]
+            0x6D02_37EC,                              // stp d12, d13, [sp, #32]
+            0x6D03_3FEE,                              // stp d14, d15, [sp, #48]
+            0xD53B_4409,                              // mrs x9, fpcr
+            0xF900_23E9,                              // str x9, [sp, #64]
+            0xD280_0009,                              // mov x9, #0x0
+            0xD51B_4409,                              // msr fpcr, x9
+            0x9140_0001 | (asm::HI_BASE >> 12) << 10, // add x1, x0, #HI_BASE >> 12, lsl #12
         ],
         scalar::enter,
     );
@@ -336,7 +338,7 @@ fn batch_loop_templates() {
         ],
         |o| {
             let l = o.new_dynamic_label();
-            let a = asm::ctx_addr(o, 69000 & !7, 8);
+            let a = asm::ctx_addr(o, asm::HI_BASE as i32 + 3464, 8);
             scalar::io_setup(o, a, a, a, a, l);
             scalar::bind(o, l);
         },
@@ -344,6 +346,8 @@ fn batch_loop_templates() {
     check(&[0xD280_0002], scalar::zero_x2); // mov x2, #0x0
     check(&[0x3900_009F], |o| scalar::batch_status(o, 0)); // strb wzr, [x4]
     check(&[0x5280_0029, 0x3900_0089], |o| scalar::batch_status(o, 1)); // mov w9, #1; strb w9, [x4]
+    check(&[0x5280_0049, 0x3900_0089], |o| scalar::batch_status(o, 2)); // mov w9, #2; strb w9, [x4]
+    check(&[0x5280_0069, 0x3900_0089], |o| scalar::batch_status(o, 3)); // mov w9, #3; strb w9, [x4]
     check(
         &[
             0x9110_0042, // add x2, x2, #0x400
@@ -360,11 +364,75 @@ fn batch_loop_templates() {
     );
     // ldr x9, [x1, #3464]; add x9, x9, x2
     check(&[0xF946_C429, 0x8B02_0129], |o| {
-        let a = asm::ctx_addr(o, 69000 & !7, 8);
+        let a = asm::ctx_addr(o, asm::HI_BASE as i32 + 3464, 8);
         scalar::plane_address(o, a)
     });
     check(&[0x3DC0_0123], |o| scalar::load_q_x9(o, 3)); // ldr q3, [x9]
     check(&[0x3D80_0123], |o| scalar::store_q_x9(o, 3)); // str q3, [x9]
+}
+
+#[test]
+fn geometry_and_agreement_templates() {
+    check(&[0x3DC3_F0E5], |o| asm::load_q_at(o, 5, 7, 4032)); // ldr q5, [x7, #4032]
+    check(&[0x3D8B_F19F], |o| asm::store_q_at(o, 31, 12, 12224)); // str q31, [x12, #12224]
+    check(
+        &[
+            0x3DC0_00F8, // ldr q24, [x7]
+            0x3D80_1158, // str q24, [x10, #64]
+            0x3DC0_10F8, // ldr q24, [x7, #64]
+            0x3D80_2158, // str q24, [x10, #128]
+        ],
+        |o| asm::copy_rows(o, 24, 7, 0, 10, 64, 2),
+    );
+    check(
+        &[
+            0x4EB1_B8BF, // addv s31, v5.4s
+            0x0E04_3FE9, // mov w9, v31.s[0] (umov)
+            0x3400_0089, // cbz w9, <+16> (none)
+            0x3100_113F, // cmn w9, #0x4
+            0x5400_0060, // b.eq <+12> (all)
+            0x1400_0003, // b <+12> (mixed)
+            0,
+            0,
+        ],
+        |o| {
+            let (all, none, mixed) = (
+                o.new_dynamic_label(),
+                o.new_dynamic_label(),
+                o.new_dynamic_label(),
+            );
+            asm::branch_agree(o, 5, all, none, mixed);
+            scalar::bind(o, none);
+            scalar::words(o, &[0]);
+            scalar::bind(o, all);
+            scalar::words(o, &[0]);
+            scalar::bind(o, mixed);
+        },
+    );
+    check(&[0x8B09_314A], |o| scalar::add_x_shifted(o, 10, 10, 9, 12)); // add x10, x10, x9, lsl #12
+    check(&[0x8B0A_054D], |o| scalar::add_x_shifted(o, 13, 10, 10, 1)); // add x13, x10, x10, lsl #1
+                                                                        // cmp x10, x11; b.hs <+4>
+    check(&[0xEB0B_015F, 0x5400_0022], |o| {
+        let l = o.new_dynamic_label();
+        scalar::jump_if_x_hs(o, 10, 11, l);
+        scalar::bind(o, l);
+    });
+    check(&[0x382A_6969], |o| scalar::store_byte_indexed(o, 9, 11, 10)); // strb w9, [x11, x10]
+                                                                         // cmp x7, x9; csel x7, x10, x9, eq
+    check(&[0xEB09_00FF, 0x9A89_0147], scalar::switch_bank);
+    for w in [
+        0x4EB1_B8BF,
+        0x3100_113F,
+        0x8B09_314A,
+        0xEB0B_015F,
+        0x382A_6969,
+        0x9A89_0147,
+    ] {
+        assert!(!decode_word(w).starts_with(".word"), "{w:08X}");
+    }
+    assert_eq!(mnemonic(0x4EB1_B8BF), "addv");
+    assert_eq!(mnemonic(0x9A89_0147), "csel");
+    assert_eq!(mnemonic(0x382A_6969), "strb");
 }
 
 #[test]

@@ -15,6 +15,8 @@
 //! - `x2`: the current input vertex (AoS) or batch byte offset (SoA); `x3`: the current output
 //!   vertex (AoS); `x4`: the status byte of the batch; `x5`: batches left; `x6`: 256 (the AoS
 //!   vertex stride, a post-index register);
+//! - `x7`: the current output bank (the context's outputs, or a geometry shader's second
+//!   bank after an odd number of EMITs);
 //! - `x9`–`x15`: scalar scratch; `x16` ([`ADDR`]): this layer's address temporary;
 //! - vector registers `v0`–`v31`: see `super` (allocatable, emitters' scratch, and `v31`, this
 //!   layer's own temporary [`VTMP`]); `d8`–`d15` are saved by the prologue.
@@ -325,6 +327,47 @@ pub fn lane_to_w(ops: &mut Ops, w: u8, s: u8, lane: u32) {
     dynasm!(ops ; .arch aarch64 ; umov W(w), V(s).S[lane]);
 }
 
+/// 16-byte load from `[X(base), #offset]` (`offset` is taken as a multiple of 16 below 65536:
+/// the scaled unsigned-offset form).
+pub fn load_q_at(ops: &mut Ops, d: u8, base: u8, offset: u32) {
+    let o = offset & 0xFFF0;
+    dynasm!(ops ; .arch aarch64 ; ldr Q(d), [X(base), #o]);
+}
+
+/// 16-byte store to `[X(base), #offset]` (`offset` as for [`load_q_at`]).
+pub fn store_q_at(ops: &mut Ops, s: u8, base: u8, offset: u32) {
+    let o = offset & 0xFFF0;
+    dynasm!(ops ; .arch aarch64 ; str Q(s), [X(base), #o]);
+}
+
+/// Copies `rows` 16-byte lane rows 64 bytes apart from `[X(src) + src_off]` to
+/// `[X(dst) + dst_off]` through vector register `t` (offsets as for [`load_q_at`]).
+pub fn copy_rows(ops: &mut Ops, t: u8, src: u8, src_off: u32, dst: u8, dst_off: u32, rows: u32) {
+    for k in 0..rows {
+        load_q_at(ops, t, src, src_off + k * 64);
+        store_q_at(ops, t, dst, dst_off + k * 64);
+    }
+}
+
+/// Lane agreement of a mask `m` (each lane all-ones or zero): all lanes false → jump to
+/// `none`, all true → `all`, mixed → `mixed`. The lane sum (ADDV into [`VTMP`], then `w9`) is 0
+/// when none is set and -4 when all are.
+pub fn branch_agree(
+    ops: &mut Ops,
+    m: u8,
+    all: DynamicLabel,
+    none: DynamicLabel,
+    mixed: DynamicLabel,
+) {
+    dynasm!(ops ; .arch aarch64
+        ; addv S(VTMP), V(m).S4
+        ; umov w9, V(VTMP).S[0]
+        ; cbz w9, =>none
+        ; cmn w9, #4
+        ; b.eq =>all
+        ; b =>mixed);
+}
+
 /// AoS transpose on load: lane `lane` of `v0`–`v3` = the four f32 at `[x9]`, then x9 += x6.
 pub fn ld4_lane(ops: &mut Ops, lane: u32) {
     let lane = lane & 3;
@@ -503,13 +546,33 @@ pub mod scalar {
     pub fn zero_x2(ops: &mut Ops) {
         dynasm!(ops ; .arch aarch64 ; movz x2, #0);
     }
-    /// Writes the batch status byte (0 or 1).
+    /// Writes the batch status byte (0 ended, 1 exhausted, 2 triangle buffer full,
+    /// 3 diverged; taken modulo 256).
     pub fn batch_status(ops: &mut Ops, status: u32) {
+        let status = status & 0xFF;
         if status == 0 {
             dynasm!(ops ; .arch aarch64 ; strb wzr, [x4]);
         } else {
-            dynasm!(ops ; .arch aarch64 ; movz w9, #1 ; strb w9, [x4]);
+            dynasm!(ops ; .arch aarch64 ; movz w9, #status ; strb w9, [x4]);
         }
+    }
+    /// `X(d) = X(a) + (X(b) << shift)` (shift < 64).
+    pub fn add_x_shifted(ops: &mut Ops, d: u8, a: u8, b: u8, shift: u32) {
+        let shift = shift & 63;
+        dynasm!(ops ; .arch aarch64 ; add X(d), X(a), X(b), lsl #shift);
+    }
+    /// Jump to `target` if `X(a) >= X(b)` (unsigned).
+    pub fn jump_if_x_hs(ops: &mut Ops, a: u8, b: u8, target: DynamicLabel) {
+        dynasm!(ops ; .arch aarch64 ; cmp X(a), X(b) ; b.hs =>target);
+    }
+    /// `[X(base) + X(index)] = W(w)` (one byte).
+    pub fn store_byte_indexed(ops: &mut Ops, w: u8, base: u8, index: u8) {
+        dynasm!(ops ; .arch aarch64 ; strb W(w), [X(base), X(index)]);
+    }
+    /// Switches the output bank pointer `x7` between `x9` (bank 0) and `x10` (bank 1):
+    /// `x7 = x7 == x9 ? x10 : x9`.
+    pub fn switch_bank(ops: &mut Ops) {
+        dynasm!(ops ; .arch aarch64 ; cmp x7, x9 ; csel x7, x10, x9, eq);
     }
     /// Advances to the next batch (x2 by `step`, x3 by `out_step`, both < 4096) and loops
     /// to `top` while batches remain.

@@ -12,8 +12,11 @@ impl Emitter<'_> {
         let term = self.func.blocks[b.0 as usize].term;
         match term {
             Terminator::Jump(t) => self.jump_unless_next(t, next),
-            // Refused by `compile` before any code is emitted.
-            Terminator::BranchAgree { .. } => {}
+            Terminator::BranchAgree { mask, then, other } => {
+                let m = self.src(mask, S0);
+                let (t, o, d) = (self.label(then), self.label(other), self.diverged);
+                asm::branch_agree(&mut self.ops, m, t, o, d);
+            }
             Terminator::BranchBool { id, then, other } => {
                 let a = self.ctx(abi::BOOLS, 4);
                 asm::scalar::load_w(&mut self.ops, 9, a);
@@ -107,5 +110,60 @@ impl Emitter<'_> {
         asm::scalar::jump_if_zero(&mut self.ops, 9, l);
         asm::scalar::sub_w_imm(&mut self.ops, 9, 9, 1);
         asm::scalar::store_w(&mut self.ops, 9, a);
+    }
+
+    pub(super) fn set_emit(&mut self, vertex: u32, flags: u32) {
+        asm::mov_imm32(&mut self.ops, 9, vertex & 3);
+        let a = self.ctx(abi::EMIT_VERTEX, 4);
+        asm::scalar::store_w(&mut self.ops, 9, a);
+        asm::mov_imm32(&mut self.ops, 9, flags & 3);
+        let a = self.ctx(abi::EMIT_FLAGS, 4);
+        asm::scalar::store_w(&mut self.ops, 9, a);
+    }
+
+    /// EMIT: current bank (`x7`) → emitter slot `emit_vertex & 3`; with the primitive flag,
+    /// slots 0–2 → the next triangle record (or status 2 when the batch's buffer is full) and
+    /// its winding byte; then switch banks.
+    pub(super) fn emit(&mut self) {
+        const ROWS: u32 = 16 * 4;
+        // x10 = the slot.
+        let a = self.ctx(abi::EMIT_VERTEX, 4);
+        asm::scalar::load_w(&mut self.ops, 9, a);
+        asm::scalar::ubfx(&mut self.ops, 9, 9, 0, 2);
+        asm::scalar::ctx_pointer(&mut self.ops, 10, abi::EMIT_SLOTS as u32);
+        debug_assert_eq!(abi::SLOT_BYTES, 1 << 12);
+        asm::scalar::add_x_shifted(&mut self.ops, 10, 10, 9, 12);
+        asm::copy_rows(&mut self.ops, S0, 7, 0, 10, 0, ROWS);
+        // The triangle: w10 = count; x12 = its record.
+        let skip = self.ops.new_dynamic_label();
+        let a = self.ctx(abi::EMIT_FLAGS, 4);
+        asm::scalar::load_w(&mut self.ops, 9, a);
+        asm::scalar::ubfx(&mut self.ops, 11, 9, 0, 1);
+        asm::scalar::jump_if_zero(&mut self.ops, 11, skip);
+        let a = self.ctx(abi::EMIT_COUNT, 4);
+        asm::scalar::load_w(&mut self.ops, 10, a);
+        let a = self.ctx(abi::IO_TRIANGLE_CAPACITY, 8);
+        asm::scalar::load_x(&mut self.ops, 11, a);
+        let overflow = self.overflow;
+        asm::scalar::jump_if_x_hs(&mut self.ops, 10, 11, overflow);
+        let a = self.ctx(abi::IO_TRIANGLES, 8);
+        asm::scalar::load_x(&mut self.ops, 12, a);
+        debug_assert_eq!(abi::TRIANGLE_BYTES, 3 << 12);
+        asm::scalar::add_x_shifted(&mut self.ops, 13, 10, 10, 1);
+        asm::scalar::add_x_shifted(&mut self.ops, 12, 12, 13, 12);
+        asm::scalar::ctx_pointer(&mut self.ops, 14, abi::EMIT_SLOTS as u32);
+        asm::copy_rows(&mut self.ops, S0, 14, 0, 12, 0, 3 * ROWS);
+        // Winding byte (bit 1 of the flags, still in w9), count + 1.
+        asm::scalar::ubfx(&mut self.ops, 9, 9, 1, 1);
+        let a = self.ctx(abi::IO_WINDINGS, 8);
+        asm::scalar::load_x(&mut self.ops, 11, a);
+        asm::scalar::store_byte_indexed(&mut self.ops, 9, 11, 10);
+        asm::scalar::add_w_imm(&mut self.ops, 10, 10, 1);
+        let a = self.ctx(abi::EMIT_COUNT, 4);
+        asm::scalar::store_w(&mut self.ops, 10, a);
+        asm::scalar::bind(&mut self.ops, skip);
+        asm::scalar::ctx_pointer(&mut self.ops, 9, abi::OUTPUT_BANK0 as u32);
+        asm::scalar::ctx_pointer(&mut self.ops, 10, abi::OUTPUT_BANK1 as u32);
+        asm::scalar::switch_bank(&mut self.ops);
     }
 }

@@ -40,13 +40,31 @@ impl Emitter<'_> {
         }
     }
 
-    /// Zeroes the staging lanes of the output registers `regs` (bit r = register r).
-    pub(super) fn clear_outputs(&mut self, regs: u16) {
+    /// Zeroes the staging lanes of the output registers `regs` (bit r = register r); for a
+    /// geometry shader also the second bank and the emitter slots, and resets the emitter.
+    pub(super) fn clear_outputs(&mut self, regs: u16, geometry: bool) {
         asm::zero(&mut self.ops, 0);
         for r in (0..16u32).filter(|r| regs >> r & 1 != 0) {
             for c in 0..4 {
                 let a = self.ctx(abi::output_offset(r, c), 16);
                 asm::store_q(&mut self.ops, 0, a);
+            }
+        }
+        if geometry {
+            // EMIT copies whole banks: every register starts at 0.0 in both.
+            for (base, rows) in [
+                (abi::OUTPUT_BANK0, 64u32),
+                (abi::OUTPUT_BANK1, 64),
+                (abi::EMIT_SLOTS, 4 * 64),
+            ] {
+                asm::scalar::ctx_pointer(&mut self.ops, 9, base as u32);
+                for row in 0..rows {
+                    asm::store_q_at(&mut self.ops, 0, 9, row * 64);
+                }
+            }
+            for field in [abi::EMIT_VERTEX, abi::EMIT_FLAGS, abi::EMIT_COUNT] {
+                let a = self.ctx(field, 4);
+                asm::scalar::store_zero_w(&mut self.ops, a);
             }
         }
     }
@@ -55,8 +73,8 @@ impl Emitter<'_> {
     pub(super) fn store_outputs(&mut self, mode: IoMode, regs: u16) {
         for r in (0..16u32).filter(|r| regs >> r & 1 != 0) {
             for c in 0..4u32 {
-                let a = self.ctx(abi::output_offset(r, c), 16);
-                asm::load_q(&mut self.ops, c as u8, a);
+                // From the current bank (bank 0 unless a geometry shader switched).
+                asm::load_q_at(&mut self.ops, c as u8, 7, (r * 4 + c) * 64);
             }
             match mode {
                 IoMode::Soa => {

@@ -73,9 +73,10 @@ impl Emitter<'_> {
         self.finish(d, r);
     }
 
+    /// A store to the current output bank (`x7`; geometry shaders switch banks at EMIT).
     pub(super) fn output(&mut self, a: Var, reg: u32, comp: u32) {
         let s = self.src(a, S0);
-        let addr = self.ctx(abi::output_offset(reg & 15, comp & 3), 16);
-        asm::store_q(&mut self.ops, s, addr);
+        let disp = ((reg & 15) * 4 + (comp & 3)) * 64;
+        asm::store_q_at(&mut self.ops, s, 7, disp);
     }
 }

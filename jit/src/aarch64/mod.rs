@@ -86,6 +86,10 @@ pub(crate) struct Emitter<'a> {
     consts: HashMap<[u32; 4], DynamicLabel>,
     pub(crate) exhausted: DynamicLabel,
     pub(crate) batch_end: DynamicLabel,
+    /// Triangle buffer full: status 2.
+    pub(crate) overflow: DynamicLabel,
+    /// Lanes disagreed at a per-vertex branch: status 3.
+    pub(crate) diverged: DynamicLabel,
 }
 
 /// Compiles a verified function into a kernel that loops over the batches of a run in I/O mode
@@ -93,25 +97,6 @@ pub(crate) struct Emitter<'a> {
 /// ranges are errors (the engine then falls back to the interpreter).
 pub fn compile(func: &Function, io: IoMode) -> Result<Compiled, CompileError> {
     func.verify()?;
-    // Not yet on this backend (the engine runs such programs on the interpreter): geometry
-    // emission and branches that need every lane to agree.
-    if func
-        .blocks
-        .iter()
-        .flat_map(|b| &b.insts)
-        .any(|i| matches!(i.op, Op::Emit | Op::SetEmit))
-    {
-        return Err(CompileError::Unsupported("geometry shaders (EMIT/SETEMIT)"));
-    }
-    if func
-        .blocks
-        .iter()
-        .any(|b| matches!(b.term, crate::ir::Terminator::BranchAgree { .. }))
-    {
-        return Err(CompileError::Unsupported(
-            "per-vertex branches that need all lanes to agree",
-        ));
-    }
     let live = opt::liveness(func);
     if let Some(v) = live.live_in.first().and_then(|s| s.iter().next()) {
         return Err(CompileError::Uninitialized(v.0));
@@ -128,6 +113,8 @@ pub fn compile(func: &Function, io: IoMode) -> Result<Compiled, CompileError> {
     let top = ops.new_dynamic_label();
     let store = ops.new_dynamic_label();
     let done = ops.new_dynamic_label();
+    let overflow = ops.new_dynamic_label();
+    let diverged = ops.new_dynamic_label();
     let mut e = Emitter {
         ops,
         func,
@@ -136,6 +123,8 @@ pub fn compile(func: &Function, io: IoMode) -> Result<Compiled, CompileError> {
         consts: HashMap::new(),
         exhausted,
         batch_end,
+        overflow,
+        diverged,
     };
     let (ins, outs) = io_sets(func);
     asm::scalar::enter(&mut e.ops);
@@ -149,7 +138,13 @@ pub fn compile(func: &Function, io: IoMode) -> Result<Compiled, CompileError> {
     }
     asm::scalar::bind(&mut e.ops, top);
     e.batch_reset();
-    e.clear_outputs(outs);
+    asm::scalar::ctx_pointer(&mut e.ops, 7, abi::OUTPUT_BANK0 as u32);
+    let geometry = func
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .any(|i| matches!(i.op, Op::Emit | Op::SetEmit));
+    e.clear_outputs(outs, geometry);
     e.load_inputs(io, &ins);
     let order = alloc.order.clone();
     for (i, &b) in order.iter().enumerate() {
@@ -176,6 +171,15 @@ pub fn compile(func: &Function, io: IoMode) -> Result<Compiled, CompileError> {
     asm::scalar::leave(&mut e.ops);
     asm::scalar::bind(&mut e.ops, exhausted);
     asm::scalar::batch_status(&mut e.ops, 1);
+    asm::scalar::jump(&mut e.ops, store);
+    // Lanes disagreed at a per-vertex branch: status 3 (the host reruns the batch vertex by
+    // vertex).
+    asm::scalar::bind(&mut e.ops, diverged);
+    asm::scalar::batch_status(&mut e.ops, 3);
+    asm::scalar::jump(&mut e.ops, store);
+    // Triangle buffer full: status 2 (the host reruns the batch on the interpreter).
+    asm::scalar::bind(&mut e.ops, overflow);
+    asm::scalar::batch_status(&mut e.ops, 2);
     asm::scalar::jump(&mut e.ops, store);
     let code_len = e.ops.offset().0;
     e.const_pool();
@@ -321,8 +325,8 @@ impl Emitter<'_> {
             Op::AlInc => self.al_inc(inst.imm[0]),
             Op::AlRestore => self.al_restore(inst.imm[0]),
             Op::Budget => self.budget(),
-            // Refused by `compile` before any code is emitted.
-            Op::SetEmit | Op::Emit => {}
+            Op::SetEmit => self.set_emit(inst.imm[0], inst.imm[1]),
+            Op::Emit => self.emit(),
         }
     }
 }
