@@ -386,10 +386,8 @@ impl Code {
     ) -> Result<usize, String> {
         match self {
             Code::X64(c) => Ok(c.run_aos(ctx, input, output, status, emit)),
-            // The AArch64 backend compiles no geometry shader (it refuses EMIT), so no emit
-            // buffer ever reaches it.
             Code::Aarch64(k) => k
-                .run_aos(ctx, input, output, status)
+                .run_aos(ctx, input, output, status, emit)
                 .map_err(|e| e.to_string()),
         }
     }

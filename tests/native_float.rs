@@ -101,7 +101,7 @@ fn backends() -> Vec<(&'static str, Runner)> {
             Box::new(|f, x, y| {
                 let code = Kernel::new(&aarch64::compile(f, IoMode::Aos).unwrap()).unwrap();
                 run(aarch64::LANES, x, y, |ctx, i, o, s| {
-                    code.run_aos(ctx, i, o, s).expect("runs");
+                    code.run_aos(ctx, i, o, s, None).expect("runs");
                 })
             }),
         ));

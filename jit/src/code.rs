@@ -22,7 +22,8 @@ pub struct EmitBuffer<'a> {
     pub windings: &'a mut [u8],
 }
 
-fn set_emit(ctx: &mut Context, emit: Option<EmitBuffer<'_>>) {
+/// Points `ctx.io` at the emit buffer (or at none: capacity 0).
+pub(crate) fn set_emit(ctx: &mut Context, emit: Option<EmitBuffer<'_>>) {
     match emit {
         Some(e) => {
             ctx.io.triangle_capacity = e.triangles.len().min(e.windings.len()) as u64;

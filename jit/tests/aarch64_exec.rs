@@ -44,7 +44,7 @@ fn run(func: &Function, x: &[f32], y: &[f32], setup: impl Fn(&mut Context)) -> V
     ctx.io.budget = 1000;
     setup(&mut ctx);
     assert_eq!(
-        code.run_aos(&mut ctx, &input, &mut output, &mut status)
+        code.run_aos(&mut ctx, &input, &mut output, &mut status, None)
             .expect("runs"),
         n / w
     );
@@ -248,7 +248,7 @@ fn loops_al_and_budget() {
         let input = vec![[[0.0f32; 4]; 16]; 2 * w];
         let mut output = vec![[[f32::NAN; 4]; 16]; 2 * w];
         let mut status = [9u8; 2];
-        code.run_aos(&mut ctx, &input, &mut output, &mut status)
+        code.run_aos(&mut ctx, &input, &mut output, &mut status, None)
             .unwrap();
         // Each batch starts with the full budget again.
         assert_eq!(status, [want; 2], "budget {budget}");

@@ -789,6 +789,10 @@ pub fn engines() -> Vec<Engine> {
             name: "aarch64 run_soa",
             run: |p, u, i, b| native(p, u, i, b, Backend::Aarch64, Mode::Soa),
         });
+        all.push(Engine {
+            name: "aarch64 run_geometry",
+            run: |p, u, i, b| native(p, u, i, b, Backend::Aarch64, Mode::Geometry),
+        });
     } else {
         aarch64_missing();
     }
@@ -841,6 +845,13 @@ fn native(
     let mut status = vec![VertexStatus::BudgetExhausted; inputs.len()];
     if let Mode::Geometry = mode {
         let (invocations, result) = shader.run_geometry(uniforms, inputs);
+        if backend == Backend::Aarch64 {
+            assert_eq!(
+                picajit_codegen::aarch64::runner::failures(),
+                0,
+                "the qemu job server failed (the engine fell back to the interpreter)"
+            );
+        }
         return EngineRun {
             outputs: invocations.iter().map(|i| i.outputs).collect(),
             status: invocations.iter().map(|i| i.status).collect(),

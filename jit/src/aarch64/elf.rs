@@ -12,12 +12,13 @@
 //! | [`DATA`] | the job's memory image: context, vertex buffers, status bytes |
 //!
 //! Protocol, little-endian `u32`s. A job is a 32-byte header `code_len, code_offset, segments,
-//! out_offset, out_len` (then padding), then `code_len` bytes of code stored at
+//! out_offset, out_len, extra_offset, extra_len` (then padding), then `code_len` bytes of code stored at
 //! `CODE + code_offset` (none: the kernel is already there), then `segments` times
 //! `offset, len` and `len` bytes, stored at `DATA + offset`. The runner makes new code visible
 //! to instruction fetch (`dc cvau`, `dsb ish`, `ic ivau`, `dsb ish`, `isb` over the cache lines
 //! `CTR_EL0` reports), calls `CODE + code_offset` with `x0 = DATA` (AAPCS64), and answers with
-//! the `out_len` bytes at `DATA + out_offset`. The code region keeps many kernels, so switching
+//! the `out_len` bytes at `DATA + out_offset`, then the `extra_len` bytes at
+//! `DATA + extra_offset` (a second, small region: the emitted-triangle count). The code region keeps many kernels, so switching
 //! between shaders neither resends nor (under qemu) retranslates them. End of input (or any failed read or write) ends the
 //! process with `exit_group(0)`.
 
@@ -113,6 +114,10 @@ pub fn stub() -> Vec<u8> {
         ; blr x26
         ; add x1, x21, x24
         ; mov x2, x25
+        ; bl ->write_full
+        ; ldr w9, [x19, #20]
+        ; ldr w2, [x19, #24]
+        ; add x1, x21, x9
         ; bl ->write_full
         ; b <job
         // x1 = buffer, x2 = length; clobbers x0, x8.

@@ -13,7 +13,7 @@ use super::runner::{self, RunnerError};
 use super::LANES;
 use super::{Compiled, IoMode};
 use crate::abi::Context;
-use crate::code::Vertex;
+use crate::code::{EmitBuffer, Vertex};
 
 /// Why a kernel did not run.
 #[derive(Debug, thiserror::Error)]
@@ -95,14 +95,16 @@ impl Kernel {
         &self.code
     }
 
-    /// Runs whole batches of [`LANES`] AoS vertices (see `ExecCode::run_aos`); returns the
-    /// number of batches run.
+    /// Runs whole batches of [`LANES`] AoS vertices (see `ExecCode::run_aos`, including the
+    /// emit buffer of geometry shaders: triangles, windings and `ctx.scalars.emit_count` come
+    /// back as the last batch left them); returns the number of batches run.
     pub fn run_aos(
         &self,
         ctx: &mut Context,
         input: &[Vertex],
         output: &mut [Vertex],
         status: &mut [u8],
+        emit: Option<EmitBuffer<'_>>,
     ) -> Result<usize, RunError> {
         if self.io != IoMode::Aos {
             return Err(RunError::WrongMode("aos"));
@@ -114,13 +116,14 @@ impl Kernel {
             ctx.io.output = output.as_mut_ptr() as usize;
             ctx.io.status = status.as_mut_ptr() as usize;
             ctx.io.batches = batches as u64;
+            crate::code::set_emit(ctx, emit);
             self.enter(ctx);
             Ok(batches)
         }
         #[cfg(not(target_arch = "aarch64"))]
         {
             Ok(with_runner(|r| {
-                r.run_aos(&self.code, ctx, input, output, status)
+                r.run_aos(&self.code, ctx, input, output, status, emit)
             })?)
         }
     }
@@ -151,6 +154,7 @@ impl Kernel {
             }
             ctx.io.status = status.as_mut_ptr() as usize;
             ctx.io.batches = batches as u64;
+            crate::code::set_emit(ctx, None);
             self.enter(ctx);
             Ok(batches)
         }

@@ -22,8 +22,8 @@ use std::sync::OnceLock;
 
 use super::elf::{CODE_MAX, DATA, DATA_MAX};
 use super::{IoMode, LANES};
-use crate::abi::{Context, Io, Scalars, MAX_LANES, UNIFORM_ENTRIES, UNIFORM_ROWS};
-use crate::code::Vertex;
+use crate::abi::{self, Context, Io, Scalars, Triangle, MAX_LANES, UNIFORM_ENTRIES, UNIFORM_ROWS};
+use crate::code::{EmitBuffer, Vertex};
 
 /// Why a job could not run.
 #[derive(Debug, thiserror::Error)]
@@ -182,6 +182,13 @@ fn context_image(ctx: &Context, io: &Io, image: &mut [u8]) {
         base + offset_of!(Io, budget),
         &io.budget.to_le_bytes(),
     );
+    put(image, base + offset_of!(Io, triangles), &word(io.triangles));
+    put(image, base + offset_of!(Io, windings), &word(io.windings));
+    put(
+        image,
+        base + offset_of!(Io, triangle_capacity),
+        &io.triangle_capacity.to_le_bytes(),
+    );
     for k in 0..64 {
         put(
             image,
@@ -236,13 +243,16 @@ impl Runner {
     }
 
     /// One job: `image` is the whole memory image; the runner returns
-    /// `image[out_start..image.len()]` as the kernel left it (written into `image`).
+    /// `image[out_start..image.len()]` and `image[extra]` (a range before `out_start`) as the
+    /// kernel left them (written into `image`).
     pub fn job(
         &mut self,
         code: &[u8],
         image: &mut [u8],
         out_start: usize,
+        extra: std::ops::Range<usize>,
     ) -> Result<(), RunnerError> {
+        assert!(extra.start <= extra.end && extra.end <= out_start);
         if code.len() as u64 > CODE_MAX {
             return Err(RunnerError::CodeTooLarge(code.len()));
         }
@@ -285,8 +295,8 @@ impl Runner {
             segs.len(),
             out_start,
             image.len() - out_start,
-            0,
-            0,
+            extra.start,
+            extra.len(),
             0,
         ];
         for v in header {
@@ -306,6 +316,8 @@ impl Runner {
         self.stdin.flush()?;
         self.stdout.read_exact(&mut image[out_start..])?;
         self.shadow[out_start..image.len()].copy_from_slice(&image[out_start..]);
+        self.stdout.read_exact(&mut image[extra.clone()])?;
+        self.shadow[extra.clone()].copy_from_slice(&image[extra]);
         if send_code {
             self.kernels.insert(code.to_vec(), code_off);
             self.code_top = code_off + code_len as u32;
@@ -315,16 +327,22 @@ impl Runner {
 
     /// Runs an AoS kernel like [`crate::code::ExecCode::run_aos`]: whole batches of
     /// [`LANES`] vertices, one status byte per batch; returns the number of batches run. The
-    /// context is read, not written back.
+    /// context is read, not written back, except for `scalars.emit_count` when there is an
+    /// emit buffer (whose triangles and windings come back whole).
     pub fn run_aos(
         &mut self,
         code: &[u8],
-        ctx: &Context,
+        ctx: &mut Context,
         input: &[Vertex],
         output: &mut [Vertex],
         status: &mut [u8],
+        mut emit: Option<EmitBuffer<'_>>,
     ) -> Result<usize, RunnerError> {
         let batches = (input.len().min(output.len()) / LANES).min(status.len());
+        let capacity = emit
+            .as_ref()
+            .map_or(0, |e| e.triangles.len().min(e.windings.len()));
+        let tri_bytes = std::mem::size_of::<Triangle>();
         let mut done = 0;
         while done < batches {
             let n = (batches - done).min(MAX_BATCHES_PER_JOB);
@@ -334,13 +352,28 @@ impl Runner {
             let in_at = round_up(CTX_BYTES);
             let out_at = in_at + vbytes;
             let status_at = out_at + vbytes;
-            let mut image = vec![0u8; status_at + n];
+            let tri_at = round_up(status_at + n);
+            let win_at = tri_at + capacity * tri_bytes;
+            let mut image = vec![0u8; win_at + capacity];
             let mut io = ctx.io;
             io.input = (DATA as usize) + in_at;
             io.output = (DATA as usize) + out_at;
             io.status = (DATA as usize) + status_at;
             io.batches = n as u64;
+            io.triangles = (DATA as usize) + tri_at;
+            io.windings = (DATA as usize) + win_at;
+            io.triangle_capacity = capacity as u64;
             context_image(ctx, &io, &mut image);
+            if let Some(e) = &emit {
+                let flat = e.triangles[..capacity]
+                    .iter()
+                    .flatten()
+                    .flatten()
+                    .flatten()
+                    .flat_map(|l| l.0);
+                f32_bytes(flat, &mut image[tri_at..win_at]);
+                image[win_at..].copy_from_slice(&e.windings[..capacity]);
+            }
             let flat_in = input[first..first + verts]
                 .iter()
                 .flatten()
@@ -353,7 +386,29 @@ impl Runner {
                 .flatten()
                 .copied();
             f32_bytes(flat_out, &mut image[out_at..status_at]);
-            self.job(code, &mut image, out_at)?;
+            let count = abi::EMIT_COUNT as usize;
+            let extra = if emit.is_some() {
+                count..count + 4
+            } else {
+                0..0
+            };
+            self.job(code, &mut image, out_at, extra)?;
+            if let Some(e) = &mut emit {
+                let mut vals = bytes_f32(&image[tri_at..win_at]);
+                for l in e.triangles[..capacity]
+                    .iter_mut()
+                    .flatten()
+                    .flatten()
+                    .flatten()
+                {
+                    for x in l.0.iter_mut() {
+                        *x = vals.next().unwrap_or(0.0);
+                    }
+                }
+                e.windings[..capacity].copy_from_slice(&image[win_at..]);
+                let c = &image[count..count + 4];
+                ctx.scalars.emit_count = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            }
             let mut vals = bytes_f32(&image[out_at..status_at]);
             for v in &mut output[first..first + verts] {
                 for reg in v.iter_mut() {
@@ -362,7 +417,7 @@ impl Runner {
                     }
                 }
             }
-            status[done..done + n].copy_from_slice(&image[status_at..]);
+            status[done..done + n].copy_from_slice(&image[status_at..status_at + n]);
             done += n;
         }
         Ok(batches)
@@ -401,6 +456,9 @@ impl Runner {
             }
             io.status = DATA as usize + status_at;
             io.batches = n as u64;
+            io.triangles = 0;
+            io.windings = 0;
+            io.triangle_capacity = 0;
             context_image(ctx, &io, &mut image);
             for k in 0..64 {
                 let src = &input[k * len + first..k * len + first + verts];
@@ -414,7 +472,7 @@ impl Runner {
                     &mut image[out_at + k * plane..out_at + (k + 1) * plane],
                 );
             }
-            self.job(code, &mut image, out_at)?;
+            self.job(code, &mut image, out_at, 0..0)?;
             for k in 0..64 {
                 let vals = bytes_f32(&image[out_at + k * plane..out_at + (k + 1) * plane]);
                 for (x, v) in output[k * len + first..k * len + first + verts]
