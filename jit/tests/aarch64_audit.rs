@@ -180,7 +180,7 @@ fn context_addresses_are_checked_before_emission() {
     // ldr q5, [x1, #32] with x1 = x0 + HI_BASE (a multiple of 4096 past the 16-byte reach of
     // x0, so the far end of the context is reached from x1).
     assert_eq!(asm::HI_BASE % 4096, 0);
-    assert!(asm::HI_BASE >= 65536);
+    const { assert!(asm::HI_BASE >= 65536) };
     check(&[0x3DC0_0825], |o| {
         let a = asm::ctx_addr(o, asm::HI_BASE as i32 + 32, 16);
         asm::load_q(o, 5, a)
