@@ -236,6 +236,9 @@ fn descriptors(s: &mut Search) -> bool {
     // Per entry and source: no negation, identity swizzle; then no stray bit 31.
     progress |= s.chunks(n * 3, &|c, i| {
         let (entry, src) = (i / 3, i % 3);
+        if !used.contains(&entry) {
+            return false;
+        }
         let d = OpDesc(c.case.descs[entry]);
         let mut srcs = d.srcs();
         if srcs[src] == SrcMod::IDENTITY {

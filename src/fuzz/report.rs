@@ -100,13 +100,12 @@ pub fn report(case: &FuzzCase, failure: &Failure) -> String {
     let _ = writeln!(out, "failure: {}", failure.summary());
     let _ = writeln!(
         out,
-        "case: {} words, {} descriptors, entry {:#05x}, {} vertices, budget {}, {} flow",
+        "case: {} words, {} descriptors, entry {:#05x}, {} vertices, budget {}",
         case.case.code.len(),
         case.case.descs.len(),
         case.case.entry,
         case.case.inputs.len(),
         case.budget,
-        case.shape.name()
     );
     let _ = writeln!(
         out,

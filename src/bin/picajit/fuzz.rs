@@ -53,6 +53,9 @@ pub struct FuzzArgs {
     /// Most candidates tried when minimizing one failure (0: do not minimize).
     #[arg(long, default_value_t = 3000)]
     minimize_tries: usize,
+    /// Most seconds spent minimizing one failure.
+    #[arg(long, default_value_t = 120)]
+    minimize_seconds: u64,
     /// Stop after this many failures.
     #[arg(long, default_value_t = 10)]
     max_failures: u64,
@@ -360,6 +363,22 @@ fn progress_bar(args: &FuzzArgs) -> ProgressBar {
     bar
 }
 
+/// The backend a crash or hang needs: the first whose worker alone fails the same way.
+fn culprit(
+    backends: &[Backend],
+    case: &FuzzCase,
+    verdict: &Verdict,
+    timeout: Duration,
+) -> Result<Option<Backend>, String> {
+    for &b in backends {
+        let mut worker = Worker::spawn(&[b])?;
+        if run_case(&mut worker, case, timeout)?.signature() == verdict.signature() {
+            return Ok(Some(b));
+        }
+    }
+    Ok(None)
+}
+
 /// Minimizes, saves and describes a failure; returns the report text.
 fn handle_failure(
     args: &FuzzArgs,
@@ -369,8 +388,22 @@ fn handle_failure(
     verdict: &Verdict,
     seed: u64,
 ) -> Result<String, String> {
+    let started = Instant::now();
     let signature = verdict.signature();
-    let backend = verdict.backend(backends);
+    // The one backend that fails: minimizing on it alone is faster, and names the culprit of a
+    // crash or hang.
+    let failing = match verdict {
+        Verdict::Fail { backend, .. } => backends
+            .iter()
+            .copied()
+            .find(|b| b.engine().name() == backend),
+        Verdict::Crash(_) | Verdict::Hang => culprit(backends, case, verdict, timeout(args))?,
+        Verdict::Pass(_) => None,
+    };
+    let backend = failing.map_or_else(
+        || verdict.backend(backends),
+        |b| b.engine().name().to_string(),
+    );
     let class = signature
         .as_ref()
         .map_or("fail", |s| s.0.as_str())
@@ -382,23 +415,55 @@ fn handle_failure(
         .out_dir
         .join(fuzz::file_name(&format!("{stem}-original"), case.budget));
     write(&original, &case.case.to_bytes())?;
+    let mut own;
+    let worker = match failing {
+        Some(b) => {
+            own = Worker::spawn(&[b])?;
+            &mut own
+        }
+        None => worker,
+    };
     // Hangs are not minimized: every candidate would cost the whole timeout.
-    let minimized = if *verdict == Verdict::Hang || args.minimize_tries == 0 {
-        case.clone()
+    let (minimized, note) = if *verdict == Verdict::Hang || args.minimize_tries == 0 {
+        (case.clone(), "not minimized".to_string())
     } else {
         let mut error = None;
-        let mut fails = |c: &FuzzCase| match run_case(worker, c, timeout(args)) {
-            Ok(v) => v.signature() == signature,
-            Err(e) => {
-                error = Some(e);
-                false
+        let mut tries = 0;
+        let deadline = started + Duration::from_secs(args.minimize_seconds);
+        let mut fails = |c: &FuzzCase| {
+            if Instant::now() >= deadline || error.is_some() {
+                return false;
+            }
+            tries += 1;
+            match run_case(worker, c, timeout(args)) {
+                Ok(v) => v.signature() == signature,
+                Err(e) => {
+                    error = Some(e);
+                    false
+                }
             }
         };
         let m = fuzz::minimize(case, args.minimize_tries, &mut fails);
         if let Some(e) = error {
             return Err(e);
         }
-        m.case
+        let live = |c: &FuzzCase| {
+            c.case
+                .code
+                .iter()
+                .filter(|&&w| w >> 26 != u32::from(picajit::isa::Opcode::Nop.values()[0]))
+                .count()
+        };
+        let note = format!(
+            "minimized from {} to {} live words and {} to {} vertices: {tries} tries, {} kept, {:.1} s",
+            live(case),
+            live(&m.case),
+            case.case.inputs.len(),
+            m.case.case.inputs.len(),
+            m.accepted,
+            started.elapsed().as_secs_f64()
+        );
+        (m.case, note)
     };
     let path = args.out_dir.join(fuzz::file_name(&stem, minimized.budget));
     write(&path, &minimized.case.to_bytes())?;
@@ -418,14 +483,14 @@ fn handle_failure(
         }
         Verdict::Crash(_) | Verdict::Hang | Verdict::Pass(_) => {
             format!(
-                "failure: {}\n\n--- program ---\n{}",
+                "failure: {} on {backend}\n\n--- program ---\n{}",
                 final_verdict.summary(),
                 disassembly_or_note(&minimized.case)
             )
         }
     };
     Ok(format!(
-        "==== fuzz failure, seed {seed} ({} flow): {}\n{details}\nsaved {} (unreduced: {})\nreplay: picajit run {} --backend {backend} --budget {}\n        picajit fuzz --replay {}\n",
+        "==== fuzz failure, seed {seed} ({} flow): {}\n({note})\n{details}\nsaved {} (unreduced: {})\nreplay: picajit run {} --backend {backend} --budget {}\n        picajit fuzz --replay {} --backend {backend}\n",
         case.shape.name(),
         verdict.summary(),
         path.display(),
