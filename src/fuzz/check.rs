@@ -5,6 +5,9 @@
 //! vertices included. Output buffers start zeroed: a run stores only the registers the shader
 //! can write, and the interpreter reports the others as 0.0.
 //!
+//! After those, the JIT tiers run the same shader again with [`alternate`] uniforms and then
+//! with the case's own once more: per-uniform kernel variants and state a run leaves behind.
+//!
 //! A panic inside an engine is caught and reported as a failure of that backend. Crashes and
 //! hangs cannot be caught in-process; `picajit fuzz` runs checks in a worker process for that.
 
@@ -12,7 +15,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::engine::{Backend, Engine, SoaBuffer};
 use crate::interp::{Interpreter, RunError};
-use crate::program::{Regs16, VertexStatus};
+use crate::program::{Regs16, Uniforms, VertexStatus};
 
 use super::FuzzCase;
 
@@ -25,6 +28,10 @@ pub enum Io {
     Soa,
     /// [`crate::engine::Shader::run_par`].
     Par,
+    /// [`crate::engine::Shader::run`] with the [`alternate`] uniforms, after the runs above.
+    Alternate,
+    /// [`crate::engine::Shader::run`] with the case's uniforms again, after [`Io::Alternate`].
+    Again,
 }
 
 impl Io {
@@ -33,6 +40,8 @@ impl Io {
             Io::Aos => "run",
             Io::Soa => "run_soa",
             Io::Par => "run_par",
+            Io::Alternate => "run (alternate uniforms)",
+            Io::Again => "run (case uniforms again)",
         }
     }
 }
@@ -148,8 +157,30 @@ pub fn same(a: f32, b: f32) -> bool {
     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
 }
 
+/// The case's uniforms with every float component's kind flipped (finite non-zero ↔ zero,
+/// infinity or NaN) and every bool inverted: a second run of the same compiled shader with
+/// these exercises the per-uniform kernel variants and state left behind by an earlier run.
+pub fn alternate(u: &Uniforms) -> Uniforms {
+    let mut alt = u.clone();
+    for x in alt.f.iter_mut().flatten() {
+        *x = if x.is_finite() && *x != 0.0 {
+            if x.to_bits() & 1 == 0 {
+                0.0
+            } else {
+                f32::INFINITY
+            }
+        } else {
+            1.5
+        };
+    }
+    alt.b = !u.b;
+    alt
+}
+
+type Outcome = (Vec<Regs16>, Vec<VertexStatus>);
+
 /// The interpreter's outputs and statuses, one vertex at a time.
-pub fn reference(case: &FuzzCase) -> Result<(Vec<Regs16>, Vec<VertexStatus>), String> {
+pub fn reference(case: &FuzzCase, uniforms: &Uniforms) -> Result<Outcome, String> {
     let program = case.case.program().map_err(|e| e.to_string())?;
     let interp = Interpreter::new(&program).with_budget(case.budget);
     Ok(case
@@ -157,7 +188,7 @@ pub fn reference(case: &FuzzCase) -> Result<(Vec<Regs16>, Vec<VertexStatus>), St
         .inputs
         .iter()
         .map(|i| {
-            let inv = interp.run_vertex(&case.case.uniforms, i);
+            let inv = interp.run_vertex(uniforms, i);
             (inv.outputs, inv.status)
         })
         .unzip())
@@ -165,7 +196,13 @@ pub fn reference(case: &FuzzCase) -> Result<(Vec<Regs16>, Vec<VertexStatus>), St
 
 /// Runs `case` on every backend of `backends` and compares with the interpreter.
 pub fn check(case: &FuzzCase, backends: &[Backend]) -> Result<Passed, Failure> {
-    let want = match catch_unwind(|| reference(case)) {
+    let alt = alternate(&case.case.uniforms);
+    let want = match catch_unwind(|| {
+        Ok::<_, String>((
+            reference(case, &case.case.uniforms)?,
+            reference(case, &alt)?,
+        ))
+    }) {
         Ok(Ok(w)) => w,
         Ok(Err(e)) => {
             return Err(Failure {
@@ -186,7 +223,7 @@ pub fn check(case: &FuzzCase, backends: &[Backend]) -> Result<Passed, Failure> {
     for &backend in backends {
         let mut path = String::from("compile");
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            check_backend(case, backend, &want, &mut path)
+            check_backend(case, backend, &want, &alt, &mut path)
         }));
         match outcome {
             Ok(Ok(native)) => passed.native.push((backend, native)),
@@ -224,7 +261,8 @@ pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 fn check_backend(
     case: &FuzzCase,
     backend: Backend,
-    want: &(Vec<Regs16>, Vec<VertexStatus>),
+    (want, want_alt): &(Outcome, Outcome),
+    alt: &Uniforms,
     path: &mut String,
 ) -> Result<bool, Vec<Difference>> {
     let Ok(program) = case.case.program() else {
@@ -257,15 +295,18 @@ fn check_backend(
     if n >= PAR_MIN {
         modes.push(Io::Par);
     }
+    modes.extend([Io::Alternate, Io::Again]);
     for io in modes {
         let mut status = vec![VertexStatus::Ended; n];
         let (outputs, result) = match io {
-            Io::Aos | Io::Par => {
+            Io::Aos | Io::Par | Io::Alternate | Io::Again => {
                 let mut outputs = vec![[[0.0f32; 4]; 16]; n];
-                let r = if io == Io::Aos {
-                    shader.run(uniforms, inputs, &mut outputs, &mut status)
-                } else {
-                    shader.run_par(uniforms, inputs, &mut outputs, &mut status)
+                let r = match io {
+                    Io::Par => shader.run_par(uniforms, inputs, &mut outputs, &mut status),
+                    Io::Alternate => shader.run(alt, inputs, &mut outputs, &mut status),
+                    Io::Aos | Io::Again | Io::Soa => {
+                        shader.run(uniforms, inputs, &mut outputs, &mut status)
+                    }
                 };
                 (outputs, r)
             }
@@ -280,6 +321,7 @@ fn check_backend(
                 (out.to_aos(), r)
             }
         };
+        let want = if io == Io::Alternate { want_alt } else { want };
         compare(io, want, &outputs, &status, &result, &mut diffs);
         if diffs.len() >= MAX_DIFFS {
             break;
@@ -295,7 +337,7 @@ fn check_backend(
 
 fn compare(
     io: Io,
-    want: &(Vec<Regs16>, Vec<VertexStatus>),
+    want: &Outcome,
     outputs: &[Regs16],
     status: &[VertexStatus],
     result: &Result<(), RunError>,

@@ -190,6 +190,7 @@ pub fn generate(seed: u64, config: &Config) -> FuzzCase {
     let n = values::vertex_count(&mut rng);
     let inputs = values::inputs(&mut rng, n);
     let budget = match shape {
+        Shape::Structured if rng.u8(0..64) == 0 => 65_537,
         Shape::Structured => 2048,
         Shape::Unstructured => match rng.u8(0..8) {
             0 => rng.u32(0..8),
@@ -659,6 +660,11 @@ impl<'a> Gen<'a> {
             top: true,
         };
         self.block(ctx, 2..8);
+        if self.rng.u8(0..8) == 0 {
+            // A long stretch of arithmetic: register pressure, spills.
+            self.straight(40..110);
+            self.block(ctx, 0..3);
+        }
         if self.shape == Shape::Hostile && self.rng.u8(0..4) == 0 {
             // No END: the run goes on through zeroed code memory to slot 4095 (or the procedures).
         } else {
@@ -726,11 +732,15 @@ impl<'a> Gen<'a> {
                 self.push(w);
             }
             57 => {
-                // An early END inside a conditional.
+                // An early END inside a conditional (inside a procedure: END in a call).
                 let at = self.push(0);
                 self.push(Self::plain(Opcode::End));
                 let end = self.code.len();
-                self.code[at] = self.cond(Opcode::Ifc, end, 0);
+                self.code[at] = if self.rng.bool() {
+                    self.cond(Opcode::Ifc, end, 0)
+                } else {
+                    self.boolean(Opcode::Ifu, end, 0)
+                };
             }
             58 if ctx.top => {
                 // Refresh the uniform temp from a uniform.
@@ -782,16 +792,34 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// IFU/IFC over a body, with an ELSE body half of the time.
+    /// Straight-line arithmetic (what if-conversion turns into predicated code).
+    fn straight(&mut self, count: std::ops::Range<usize>) {
+        for _ in 0..self.rng.usize(count) {
+            let w = self.alu();
+            self.push(w);
+        }
+    }
+
+    /// IFU/IFC over a body, with an ELSE body half of the time. Per-vertex IFs have
+    /// straight-line arms half of the time.
     fn if_block(&mut self, ctx: Ctx) {
         let uniform = self.rng.bool();
+        let straight = !uniform && self.rng.bool();
         let at = self.push(0);
-        self.block(ctx, 1..4);
-        self.close_body();
+        if straight {
+            self.straight(1..5);
+        } else {
+            self.block(ctx, 1..4);
+            self.close_body();
+        }
         let else_at = self.code.len();
         if self.rng.bool() {
-            self.block(ctx, 1..3);
-            self.close_body();
+            if straight {
+                self.straight(1..4);
+            } else {
+                self.block(ctx, 1..3);
+                self.close_body();
+            }
         }
         let num = (self.code.len() - else_at).min(255) as u8;
         self.code[at] = if uniform {
@@ -956,6 +984,9 @@ impl<'a> Gen<'a> {
         }
         if self.rng.u8(0..4) == 0 {
             self.entry = self.rng.u32(0..self.code.len().max(1) as u32);
+        } else if self.shape == Shape::Hostile && self.rng.u8(0..12) == 0 {
+            // In zeroed code memory past the program, up to the last slot.
+            self.entry = self.rng.u32(self.code.len() as u32..CODE_WORDS as u32);
         }
     }
 
@@ -1105,7 +1136,6 @@ mod tests {
             let a = generate(seed, &cfg);
             assert!(a.same_as(&generate(seed, &cfg)));
             let program = a.case.program().expect("loadable");
-            assert!(usize::from(program.entry) < a.case.code.len());
             assert!(!a.case.inputs.is_empty());
         }
     }
