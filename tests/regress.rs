@@ -1,7 +1,9 @@
 //! The regression corpus: every `tests/regress/*.pcas` runs on the interpreter and on every
 //! backend this host has (AoS, SoA, and the parallel path for large batches) and must agree
 //! bit for bit, budget-exhausted vertices included. The budget is the `-b<N>` suffix of the
-//! file name. `tests/regress/README.md` says what each file covers.
+//! file name. The inputs the byte-level fuzz targets found are in `tests/regress/<target>/`
+//! and replay through the same target bodies (`picajit::fuzz::targets`).
+//! `tests/regress/README.md` says what each file covers.
 
 use std::path::PathBuf;
 
@@ -9,15 +11,46 @@ use picajit::case::Case;
 use picajit::engine::Backend;
 use picajit::fuzz::{self, FuzzCase, Shape};
 
-fn corpus() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/regress");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "pcas"))
-        .collect();
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/regress")
+}
+
+fn files_in(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file())
+            .collect(),
+        Err(_) => Vec::new(),
+    };
     files.sort();
     files
+}
+
+fn corpus() -> Vec<PathBuf> {
+    files_in(&dir())
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "pcas"))
+        .collect()
+}
+
+/// Byte-level target inputs: (target name, file).
+fn target_inputs() -> Vec<(&'static str, PathBuf)> {
+    ["shbin", "asm", "pcas", "compile_run"]
+        .into_iter()
+        .flat_map(|t| files_in(&dir().join(t)).into_iter().map(move |f| (t, f)))
+        .collect()
+}
+
+#[test]
+fn fuzz_target_inputs_replay() {
+    for (target, path) in target_inputs() {
+        let run = fuzz::targets::by_name(target).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        if std::panic::catch_unwind(|| run(&bytes)).is_err() {
+            panic!("{} fails its target {target}", path.display());
+        }
+    }
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! vertices included. Output buffers start zeroed: a run stores only the registers the shader
 //! can write, and the interpreter reports the others as 0.0.
 //!
-//! After those, the JIT tiers run the same shader again with [`alternate`] uniforms and then
+//! After those, every backend runs the same shader again with [`alternate`] uniforms and then
 //! with the case's own once more: per-uniform kernel variants and state a run leaves behind.
 //!
 //! A panic inside an engine is caught and reported as a failure of that backend. Crashes and

@@ -10,6 +10,7 @@ pub mod check;
 pub mod gen;
 pub mod minimize;
 pub mod report;
+pub mod targets;
 pub mod values;
 
 pub use check::{check, Failure, FailureKind, Passed};
