@@ -33,7 +33,7 @@ pub fn budget_from_name(name: &str) -> Option<u32> {
 }
 
 /// A case made from arbitrary bytes, for byte-level fuzzers: the first bytes pick the sizes,
-/// entry, budget and int/bool uniforms, then come code words, descriptors, float uniforms and
+/// entry, budget and int/bool uniforms and whether an END follows the code, then come code words, descriptors, float uniforms and
 /// input components (missing bytes read as zero). Every input gives a loadable case.
 pub fn case_from_bytes(bytes: &[u8]) -> FuzzCase {
     let mut at = 0usize;
@@ -42,6 +42,7 @@ pub fn case_from_bytes(bytes: &[u8]) -> FuzzCase {
         at += 1;
         b
     };
+    let shape = byte();
     let code_len = usize::from(byte() % 64) + 1;
     let desc_len = usize::from(byte() % 33);
     let entry = u32::from(byte()) % code_len as u32;
@@ -56,7 +57,12 @@ pub fn case_from_bytes(bytes: &[u8]) -> FuzzCase {
         *i = [byte() % 8, byte(), byte() % 8, byte()];
     }
     let mut word = || u32::from_le_bytes([byte(), byte(), byte(), byte()]);
-    let code: Vec<u32> = (0..code_len).map(|_| word()).collect();
+    let mut code: Vec<u32> = (0..code_len).map(|_| word()).collect();
+    if shape & 7 != 1 {
+        // Usually an END after the code, so most runs do not walk zeroed memory to slot 4095
+        // (which makes lowering, and so each run of the target, slow).
+        code.push(u32::from(crate::isa::Opcode::End.values()[0]) << 26);
+    }
     let descs: Vec<u32> = (0..desc_len).map(|_| word()).collect();
     // Float uniforms and inputs: the remaining words, repeated if the input is short.
     let rest: Vec<u32> = (0..(96 * 4 + vertices * 64)).map(|_| word()).collect();
