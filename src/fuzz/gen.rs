@@ -161,6 +161,8 @@ fn word(op: Opcode, fields: u32) -> u32 {
     u32::from(op.values()[0]) << 26 | fields
 }
 
+/// Most vertices × (budget + 1) of an unstructured or hostile case.
+const MAX_WALKS: u32 = 8000;
 /// Longest generated program (main part, before procedures).
 const MAIN_WORDS: usize = 120;
 /// Longest generated program including procedures.
@@ -190,7 +192,7 @@ pub fn generate(seed: u64, config: &Config) -> FuzzCase {
     let n = values::vertex_count(&mut rng);
     let inputs = values::inputs(&mut rng, n);
     let budget = match shape {
-        Shape::Structured if rng.u8(0..64) == 0 => 65_537,
+        Shape::Structured if n <= 4 && rng.u8(0..16) == 0 => 65_537,
         Shape::Structured => 2048,
         Shape::Unstructured => match rng.u8(0..8) {
             0 => rng.u32(0..8),
@@ -201,6 +203,16 @@ pub fn generate(seed: u64, config: &Config) -> FuzzCase {
             0 => rng.u32(0..8),
             _ => rng.u32(8..300),
         },
+    };
+    // Bounded work: between two backward transfers a run may walk all of code memory (4096
+    // steps) when the program jumps into zeroed words, so unstructured and hostile cases keep
+    // vertices × (budget + 1) small. Structured programs end with END and only loop within
+    // their few hundred words.
+    let budget = match shape {
+        Shape::Structured => budget,
+        Shape::Unstructured | Shape::Hostile => {
+            budget.min((MAX_WALKS / n as u32).saturating_sub(1))
+        }
     };
     FuzzCase {
         case: Case {

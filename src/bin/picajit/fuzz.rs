@@ -151,8 +151,15 @@ fn parse_answer(line: &str) -> Result<Verdict, String> {
 
 /// Progress events from the job threads.
 enum Event {
-    Passed { native: String, shape: Shape },
-    Failed { report: String },
+    Passed {
+        native: String,
+        shape: Shape,
+        seed: u64,
+        secs: f64,
+    },
+    Failed {
+        report: String,
+    },
     Error(String),
 }
 
@@ -162,6 +169,8 @@ struct Totals {
     failures: u64,
     native: Vec<u64>,
     shapes: [u64; 3],
+    /// The slowest passing case: (seconds, seed).
+    slowest: (f64, u64),
 }
 
 fn selected_backends(args: &[Backend]) -> Result<Vec<Backend>, String> {
@@ -252,10 +261,13 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
                     }
                     let seed = args.seed.wrapping_add(n);
                     let case = fuzz::generate(seed, config);
+                    let t = Instant::now();
                     let event = match run_case(&mut worker, &case, timeout(args)) {
                         Ok(Verdict::Pass(native)) => Event::Passed {
                             native,
                             shape: case.shape,
+                            seed,
+                            secs: t.elapsed().as_secs_f64(),
                         },
                         Ok(verdict) => {
                             match handle_failure(args, backends, &mut worker, &case, &verdict, seed)
@@ -275,8 +287,16 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
         drop(tx);
         for event in rx {
             match event {
-                Event::Passed { native, shape } => {
+                Event::Passed {
+                    native,
+                    shape,
+                    seed,
+                    secs,
+                } => {
                     totals.cases += 1;
+                    if secs > totals.slowest.0 {
+                        totals.slowest = (secs, seed);
+                    }
                     totals.shapes[Shape::ALL.iter().position(|s| *s == shape).unwrap_or(0)] += 1;
                     for (k, c) in native.chars().enumerate() {
                         if c == '1' {
@@ -322,12 +342,14 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
         .map(|(s, n)| format!("{n} {}", s.name()))
         .collect();
     println!(
-        "fuzz: {} cases in {secs:.1} s ({:.0} cases/s, seeds {}..{}, {}) against the interpreter: {}; {} failures",
+        "fuzz: {} cases in {secs:.1} s ({:.0} cases/s, seeds {}..{}, {}; slowest: seed {}, {:.2} s) against the interpreter: {}; {} failures",
         totals.cases,
         totals.cases as f64 / secs.max(1e-9),
         args.seed,
         args.seed.wrapping_add(next.load(Ordering::Relaxed).min(totals.cases)),
         shapes.join(", "),
+        totals.slowest.1,
+        totals.slowest.0,
         per_engine.join(", "),
         totals.failures
     );
@@ -482,9 +504,16 @@ fn handle_failure(
             }
         }
         Verdict::Crash(_) | Verdict::Hang | Verdict::Pass(_) => {
+            let outcome = match (&final_verdict, failing) {
+                (Verdict::Pass(_), _) | (_, None) => format!(
+                    "{} now: the failure did not reproduce on any single backend (a busy \
+                     machine can make a slow case look like a hang)",
+                    final_verdict.summary()
+                ),
+                (_, Some(_)) => format!("{} on {backend}", final_verdict.summary()),
+            };
             format!(
-                "failure: {} on {backend}\n\n--- program ---\n{}",
-                final_verdict.summary(),
+                "failure: {outcome}\n\n--- program ---\n{}",
                 disassembly_or_note(&minimized.case)
             )
         }
