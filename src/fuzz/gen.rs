@@ -1147,7 +1147,7 @@ mod tests {
         for seed in 0..2000 {
             let a = generate(seed, &cfg);
             assert!(a.same_as(&generate(seed, &cfg)));
-            let program = a.case.program().expect("loadable");
+            a.case.program().expect("loadable");
             assert!(!a.case.inputs.is_empty());
         }
     }
