@@ -592,6 +592,32 @@ impl<'a> Gen<'a> {
         word(op, f.encode())
     }
 
+    /// A word of a flow opcode with a random condition (cc, bool or int uniform, as its
+    /// format has), the target and the count; an opcode without a target is plain.
+    fn transfer(&mut self, op: Opcode, dest: usize, num: u8) -> u32 {
+        match op.format() {
+            Format::Fmt2 => self.cond(op, dest, num),
+            Format::Fmt3b => self.boolean(op, dest, num),
+            Format::Fmt3i => {
+                let f = Fmt3i {
+                    id: self.rng.u8(0..4),
+                    dest: dest as u16,
+                    num,
+                };
+                word(op, f.encode())
+            }
+            Format::Fmt0
+            | Format::Fmt1
+            | Format::Fmt1u
+            | Format::Fmt1i
+            | Format::Fmt1c
+            | Format::Fmt4
+            | Format::Fmt5
+            | Format::Fmt5i
+            | Format::Raw => Self::plain(op),
+        }
+    }
+
     fn plain(op: Opcode) -> u32 {
         word(op, 0)
     }
@@ -865,10 +891,7 @@ impl<'a> Gen<'a> {
     fn call(&mut self, ctx: Ctx) {
         let at = self.code.len();
         let op = [Opcode::Call, Opcode::Callu, Opcode::Callc][self.rng.usize(..3)];
-        let w = match op {
-            Opcode::Callu => self.boolean(op, 0, 0),
-            _ => self.cond(op, 0, 0),
-        };
+        let w = self.transfer(op, 0, 0);
         self.push(w);
         let existing = self
             .procs
@@ -943,27 +966,7 @@ impl<'a> Gen<'a> {
             let at = self.rng.usize(..self.code.len().max(1));
             let dest = self.target();
             let num = self.rng.u8(0..6);
-            let w = match op.format() {
-                Format::Fmt3b => self.boolean(op, usize::from(dest), num),
-                Format::Fmt3i => {
-                    let f = Fmt3i {
-                        id: self.rng.u8(0..4),
-                        dest,
-                        num: 0,
-                    };
-                    word(op, f.encode())
-                }
-                Format::Fmt0
-                | Format::Fmt1
-                | Format::Fmt1u
-                | Format::Fmt1i
-                | Format::Fmt1c
-                | Format::Fmt2
-                | Format::Fmt4
-                | Format::Fmt5
-                | Format::Fmt5i
-                | Format::Raw => self.cond(op, usize::from(dest), num),
-            };
+            let w = self.transfer(op, usize::from(dest), num);
             if at < self.code.len() {
                 self.code[at] = w;
             }
@@ -1029,10 +1032,7 @@ impl<'a> Gen<'a> {
             let next = first + 3 * (k + 1);
             let num = if k + 1 < depth { 3 } else { 1 };
             let op = [Opcode::Call, Opcode::Callc, Opcode::Callu][self.rng.usize(..3)];
-            let w = match op {
-                Opcode::Callu => self.boolean(op, next, num),
-                _ => self.cond(op, next, num),
-            };
+            let w = self.transfer(op, next, num);
             self.push(w);
             let w = self.alu();
             self.push(w);
@@ -1054,18 +1054,22 @@ impl<'a> Gen<'a> {
         self.push(w);
         for &at in heads.iter().rev() {
             let last = self.code.len() - 1;
-            self.code[at] = match op {
-                Opcode::Loop => {
-                    let f = Fmt3i {
-                        id: self.rng.u8(0..4),
-                        dest: last as u16,
-                        num: 0,
-                    };
-                    word(op, f.encode())
-                }
-                Opcode::Ifu => self.boolean(op, last + 1, 0),
-                _ => self.cond(op, last + 1, 0),
+            // A LOOP's DEST is its last word, an IF's is the word after.
+            let dest = match op.format() {
+                Format::Fmt3i => last,
+                Format::Fmt0
+                | Format::Fmt1
+                | Format::Fmt1u
+                | Format::Fmt1i
+                | Format::Fmt1c
+                | Format::Fmt2
+                | Format::Fmt3b
+                | Format::Fmt4
+                | Format::Fmt5
+                | Format::Fmt5i
+                | Format::Raw => last + 1,
             };
+            self.code[at] = self.transfer(op, dest, 0);
             let w = self.alu();
             self.push(w);
         }
