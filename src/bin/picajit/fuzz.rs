@@ -15,7 +15,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use picajit::case::Case;
 use picajit::engine::Backend as EngineBackend;
 use picajit::fuzz::{self, Config, FuzzCase, Shape};
@@ -368,16 +368,21 @@ fn progress_bar(args: &FuzzArgs) -> ProgressBar {
     if args.quiet {
         return ProgressBar::hidden();
     }
+    let rate = |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+        let _ = write!(w, "{:.0} cases/s", state.per_sec());
+    };
     let bar = match args.cases {
         Some(n) => ProgressBar::new(n).with_style(
             ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} cases ({per_sec}, eta {eta})",
+                "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} cases ({rate}, eta {eta})",
             )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .with_key("rate", rate),
         ),
         None => ProgressBar::new_spinner().with_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {pos} cases ({per_sec})")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {pos} cases ({rate})")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner())
+                .with_key("rate", rate),
         ),
     };
     bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
