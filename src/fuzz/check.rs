@@ -394,3 +394,77 @@ fn compare(
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alternate_uniforms_flip_every_kind() {
+        let mut u = Uniforms::default();
+        u.f[0] = [1.0, 0.0, f32::NAN, -3.0];
+        u.f[1] = [f32::INFINITY, -0.0, 1e-45, 5.0];
+        u.b = 0x00F0;
+        let alt = alternate(&u);
+        for (a, x) in alt.f.iter().flatten().zip(u.f.iter().flatten()) {
+            let safe = |v: f32| v.is_finite() && v != 0.0;
+            assert_ne!(safe(*a), safe(*x), "{x} → {a}");
+        }
+        assert_eq!(alt.b, 0xFF0F);
+        assert_eq!(alt.i, u.i);
+    }
+
+    #[test]
+    fn compare_reports_outputs_statuses_and_results() {
+        let want = (
+            vec![[[0.0f32; 4]; 16]; 3],
+            vec![
+                VertexStatus::Ended,
+                VertexStatus::BudgetExhausted,
+                VertexStatus::Ended,
+            ],
+        );
+        let mut outputs = want.0.clone();
+        outputs[2][5][1] = 1.0;
+        outputs[0][0][0] = f32::NAN;
+        let mut diffs = Vec::new();
+        let ok = Err(RunError::BudgetExhausted {
+            vertex: 1,
+            count: 1,
+            budget: 9,
+        });
+        compare(Io::Aos, &want, &outputs, &want.1, &ok, &mut diffs);
+        assert_eq!(diffs.len(), 2, "{diffs:?}");
+        assert_eq!(
+            diffs[1].what,
+            Diff::Output {
+                reg: 5,
+                comp: 1,
+                want: 0,
+                got: 1.0f32.to_bits()
+            }
+        );
+        // A NaN of another payload is the same; a different status or result is not.
+        let mut want_nan = want.clone();
+        want_nan.0[0][0][0] = f32::from_bits(0xFFC0_0001);
+        let mut status = want.1.clone();
+        status[2] = VertexStatus::BudgetExhausted;
+        let mut diffs = Vec::new();
+        compare(Io::Soa, &want_nan, &outputs, &status, &Ok(()), &mut diffs);
+        let kinds: Vec<String> = diffs.iter().map(describe).collect();
+        assert_eq!(diffs.len(), 3, "{kinds:?}");
+        assert!(matches!(diffs[0].what, Diff::Status { .. }));
+        assert!(matches!(diffs[2].what, Diff::Result { .. }));
+    }
+
+    #[test]
+    fn a_generated_case_passes_on_every_backend() {
+        let cfg = crate::fuzz::Config::default();
+        for seed in 0..40 {
+            let case = crate::fuzz::generate(seed, &cfg);
+            if let Err(f) = check(&case, &Backend::available()) {
+                panic!("seed {seed}: {}", f.summary());
+            }
+        }
+    }
+}
