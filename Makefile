@@ -64,9 +64,10 @@ fuzz-parsers:
 	    compile_run) seeds="tests/regress/compile_run";; \
 	  esac; \
 	  dirs=""; for d in $$seeds; do test -d $$d && dirs="$$dirs $$d"; done; \
+	  dict=""; test -f fuzz/$$t.dict && dict="-dict=fuzz/$$t.dict"; \
 	  echo "== fuzz-parsers: $$t for $(FUZZ_TIME) s"; \
 	  $(CARGO) +nightly fuzz run $$t fuzz/corpus/$$t $$dirs -- \
-	    -max_total_time=$(FUZZ_TIME) -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 || exit 1; \
+	    -max_total_time=$(FUZZ_TIME) -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 $$dict || exit 1; \
 	done
 
 ## demo: describe a real homebrew shader and run it on seeded random vertices.
