@@ -126,7 +126,8 @@ fn request_line(verb: &str, case: &FuzzCase) -> String {
 fn run_case(worker: &mut Worker, case: &FuzzCase, timeout: Duration) -> Result<Verdict, String> {
     Ok(
         match worker.request(&request_line("check", case), timeout)? {
-            Reply::Line(line) => parse_answer(&line)?,
+            // An answer that is not one (a worker dying mid-line) counts as a crash.
+            Reply::Line(line) => parse_answer(&line).unwrap_or_else(Verdict::Crash),
             Reply::Crashed(how) => Verdict::Crash(how),
             Reply::Hung => Verdict::Hang,
         },
