@@ -3,9 +3,11 @@ CARGO ?= cargo
 SHARED ?= ../shared
 CORPUS ?= $(SHARED)/corpus/shbin
 SECONDS ?= 600
+FUZZ_TIME ?= 60
+FUZZ_TARGETS ?= shbin asm pcas compile_run
 PICAJIT = $(CARGO) run -q --release --bin picajit --
 
-.PHONY: all setup lint test test-fast bench fuzz demo clean
+.PHONY: all setup lint test test-fast bench fuzz fuzz-parsers demo clean
 
 all: test
 
@@ -40,8 +42,9 @@ lint: setup
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 ## test: lint, every unit and integration test (every program also on AArch64, under qemu-user
-## on other hosts), the exhaustive EX2/LG2 check (release, all cores) and a fixed-seed fuzz
-## slice.
+## on other hosts; the regression corpus tests/regress included), the exhaustive EX2/LG2 check
+## (release, all cores) and a fixed-seed differential fuzz slice: 20,000 programs on the
+## interpreter and every backend this host can run.
 test: lint test-fast
 	$(CARGO) test --release --test float_exhaustive
 	$(CARGO) build --release --bin picajit
@@ -56,10 +59,34 @@ test-fast: setup
 bench:
 	$(CARGO) bench --bench compile --bench execute
 
-## fuzz: long fuzzing run, SECONDS=600 by default.
+## fuzz: long differential fuzzing run on every backend, SECONDS=600 by default; failures
+## are minimized into fuzz-failures/ with a report and a replay command.
 fuzz:
 	$(CARGO) build --release --bin picajit
 	$(PICAJIT) fuzz --seconds $(SECONDS) --seed $$(date +%s)
+
+## fuzz-parsers: cargo-fuzz (libFuzzer, nightly) on the SHBIN reader, the assembler, the PCAS
+## reader and compile-and-run, FUZZ_TIME=60 seconds each; installs cargo-fuzz if missing.
+## Crashes land in fuzz/artifacts/<target>/; replayed by tests/regress once copied to
+## tests/regress/<target>/.
+fuzz-parsers:
+	@command -v cargo-fuzz >/dev/null 2>&1 || $(CARGO) install cargo-fuzz
+	@rustup toolchain list | grep -q '^nightly' || { echo "fuzz-parsers: cargo-fuzz needs a nightly toolchain (rustup toolchain install nightly)"; exit 1; }
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p fuzz/corpus/$$t; \
+	  seeds=""; \
+	  case $$t in \
+	    shbin) seeds="$(CORPUS) tests/regress/shbin";; \
+	    asm) seeds="examples/shaders tests/regress/asm";; \
+	    pcas) seeds="tests/regress tests/regress/pcas";; \
+	    compile_run) seeds="tests/regress/compile_run";; \
+	  esac; \
+	  dirs=""; for d in $$seeds; do test -d $$d && dirs="$$dirs $$d"; done; \
+	  dict=""; test -f fuzz/$$t.dict && dict="-dict=fuzz/$$t.dict"; \
+	  echo "== fuzz-parsers: $$t for $(FUZZ_TIME) s"; \
+	  $(CARGO) +nightly fuzz run $$t fuzz/corpus/$$t $$dirs -- \
+	    -max_total_time=$(FUZZ_TIME) -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 $$dict || exit 1; \
+	done
 
 ## demo: build jit-bench, assemble the example shaders, run them on the best backend beside the
 ## interpreter and print the table (quick mode, a few seconds after the build).

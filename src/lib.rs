@@ -29,6 +29,7 @@ pub mod case;
 pub mod engine;
 pub mod float;
 pub mod frontend;
+pub mod fuzz;
 pub mod interp;
 pub mod isa;
 pub mod program;

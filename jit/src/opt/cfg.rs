@@ -68,16 +68,40 @@ fn thread_jumps(func: &mut Function) {
             _ => None,
         })
         .collect();
-    let resolve = |mut t: BlockId| {
-        // At most n hops: a cycle of empty blocks stays where it is.
-        for _ in 0..n {
-            match forward.get(t.0 as usize).copied().flatten() {
-                Some(next) => t = next,
-                None => break,
+    // The final target of every block, each chain walked once (a long chain of empty blocks,
+    // as code running through zeroed memory gives, would otherwise cost quadratic time). A
+    // chain that ends in a cycle of empty blocks resolves to the first block of the cycle.
+    let mut done: Vec<Option<BlockId>> = vec![None; n];
+    let mut on_path = vec![false; n];
+    let mut path = Vec::new();
+    for start in 0..n {
+        let mut t = BlockId(start as u32);
+        let target = loop {
+            let i = t.0 as usize;
+            if i >= n {
+                break t;
             }
+            if let Some(d) = done[i] {
+                break d;
+            }
+            if on_path[i] {
+                break t;
+            }
+            match forward[i] {
+                Some(next) => {
+                    on_path[i] = true;
+                    path.push(i);
+                    t = next;
+                }
+                None => break t,
+            }
+        };
+        for i in path.drain(..) {
+            on_path[i] = false;
+            done[i] = Some(target);
         }
-        t
-    };
+    }
+    let resolve = |t: BlockId| done.get(t.0 as usize).copied().flatten().unwrap_or(t);
     for block in &mut func.blocks {
         block.term = match block.term {
             Terminator::Jump(t) => Terminator::Jump(resolve(t)),

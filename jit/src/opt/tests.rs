@@ -118,6 +118,50 @@ fn simplify_merges_threads_and_drops() {
 }
 
 #[test]
+fn simplify_threads_long_chains_and_keeps_empty_cycles() {
+    // b0 branches to a chain of 3000 empty blocks ending in `tail`, and to an empty block
+    // that enters a cycle of two empty blocks.
+    let mut b = Builder::new();
+    let chain: Vec<BlockId> = (0..3000).map(|_| b.block()).collect();
+    let tail = b.block();
+    let (c0, c1, c2) = (b.block(), b.block(), b.block());
+    b.terminate(Terminator::BranchBool {
+        id: 1,
+        then: chain[0],
+        other: c0,
+    });
+    for (k, &blk) in chain.iter().enumerate() {
+        b.switch_to(blk);
+        b.terminate(Terminator::Jump(chain.get(k + 1).copied().unwrap_or(tail)));
+    }
+    b.switch_to(tail);
+    let x = b.fconst(1.0);
+    b.effect(Op::Output, &[x], [0, 0]);
+    b.switch_to(c0);
+    b.terminate(Terminator::Jump(c1));
+    b.switch_to(c1);
+    b.terminate(Terminator::Jump(c2));
+    b.switch_to(c2);
+    b.terminate(Terminator::Jump(c1));
+    let mut f = b.finish();
+    simplify_cfg(&mut f);
+    f.verify().unwrap();
+    // b0, the tail, and the cycle threaded onto one block that jumps to itself.
+    let Terminator::BranchBool { then, other, .. } = f.blocks[0].term else {
+        panic!("{f}")
+    };
+    assert_eq!(f.blocks[then.0 as usize].insts.len(), 2, "{f}");
+    assert_eq!(f.blocks[then.0 as usize].term, Terminator::Exit);
+    assert!(f.blocks[other.0 as usize].insts.is_empty(), "{f}");
+    assert_eq!(
+        f.blocks[other.0 as usize].term,
+        Terminator::Jump(other),
+        "{f}"
+    );
+    assert_eq!(f.blocks.len(), 3, "{f}");
+}
+
+#[test]
 fn simplify_keeps_loops() {
     let (mut f, _, _, _) = small_loop();
     simplify_cfg(&mut f);

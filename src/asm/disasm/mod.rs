@@ -412,6 +412,15 @@ fn write_unit(
     let mut geo = false;
     if let Some(d) = &unit.decls {
         for n in &d.notes {
+            // Names in notes come from the file: a line break in one would end the comment.
+            let n: String = n
+                .chars()
+                .flat_map(|c| {
+                    let escaped = c.is_control().then(|| c.escape_default());
+                    let plain = (!c.is_control()).then_some(c);
+                    escaped.into_iter().flatten().chain(plain)
+                })
+                .collect();
             let _ = writeln!(out, "; note: {n}");
         }
         for l in &d.lines {

@@ -1,27 +1,32 @@
-//! `picajit fuzz`: random programs, uniforms and inputs run on every engine this build has,
-//! compared bit for bit (NaN equals NaN). Programs come from the opcode table (a random opcode
-//! value with random operand bits, flow targets kept mostly inside the program), descriptors are
-//! random words, floats are drawn to hit special values. Today the engines are the
-//! interpreter's three paths (per vertex, batch, parallel batch); a panic is caught and counted
-//! as a failure of its case, which is saved as a replayable PCAS file.
+//! `picajit fuzz`: random programs from the library's generator (`picajit::fuzz`) run on the
+//! reference interpreter and every selected backend and compared bit for bit. Cases run in
+//! worker processes (`worker.rs`), so a crash in generated code or a hang is a failure of its
+//! case, not of the fuzzer. A failing case is minimized (same failure class on the same
+//! backend), saved as `<out-dir>/<name>-b<budget>.pcas` (with the unreduced original beside
+//! it), and reported: the disassembly, the differing registers lane by lane, the IR and the
+//! native code, and the commands that replay it.
+//!
+//! `--replay FILE…` checks saved cases instead of generating new ones.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use picajit::case::Case;
-use picajit::interp::Interpreter;
-use picajit::isa::{Fmt2, Fmt3b, Fmt3i, Format, Opcode};
-use picajit::program::{Regs16, Uniforms, VertexStatus};
+use picajit::engine::Backend as EngineBackend;
+use picajit::fuzz::{self, Config, FuzzCase, Shape};
 
-use crate::CliResult;
+use crate::worker::{hex, unhex, Reply, Worker};
+use crate::{Backend, CliResult};
 
 #[derive(Args)]
 pub struct FuzzArgs {
-    /// Stop after this many seconds (default 10 when --cases is not given).
-    #[arg(long)]
+    /// Stop starting new cases after this many seconds (default 10 when --cases is not given).
+    #[arg(long, conflicts_with = "cases")]
     seconds: Option<u64>,
     /// Stop after this many cases.
     #[arg(long)]
@@ -29,188 +34,572 @@ pub struct FuzzArgs {
     /// Seed of the first case; case n uses seed + n.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Backends compared with the interpreter (comma-separated; default: every one this host
+    /// can run).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    backend: Vec<Backend>,
+    /// Restrict the arithmetic drawn to these opcodes (comma-separated mnemonics).
+    #[arg(long)]
+    ops: Option<String>,
+    /// Worker processes (default: one per core).
+    #[arg(long)]
+    jobs: Option<usize>,
     /// Where failing cases are written.
     #[arg(long, default_value = "fuzz-failures")]
     out_dir: PathBuf,
+    /// Seconds a case may run before it counts as a hang.
+    #[arg(long, default_value_t = 20)]
+    timeout: u64,
+    /// Most candidates tried when minimizing one failure (0: do not minimize).
+    #[arg(long, default_value_t = 3000)]
+    minimize_tries: usize,
+    /// Most seconds spent minimizing one failure.
+    #[arg(long, default_value_t = 120)]
+    minimize_seconds: u64,
+    /// Stop after this many failures.
+    #[arg(long, default_value_t = 10)]
+    max_failures: u64,
+    /// Check these saved cases instead of generating (budget from the `-b<N>` file-name
+    /// suffix, else --budget).
+    #[arg(long, num_args = 1.., conflicts_with_all = ["cases", "seconds"])]
+    replay: Vec<PathBuf>,
+    /// Budget for --replay files whose name carries none.
+    #[arg(long, default_value_t = picajit::interp::DEFAULT_BUDGET)]
+    budget: u32,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
 }
 
-const VERTICES: usize = 9;
-const BUDGET: u32 = 2048;
+/// How a case failed, as seen from the parent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Verdict {
+    Pass(String),
+    /// `fail <class> <backend>`: the class and backend, and the summary.
+    Fail {
+        class: String,
+        backend: String,
+        summary: String,
+    },
+    Crash(String),
+    Hang,
+}
+
+impl Verdict {
+    /// What must stay the same while minimizing.
+    fn signature(&self) -> Option<(String, String)> {
+        match self {
+            Verdict::Pass(_) => None,
+            Verdict::Fail { class, backend, .. } => Some((class.clone(), backend.clone())),
+            Verdict::Crash(_) => Some(("crash".into(), String::new())),
+            Verdict::Hang => Some(("hang".into(), String::new())),
+        }
+    }
+
+    fn summary(&self) -> String {
+        match self {
+            Verdict::Pass(_) => "passed".into(),
+            Verdict::Fail { summary, .. } => summary.clone(),
+            Verdict::Crash(how) => format!("crash: {how}"),
+            Verdict::Hang => "hang: no answer within the timeout".into(),
+        }
+    }
+
+    /// The backend to name in the replay command.
+    fn backend(&self, selected: &[Backend]) -> String {
+        match self {
+            Verdict::Fail { backend, .. } => backend.clone(),
+            Verdict::Pass(_) | Verdict::Crash(_) | Verdict::Hang => selected
+                .iter()
+                .rev()
+                .map(|b| b.engine().name().to_string())
+                .next()
+                .unwrap_or_else(|| "interp".into()),
+        }
+    }
+}
+
+fn request_line(verb: &str, case: &FuzzCase) -> String {
+    format!("{verb} {} {}", case.budget, hex(&case.case.to_bytes()))
+}
+
+fn run_case(worker: &mut Worker, case: &FuzzCase, timeout: Duration) -> Result<Verdict, String> {
+    Ok(
+        match worker.request(&request_line("check", case), timeout)? {
+            // An answer that is not one (a worker dying mid-line) counts as a crash.
+            Reply::Line(line) => parse_answer(&line).unwrap_or_else(Verdict::Crash),
+            Reply::Crashed(how) => Verdict::Crash(how),
+            Reply::Hung => Verdict::Hang,
+        },
+    )
+}
+
+fn parse_answer(line: &str) -> Result<Verdict, String> {
+    if let Some(bits) = line.strip_prefix("ok ") {
+        return Ok(Verdict::Pass(bits.to_string()));
+    }
+    if let Some(rest) = line.strip_prefix("fail ") {
+        let (head, summary) = rest.split_once('\t').unwrap_or((rest, ""));
+        let (class, backend) = head.split_once(' ').unwrap_or((head, ""));
+        return Ok(Verdict::Fail {
+            class: class.into(),
+            backend: backend.into(),
+            summary: summary.into(),
+        });
+    }
+    Err(format!("fuzz: worker answered {line:?}"))
+}
+
+/// Progress events from the job threads.
+enum Event {
+    Passed {
+        native: String,
+        shape: Shape,
+        seed: u64,
+        secs: f64,
+    },
+    Failed {
+        report: String,
+    },
+    Error(String),
+}
+
+#[derive(Default)]
+struct Totals {
+    cases: u64,
+    failures: u64,
+    native: Vec<u64>,
+    shapes: [u64; 3],
+    /// The slowest passing case: (seconds, seed).
+    slowest: (f64, u64),
+}
+
+fn selected_backends(args: &[Backend]) -> Result<Vec<Backend>, String> {
+    let available = EngineBackend::available();
+    let all = [Backend::Interp, Backend::X64Sse41, Backend::X64Avx2];
+    let mut chosen: Vec<Backend> = if args.is_empty() {
+        all.iter()
+            .copied()
+            .filter(|b| available.contains(&b.engine()))
+            .collect()
+    } else {
+        let mut v = Vec::new();
+        for &b in args {
+            let b = match b {
+                Backend::Auto => {
+                    let engine = picajit::engine::Engine::new(EngineBackend::Auto)
+                        .map_err(|e| e.to_string())?;
+                    match engine.backend() {
+                        EngineBackend::X64Avx2 => Backend::X64Avx2,
+                        EngineBackend::X64Sse41 => Backend::X64Sse41,
+                        EngineBackend::Aarch64 => Backend::Aarch64,
+                        EngineBackend::Interp | EngineBackend::Auto => Backend::Interp,
+                    }
+                }
+                b => b,
+            };
+            if !available.contains(&b.engine()) {
+                return Err(format!(
+                    "fuzz: backend {} is not available on this host",
+                    b.engine().name()
+                ));
+            }
+            if !v.contains(&b) {
+                v.push(b);
+            }
+        }
+        v
+    };
+    chosen.sort_by_key(|b| all.iter().position(|a| a == b));
+    Ok(chosen)
+}
 
 pub fn fuzz(args: &FuzzArgs) -> CliResult {
+    let backends = selected_backends(&args.backend)?;
+    let config = match &args.ops {
+        Some(list) => Config::with_ops(list)?,
+        None => Config::default(),
+    };
+    if !args.replay.is_empty() {
+        return replay(args, &backends);
+    }
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
     let limit = match (args.seconds, args.cases) {
         (None, None) => Some(Duration::from_secs(10)),
         (s, _) => s.map(Duration::from_secs),
     };
     let start = Instant::now();
-    let (mut run, mut failures) = (0u64, 0u64);
-    loop {
-        if args.cases.is_some_and(|c| run >= c) || limit.is_some_and(|l| start.elapsed() >= l) {
-            break;
+    let next = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<Event>();
+    let bar = progress_bar(args);
+    let mut totals = Totals {
+        native: vec![0; backends.len()],
+        ..Totals::default()
+    };
+    let mut errors = Vec::new();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let (next, stop, backends, config) = (&next, &stop, &backends, &config);
+            scope.spawn(move || {
+                let mut worker = match Worker::spawn(backends) {
+                    Ok(w) => w,
+                    Err(e) => {
+                        let _ = tx.send(Event::Error(e));
+                        return;
+                    }
+                };
+                loop {
+                    if stop.load(Ordering::Relaxed) || limit.is_some_and(|l| start.elapsed() >= l) {
+                        break;
+                    }
+                    let n = next.fetch_add(1, Ordering::Relaxed);
+                    if args.cases.is_some_and(|c| n >= c) {
+                        break;
+                    }
+                    let seed = args.seed.wrapping_add(n);
+                    let case = fuzz::generate(seed, config);
+                    let t = Instant::now();
+                    let event = match run_case(&mut worker, &case, timeout(args)) {
+                        Ok(Verdict::Pass(native)) => Event::Passed {
+                            native,
+                            shape: case.shape,
+                            seed,
+                            secs: t.elapsed().as_secs_f64(),
+                        },
+                        Ok(verdict) => {
+                            match handle_failure(args, backends, &mut worker, &case, &verdict, seed)
+                            {
+                                Ok(report) => Event::Failed { report },
+                                Err(e) => Event::Error(e),
+                            }
+                        }
+                        Err(e) => Event::Error(e),
+                    };
+                    if tx.send(event).is_err() {
+                        break;
+                    }
+                }
+            });
         }
-        let seed = args.seed.wrapping_add(run);
-        let case = generate(seed);
-        let outcome = catch_unwind(AssertUnwindSafe(|| check(&case)));
-        let problem = match outcome {
-            Ok(Ok(())) => None,
-            Ok(Err(msg)) => Some(msg),
-            Err(_) => Some("panic".to_string()),
-        };
-        if let Some(msg) = problem {
-            failures += 1;
-            let path = args.out_dir.join(format!("seed-{seed}.pcas"));
-            std::fs::create_dir_all(&args.out_dir)
-                .and_then(|()| std::fs::write(&path, case.to_bytes()))
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            eprintln!(
-                "case seed {seed}: {msg}; saved {} (replay: picajit run {} --budget {BUDGET})",
-                path.display(),
-                path.display()
-            );
+        drop(tx);
+        for event in rx {
+            match event {
+                Event::Passed {
+                    native,
+                    shape,
+                    seed,
+                    secs,
+                } => {
+                    totals.cases += 1;
+                    if secs > totals.slowest.0 {
+                        totals.slowest = (secs, seed);
+                    }
+                    totals.shapes[Shape::ALL.iter().position(|s| *s == shape).unwrap_or(0)] += 1;
+                    for (k, c) in native.chars().enumerate() {
+                        if c == '1' {
+                            if let Some(t) = totals.native.get_mut(k) {
+                                *t += 1;
+                            }
+                        }
+                    }
+                    bar.inc(1);
+                }
+                Event::Failed { report } => {
+                    totals.cases += 1;
+                    totals.failures += 1;
+                    bar.inc(1);
+                    bar.suspend(|| eprintln!("{report}"));
+                    if totals.failures >= args.max_failures {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+                Event::Error(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    errors.push(e);
+                }
+            }
         }
-        run += 1;
+    });
+    bar.finish_and_clear();
+    if let Some(e) = errors.first() {
+        return Err(e.clone());
     }
     let secs = start.elapsed().as_secs_f64();
+    let per_engine: Vec<String> = backends
+        .iter()
+        .zip(&totals.native)
+        .map(|(b, &native)| match b {
+            Backend::Interp => format!("{} {}", b.engine().name(), totals.cases),
+            _ => format!("{} {} (native {native})", b.engine().name(), totals.cases),
+        })
+        .collect();
+    let shapes: Vec<String> = Shape::ALL
+        .iter()
+        .zip(totals.shapes)
+        .map(|(s, n)| format!("{n} {}", s.name()))
+        .collect();
     println!(
-        "fuzz: {run} cases ({:.0} cases/s) on interp (vertex, batch, parallel): {failures} failures",
-        run as f64 / secs.max(1e-9)
+        "fuzz: {} cases in {secs:.1} s ({:.0} cases/s, seeds {}..{}, {}; slowest: seed {}, {:.2} s) against the interpreter: {}; {} failures",
+        totals.cases,
+        totals.cases as f64 / secs.max(1e-9),
+        args.seed,
+        args.seed.wrapping_add(next.load(Ordering::Relaxed).min(totals.cases)),
+        shapes.join(", "),
+        totals.slowest.1,
+        totals.slowest.0,
+        per_engine.join(", "),
+        totals.failures
     );
-    Ok(if failures == 0 {
+    Ok(if totals.failures == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
 }
 
-fn check(case: &Case) -> Result<(), String> {
-    let program = case.program().map_err(|e| e.to_string())?;
-    let interp = Interpreter::new(&program).with_budget(BUDGET);
-    let n = case.inputs.len();
-    let single: Vec<_> = case
-        .inputs
-        .iter()
-        .map(|i| interp.run_vertex(&case.uniforms, i))
-        .collect();
-    let mut batch = (vec![[[0.0; 4]; 16]; n], vec![VertexStatus::Ended; n]);
-    let _ = interp.run(&case.uniforms, &case.inputs, &mut batch.0, &mut batch.1);
-    let mut par = (vec![[[0.0; 4]; 16]; n], vec![VertexStatus::Ended; n]);
-    let _ = interp.run_par(&case.uniforms, &case.inputs, &mut par.0, &mut par.1);
-    for (v, inv) in single.iter().enumerate() {
-        for (name, (outs, status)) in [("batch", &batch), ("parallel", &par)] {
-            if status[v] != inv.status {
-                return Err(format!(
-                    "vertex {v}: status {:?} (vertex) vs {:?} ({name})",
-                    inv.status, status[v]
-                ));
-            }
-            if let Some(reg) = first_difference(&inv.outputs, &outs[v]) {
-                return Err(format!(
-                    "vertex {v}: o{reg} differs between vertex and {name} runs"
-                ));
-            }
-        }
-    }
-    Ok(())
+fn timeout(args: &FuzzArgs) -> Duration {
+    Duration::from_secs(args.timeout.max(1))
 }
 
-fn first_difference(a: &Regs16, b: &Regs16) -> Option<usize> {
-    let same = |x: f32, y: f32| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan());
-    (0..16).find(|&r| (0..4).any(|c| !same(a[r][c], b[r][c])))
-}
-
-/// A random case from `seed`.
-pub fn generate(seed: u64) -> Case {
-    let mut rng = fastrand::Rng::with_seed(seed);
-    let len = rng.usize(1..64);
-    let code = (0..len).map(|_| random_word(&mut rng, len)).collect();
-    let descs = (0..rng.usize(1..=128)).map(|_| rng.u32(..)).collect();
-    let mut uniforms = Uniforms::default();
-    for c in uniforms.f.iter_mut() {
-        *c = std::array::from_fn(|_| special_float(&mut rng));
+fn progress_bar(args: &FuzzArgs) -> ProgressBar {
+    if args.quiet {
+        return ProgressBar::hidden();
     }
-    for i in uniforms.i.iter_mut() {
-        *i = [rng.u8(0..6), rng.u8(..), rng.u8(..), rng.u8(..)];
-    }
-    uniforms.b = rng.u16(..);
-    let inputs: Vec<Regs16> = (0..VERTICES)
-        .map(|_| std::array::from_fn(|_| std::array::from_fn(|_| special_float(&mut rng))))
-        .collect();
-    Case {
-        code,
-        descs,
-        entry: rng.u32(0..len as u32),
-        uniforms,
-        inputs,
-    }
-}
-
-/// A word of a random opcode (every table value equally likely), random operand bits, and a
-/// flow target inside the program most of the time.
-fn random_word(rng: &mut fastrand::Rng, len: usize) -> u32 {
-    let op = Opcode::ALL[rng.usize(..Opcode::ALL.len())];
-    let value = op.values()[rng.usize(..op.values().len())];
-    let mut word = u32::from(value) << 26 | (rng.u32(..) & 0x03FF_FFFF);
-    if rng.u8(0..8) != 0 {
-        word &= op.used_bits();
-    }
-    let dest = if rng.u8(0..16) == 0 {
-        rng.u16(..4096)
-    } else {
-        rng.u16(0..len as u16 + 1)
+    let rate = |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+        let _ = write!(w, "{:.0} cases/s", state.per_sec());
     };
-    let num = rng.u8(0..8);
-    let opcode_bits = word & 0xFC00_0000;
-    match op.format() {
-        Format::Fmt2 => {
-            let f = Fmt2 {
-                dest,
-                num,
-                ..Fmt2::decode(word)
-            };
-            opcode_bits | f.encode()
-        }
-        Format::Fmt3b => {
-            opcode_bits
-                | Fmt3b {
-                    dest,
-                    num,
-                    ..Fmt3b::decode(word)
-                }
-                .encode()
-        }
-        Format::Fmt3i => {
-            opcode_bits
-                | Fmt3i {
-                    dest,
-                    ..Fmt3i::decode(word)
-                }
-                .encode()
-        }
-        Format::Fmt0
-        | Format::Fmt1
-        | Format::Fmt1u
-        | Format::Fmt1i
-        | Format::Fmt1c
-        | Format::Fmt4
-        | Format::Fmt5
-        | Format::Fmt5i
-        | Format::Raw => word,
-    }
+    let bar = match args.cases {
+        Some(n) => ProgressBar::new(n).with_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} cases ({rate}, eta {eta})",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .with_key("rate", rate),
+        ),
+        None => ProgressBar::new_spinner().with_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {pos} cases ({rate})")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner())
+                .with_key("rate", rate),
+        ),
+    };
+    bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
+    bar.enable_steady_tick(Duration::from_millis(250));
+    bar
 }
 
-/// A float that is special one time in three: ±0, ±inf, NaN with payloads, subnormals, huge,
-/// ±1, or values near integers.
-fn special_float(rng: &mut fastrand::Rng) -> f32 {
-    match rng.u8(0..24) {
-        0 => 0.0,
-        1 => -0.0,
-        2 => f32::INFINITY,
-        3 => f32::NEG_INFINITY,
-        4 => f32::from_bits(0x7F80_0000 | rng.u32(1..0x0080_0000) | (rng.u32(0..2) << 31)),
-        5 => f32::from_bits(rng.u32(1..0x0080_0000) | (rng.u32(0..2) << 31)),
-        6 => f32::from_bits(0x7F00_0000 | rng.u32(..0x0080_0000)),
-        7 => 1.0,
-        8 => f32::from(rng.i16(-300..300)) + (rng.f32() - 0.5) * 1e-3,
-        _ => (rng.f32() - 0.5) * 8.0,
+/// The backend a crash or hang needs: the first whose worker alone fails the same way.
+fn culprit(
+    backends: &[Backend],
+    case: &FuzzCase,
+    verdict: &Verdict,
+    timeout: Duration,
+) -> Result<Option<Backend>, String> {
+    for &b in backends {
+        let mut worker = Worker::spawn(&[b])?;
+        if run_case(&mut worker, case, timeout)?.signature() == verdict.signature() {
+            return Ok(Some(b));
+        }
     }
+    Ok(None)
+}
+
+/// Minimizes, saves and describes a failure; returns the report text.
+fn handle_failure(
+    args: &FuzzArgs,
+    backends: &[Backend],
+    worker: &mut Worker,
+    case: &FuzzCase,
+    verdict: &Verdict,
+    seed: u64,
+) -> Result<String, String> {
+    let started = Instant::now();
+    let signature = verdict.signature();
+    // The one backend that fails: minimizing on it alone is faster, and names the culprit of a
+    // crash or hang.
+    let failing = match verdict {
+        Verdict::Fail { backend, .. } => backends
+            .iter()
+            .copied()
+            .find(|b| b.engine().name() == backend),
+        Verdict::Crash(_) | Verdict::Hang => culprit(backends, case, verdict, timeout(args))?,
+        Verdict::Pass(_) => None,
+    };
+    let backend = failing.map_or_else(
+        || verdict.backend(backends),
+        |b| b.engine().name().to_string(),
+    );
+    let class = signature
+        .as_ref()
+        .map_or("fail", |s| s.0.as_str())
+        .to_string();
+    let stem = format!("seed-{seed}-{class}-{backend}");
+    std::fs::create_dir_all(&args.out_dir)
+        .map_err(|e| format!("{}: {e}", args.out_dir.display()))?;
+    let original = args
+        .out_dir
+        .join(fuzz::file_name(&format!("{stem}-original"), case.budget));
+    write(&original, &case.case.to_bytes())?;
+    let mut own;
+    let worker = match failing {
+        Some(b) => {
+            own = Worker::spawn(&[b])?;
+            &mut own
+        }
+        None => worker,
+    };
+    // Hangs are not minimized: every candidate would cost the whole timeout.
+    let (minimized, note) = if *verdict == Verdict::Hang || args.minimize_tries == 0 {
+        (case.clone(), "not minimized".to_string())
+    } else {
+        let mut error = None;
+        let mut tries = 0;
+        let deadline = started + Duration::from_secs(args.minimize_seconds);
+        let mut fails = |c: &FuzzCase| {
+            if Instant::now() >= deadline || error.is_some() {
+                return false;
+            }
+            tries += 1;
+            match run_case(worker, c, timeout(args)) {
+                Ok(v) => v.signature() == signature,
+                Err(e) => {
+                    error = Some(e);
+                    false
+                }
+            }
+        };
+        let m = fuzz::minimize(case, args.minimize_tries, &mut fails);
+        if let Some(e) = error {
+            return Err(e);
+        }
+        let live = |c: &FuzzCase| {
+            c.case
+                .code
+                .iter()
+                .filter(|&&w| w >> 26 != u32::from(picajit::isa::Opcode::Nop.values()[0]))
+                .count()
+        };
+        let note = format!(
+            "minimized from {} to {} live words and {} to {} vertices: {tries} tries, {} kept, {:.1} s",
+            live(case),
+            live(&m.case),
+            case.case.inputs.len(),
+            m.case.case.inputs.len(),
+            m.accepted,
+            started.elapsed().as_secs_f64()
+        );
+        (m.case, note)
+    };
+    let path = args.out_dir.join(fuzz::file_name(&stem, minimized.budget));
+    write(&path, &minimized.case.to_bytes())?;
+    // The final verdict and report of the reduced case, from a worker (it may crash again).
+    let final_verdict = run_case(worker, &minimized, timeout(args))?;
+    let details = match &final_verdict {
+        Verdict::Fail { .. } => {
+            match worker.request(&request_line("report", &minimized), timeout(args))? {
+                Reply::Line(line) => line
+                    .strip_prefix("report ")
+                    .and_then(unhex)
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .unwrap_or_else(|| format!("(worker answered {line:?})\n")),
+                Reply::Crashed(how) => format!("(the worker crashed writing the report: {how})\n"),
+                Reply::Hung => "(the worker hung writing the report)\n".to_string(),
+            }
+        }
+        Verdict::Crash(_) | Verdict::Hang | Verdict::Pass(_) => {
+            let outcome = match (&final_verdict, failing) {
+                (Verdict::Pass(_), _) | (_, None) => format!(
+                    "{} now: the failure did not reproduce on any single backend (a busy \
+                     machine can make a slow case look like a hang)",
+                    final_verdict.summary()
+                ),
+                (_, Some(_)) => format!("{} on {backend}", final_verdict.summary()),
+            };
+            format!(
+                "failure: {outcome}\n\n--- program ---\n{}",
+                disassembly_or_note(&minimized.case)
+            )
+        }
+    };
+    Ok(format!(
+        "==== fuzz failure, seed {seed} ({} flow): {}\n({note})\n{details}\nsaved {} (unreduced: {})\nreplay: picajit run {} --backend {backend} --budget {}\n        picajit fuzz --replay {} --backend {backend}\n",
+        case.shape.name(),
+        verdict.summary(),
+        path.display(),
+        original.display(),
+        path.display(),
+        minimized.budget,
+        path.display(),
+    ))
+}
+
+/// The disassembly, computed here (the parent) with panics caught.
+fn disassembly_or_note(case: &Case) -> String {
+    std::panic::catch_unwind(|| fuzz::report::disassembly(case))
+        .unwrap_or_else(|_| "(the disassembler panicked)\n".to_string())
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// `--replay`: each saved case checked in a worker; failures reported.
+fn replay(args: &FuzzArgs, backends: &[Backend]) -> CliResult {
+    let mut worker = Worker::spawn(backends)?;
+    let mut failures = 0;
+    for path in &args.replay {
+        let bytes = crate::read_file(path)?;
+        let case = Case::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        let name = path
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        let case = FuzzCase {
+            case,
+            budget: fuzz::budget_from_name(&name).unwrap_or(args.budget),
+            shape: Shape::Hostile,
+        };
+        let verdict = run_case(&mut worker, &case, timeout(args))?;
+        match &verdict {
+            Verdict::Pass(_) => println!(
+                "{}: agrees on every backend (budget {})",
+                path.display(),
+                case.budget
+            ),
+            Verdict::Fail { .. } => {
+                failures += 1;
+                let report = match worker.request(&request_line("report", &case), timeout(args))? {
+                    Reply::Line(line) => line
+                        .strip_prefix("report ")
+                        .and_then(unhex)
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
+                        .unwrap_or_default(),
+                    Reply::Crashed(how) => format!("(worker crashed: {how})"),
+                    Reply::Hung => "(worker hung)".to_string(),
+                };
+                println!("{}: {}\n{report}", path.display(), verdict.summary());
+            }
+            Verdict::Crash(_) | Verdict::Hang => {
+                failures += 1;
+                println!("{}: {}", path.display(), verdict.summary());
+            }
+        }
+    }
+    println!(
+        "fuzz --replay: {} cases on {}: {failures} failures",
+        args.replay.len(),
+        backends
+            .iter()
+            .map(|b| b.engine().name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(if failures == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

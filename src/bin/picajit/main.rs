@@ -28,6 +28,7 @@ mod fuzz;
 mod info;
 mod inputs;
 mod run;
+mod worker;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -88,9 +89,12 @@ enum Command {
     },
     /// Show how a program compiles: execution path, IR, native code.
     Dump(dump::DumpArgs),
-    /// Run random programs on random inputs and check every engine for crashes, hangs and
-    /// disagreement (today: the interpreter's single, batch and parallel paths).
+    /// Run random programs on the interpreter and every backend and compare them bit for bit;
+    /// crashes, hangs and mismatches are minimized, saved as PCAS and reported.
     Fuzz(fuzz::FuzzArgs),
+    /// The worker process of `picajit fuzz` (cases over stdin, answers over stdout).
+    #[command(name = "fuzz-worker", hide = true)]
+    FuzzWorker(worker::WorkerArgs),
     /// Assemble picasso-language sources into a SHBIN (picasso's command line).
     Asm(asm::AsmArgs),
     /// Disassemble a SHBIN into text that re-assembles to the same code and descriptors.
@@ -103,6 +107,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Info { file } => info::info(&file),
         Command::Fuzz(args) => fuzz::fuzz(&args),
+        Command::FuzzWorker(args) => worker::serve(&args),
         Command::Dump(args) => dump::dump(&args),
         Command::Asm(args) => asm::asm(&args),
         Command::Disasm(args) => disasm::disasm(&args),

@@ -1,0 +1,4 @@
+//! libFuzzer target: `picajit::fuzz::targets::shbin` (see its docs for the invariants).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| picajit::fuzz::targets::shbin(data));

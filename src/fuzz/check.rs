@@ -1,0 +1,470 @@
+//! The differential check: a case runs on the reference interpreter (one vertex at a time) and
+//! on each selected backend through the engine API — AoS batches, SoA batches on the JIT
+//! tiers, and the parallel path for large batches — and every vertex's status and all 64
+//! output components must agree bit for bit (any NaN equals any NaN), budget-exhausted
+//! vertices included. Output buffers start zeroed: a run stores only the registers the shader
+//! can write, and the interpreter reports the others as 0.0.
+//!
+//! After those, every backend runs the same shader again with [`alternate`] uniforms and then
+//! with the case's own once more: per-uniform kernel variants and state a run leaves behind.
+//!
+//! A panic inside an engine is caught and reported as a failure of that backend. Crashes and
+//! hangs cannot be caught in-process; `picajit fuzz` runs checks in a worker process for that.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::engine::{Backend, Engine, SoaBuffer};
+use crate::interp::{Interpreter, RunError};
+use crate::program::{Regs16, Uniforms, VertexStatus};
+
+use super::FuzzCase;
+
+/// How a batch was handed to an engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Io {
+    /// [`crate::engine::Shader::run`].
+    Aos,
+    /// [`crate::engine::Shader::run_soa`].
+    Soa,
+    /// [`crate::engine::Shader::run_par`].
+    Par,
+    /// [`crate::engine::Shader::run`] with the [`alternate`] uniforms, after the runs above.
+    Alternate,
+    /// [`crate::engine::Shader::run`] with the case's uniforms again, after [`Io::Alternate`].
+    Again,
+}
+
+impl Io {
+    pub fn name(self) -> &'static str {
+        match self {
+            Io::Aos => "run",
+            Io::Soa => "run_soa",
+            Io::Par => "run_par",
+            Io::Alternate => "run (alternate uniforms)",
+            Io::Again => "run (case uniforms again)",
+        }
+    }
+}
+
+/// Batches at least this long also go through the parallel path.
+pub const PAR_MIN: usize = 256;
+/// Differences kept per failure.
+const MAX_DIFFS: usize = 64;
+
+/// One disagreement with the interpreter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Difference {
+    pub io: Io,
+    pub vertex: usize,
+    pub what: Diff,
+}
+
+/// What differs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Diff {
+    Status {
+        want: VertexStatus,
+        got: VertexStatus,
+    },
+    /// Component `comp` of output register `reg` (bit patterns).
+    Output {
+        reg: usize,
+        comp: usize,
+        want: u32,
+        got: u32,
+    },
+    /// The run's result disagrees with the statuses it wrote.
+    Result { detail: String },
+}
+
+/// How a backend failed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FailureKind {
+    /// Outputs or statuses differ from the interpreter's.
+    Mismatch(Vec<Difference>),
+    /// The backend panicked (the message).
+    Panic(String),
+}
+
+/// A failed check: the first backend that disagreed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Failure {
+    pub backend: Backend,
+    /// How the shader executed on that backend (native tier or interpreter fallback).
+    pub path: String,
+    pub kind: FailureKind,
+}
+
+impl Failure {
+    /// "mismatch" or "panic".
+    pub fn class(&self) -> &'static str {
+        match self.kind {
+            FailureKind::Mismatch(_) => "mismatch",
+            FailureKind::Panic(_) => "panic",
+        }
+    }
+
+    /// One line: backend, class and the first difference or the panic message.
+    pub fn summary(&self) -> String {
+        let detail = match &self.kind {
+            FailureKind::Mismatch(d) => d.first().map_or(String::new(), describe),
+            FailureKind::Panic(msg) => msg.lines().next().unwrap_or("").to_string(),
+        };
+        format!(
+            "{} on {} ({}): {detail}",
+            self.class(),
+            self.backend.name(),
+            self.path
+        )
+    }
+}
+
+/// One line for a difference.
+pub fn describe(d: &Difference) -> String {
+    match &d.what {
+        Diff::Status { want, got } => format!(
+            "{} vertex {}: status {want:?} (interp) vs {got:?}",
+            d.io.name(),
+            d.vertex
+        ),
+        Diff::Output {
+            reg,
+            comp,
+            want,
+            got,
+        } => format!(
+            "{} vertex {}: o{reg}.{} = {:#010x} {:e} (interp) vs {:#010x} {:e}",
+            d.io.name(),
+            d.vertex,
+            ["x", "y", "z", "w"][comp & 3],
+            want,
+            f32::from_bits(*want),
+            got,
+            f32::from_bits(*got)
+        ),
+        Diff::Result { detail } => format!("{} {detail}", d.io.name()),
+    }
+}
+
+/// What a passing check saw: per backend, whether the shader ran natively.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Passed {
+    pub native: Vec<(Backend, bool)>,
+}
+
+/// Bit equality, any NaN equal to any NaN.
+pub fn same(a: f32, b: f32) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+/// The case's uniforms with every float component's kind flipped (finite non-zero ↔ zero,
+/// infinity or NaN) and every bool inverted: a second run of the same compiled shader with
+/// these exercises the per-uniform kernel variants and state left behind by an earlier run.
+pub fn alternate(u: &Uniforms) -> Uniforms {
+    let mut alt = u.clone();
+    for x in alt.f.iter_mut().flatten() {
+        *x = if x.is_finite() && *x != 0.0 {
+            if x.to_bits() & 1 == 0 {
+                0.0
+            } else {
+                f32::INFINITY
+            }
+        } else {
+            1.5
+        };
+    }
+    alt.b = !u.b;
+    alt
+}
+
+type Outcome = (Vec<Regs16>, Vec<VertexStatus>);
+
+/// The interpreter's outputs and statuses, one vertex at a time.
+pub fn reference(case: &FuzzCase, uniforms: &Uniforms) -> Result<Outcome, String> {
+    let program = case.case.program().map_err(|e| e.to_string())?;
+    let interp = Interpreter::new(&program).with_budget(case.budget);
+    Ok(case
+        .case
+        .inputs
+        .iter()
+        .map(|i| {
+            let inv = interp.run_vertex(uniforms, i);
+            (inv.outputs, inv.status)
+        })
+        .unzip())
+}
+
+/// Runs `case` on every backend of `backends` and compares with the interpreter.
+pub fn check(case: &FuzzCase, backends: &[Backend]) -> Result<Passed, Failure> {
+    let alt = alternate(&case.case.uniforms);
+    let want = match catch_unwind(|| {
+        Ok::<_, String>((
+            reference(case, &case.case.uniforms)?,
+            reference(case, &alt)?,
+        ))
+    }) {
+        Ok(Ok(w)) => w,
+        Ok(Err(e)) => {
+            return Err(Failure {
+                backend: Backend::Interp,
+                path: "reference".to_string(),
+                kind: FailureKind::Panic(format!("case does not load: {e}")),
+            })
+        }
+        Err(p) => {
+            return Err(Failure {
+                backend: Backend::Interp,
+                path: "reference run_vertex".to_string(),
+                kind: FailureKind::Panic(panic_message(&*p)),
+            })
+        }
+    };
+    let mut passed = Passed::default();
+    for &backend in backends {
+        let mut path = String::from("compile");
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            check_backend(case, backend, &want, &alt, &mut path)
+        }));
+        match outcome {
+            Ok(Ok(native)) => passed.native.push((backend, native)),
+            Ok(Err(diffs)) => {
+                return Err(Failure {
+                    backend,
+                    path,
+                    kind: FailureKind::Mismatch(diffs),
+                })
+            }
+            Err(p) => {
+                return Err(Failure {
+                    backend,
+                    path,
+                    kind: FailureKind::Panic(panic_message(&*p)),
+                })
+            }
+        }
+    }
+    Ok(passed)
+}
+
+/// The text of a caught panic.
+pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic with a non-string payload".to_string()
+    }
+}
+
+/// Ok(ran natively) or the differences.
+fn check_backend(
+    case: &FuzzCase,
+    backend: Backend,
+    (want, want_alt): &(Outcome, Outcome),
+    alt: &Uniforms,
+    path: &mut String,
+) -> Result<bool, Vec<Difference>> {
+    let Ok(program) = case.case.program() else {
+        return Ok(false);
+    };
+    let engine = match Engine::new(backend) {
+        Ok(e) => e.with_budget(case.budget),
+        Err(e) => {
+            return Err(vec![Difference {
+                io: Io::Aos,
+                vertex: 0,
+                what: Diff::Result {
+                    detail: format!("engine: {e}"),
+                },
+            }])
+        }
+    };
+    let shader = engine.compile(&program);
+    *path = shader.path().to_string();
+    let native = shader.machine_code().is_some();
+    let inputs = &case.case.inputs;
+    let uniforms = &case.case.uniforms;
+    let n = inputs.len();
+    let mut diffs = Vec::new();
+    let jit = backend != Backend::Interp;
+    let mut modes = vec![Io::Aos];
+    if jit {
+        modes.push(Io::Soa);
+    }
+    if n >= PAR_MIN {
+        modes.push(Io::Par);
+    }
+    modes.extend([Io::Alternate, Io::Again]);
+    for io in modes {
+        let mut status = vec![VertexStatus::Ended; n];
+        let (outputs, result) = match io {
+            Io::Aos | Io::Par | Io::Alternate | Io::Again => {
+                let mut outputs = vec![[[0.0f32; 4]; 16]; n];
+                let r = match io {
+                    Io::Par => shader.run_par(uniforms, inputs, &mut outputs, &mut status),
+                    Io::Alternate => shader.run(alt, inputs, &mut outputs, &mut status),
+                    Io::Aos | Io::Again | Io::Soa => {
+                        shader.run(uniforms, inputs, &mut outputs, &mut status)
+                    }
+                };
+                (outputs, r)
+            }
+            Io::Soa => {
+                let mut out = SoaBuffer::new(n);
+                let r = shader.run_soa(
+                    uniforms,
+                    &SoaBuffer::from_aos(inputs),
+                    &mut out,
+                    &mut status,
+                );
+                (out.to_aos(), r)
+            }
+        };
+        let want = if io == Io::Alternate { want_alt } else { want };
+        compare(io, want, &outputs, &status, &result, &mut diffs);
+        if diffs.len() >= MAX_DIFFS {
+            break;
+        }
+    }
+    if diffs.is_empty() {
+        Ok(native)
+    } else {
+        diffs.truncate(MAX_DIFFS);
+        Err(diffs)
+    }
+}
+
+fn compare(
+    io: Io,
+    want: &Outcome,
+    outputs: &[Regs16],
+    status: &[VertexStatus],
+    result: &Result<(), RunError>,
+    diffs: &mut Vec<Difference>,
+) {
+    for v in 0..want.0.len() {
+        if want.1[v] != status[v] {
+            diffs.push(Difference {
+                io,
+                vertex: v,
+                what: Diff::Status {
+                    want: want.1[v],
+                    got: status[v],
+                },
+            });
+        }
+        for (k, (a, b)) in want.0[v]
+            .iter()
+            .flatten()
+            .zip(outputs[v].iter().flatten())
+            .enumerate()
+        {
+            if !same(*a, *b) {
+                diffs.push(Difference {
+                    io,
+                    vertex: v,
+                    what: Diff::Output {
+                        reg: k / 4,
+                        comp: k % 4,
+                        want: a.to_bits(),
+                        got: b.to_bits(),
+                    },
+                });
+            }
+        }
+    }
+    let first_exhausted = status
+        .iter()
+        .position(|s| *s == VertexStatus::BudgetExhausted);
+    let consistent = match (result, first_exhausted) {
+        (Ok(()), None) => true,
+        (Err(RunError::BudgetExhausted { vertex, .. }), Some(first)) => *vertex == first,
+        (Ok(()), Some(_)) | (Err(_), _) => false,
+    };
+    if !consistent {
+        diffs.push(Difference {
+            io,
+            vertex: first_exhausted.unwrap_or(0),
+            what: Diff::Result {
+                detail: format!(
+                    "returned {result:?} but the first exhausted vertex is {first_exhausted:?}"
+                ),
+            },
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alternate_uniforms_flip_every_kind() {
+        let mut u = Uniforms::default();
+        u.f[0] = [1.0, 0.0, f32::NAN, -3.0];
+        u.f[1] = [f32::INFINITY, -0.0, 1e-45, 5.0];
+        u.b = 0x00F0;
+        let alt = alternate(&u);
+        for (a, x) in alt.f.iter().flatten().zip(u.f.iter().flatten()) {
+            let safe = |v: f32| v.is_finite() && v != 0.0;
+            assert_ne!(safe(*a), safe(*x), "{x} → {a}");
+        }
+        assert_eq!(alt.b, 0xFF0F);
+        assert_eq!(alt.i, u.i);
+    }
+
+    #[test]
+    fn compare_reports_outputs_statuses_and_results() {
+        let want = (
+            vec![[[0.0f32; 4]; 16]; 3],
+            vec![
+                VertexStatus::Ended,
+                VertexStatus::BudgetExhausted,
+                VertexStatus::Ended,
+            ],
+        );
+        let mut outputs = want.0.clone();
+        outputs[2][5][1] = 1.0;
+        outputs[0][0][0] = f32::NAN;
+        let mut diffs = Vec::new();
+        let ok = Err(RunError::BudgetExhausted {
+            vertex: 1,
+            count: 1,
+            budget: 9,
+        });
+        compare(Io::Aos, &want, &outputs, &want.1, &ok, &mut diffs);
+        assert_eq!(diffs.len(), 2, "{diffs:?}");
+        assert_eq!(
+            diffs[1].what,
+            Diff::Output {
+                reg: 5,
+                comp: 1,
+                want: 0,
+                got: 1.0f32.to_bits()
+            }
+        );
+        // A NaN of another payload is the same; a different status or result is not.
+        let mut want_nan = want.clone();
+        want_nan.0[0][0][0] = f32::from_bits(0xFFC0_0001);
+        let mut status = want.1.clone();
+        status[2] = VertexStatus::BudgetExhausted;
+        let mut diffs = Vec::new();
+        compare(Io::Soa, &want_nan, &outputs, &status, &Ok(()), &mut diffs);
+        let kinds: Vec<String> = diffs.iter().map(describe).collect();
+        assert_eq!(diffs.len(), 3, "{kinds:?}");
+        assert!(matches!(diffs[0].what, Diff::Status { .. }));
+        assert!(matches!(diffs[2].what, Diff::Result { .. }));
+    }
+
+    #[test]
+    fn a_generated_case_passes_on_every_backend() {
+        let cfg = crate::fuzz::Config::default();
+        for seed in 0..40 {
+            let case = crate::fuzz::generate(seed, &cfg);
+            if let Err(f) = check(&case, &Backend::available()) {
+                panic!("seed {seed}: {}", f.summary());
+            }
+        }
+    }
+}

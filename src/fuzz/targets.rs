@@ -1,0 +1,118 @@
+//! The bodies of the byte-level fuzz targets (`fuzz/fuzz_targets/`, run by `make fuzz-parsers`),
+//! kept here so the regression test (`tests/regress.rs`) replays what they found through the
+//! same checks. Each takes any bytes and panics only when an invariant of the module under
+//! test is broken:
+//!
+//! - [`shbin`]: the SHBIN reader never panics; a file it accepts is written back byte for
+//!   byte; every DVLE's program loads or fails with an error; the disassembly of a small file
+//!   re-assembles to the same code and descriptor words.
+//! - [`asm`]: the assembler never panics (several files when the input holds NUL bytes); its
+//!   output parses and writes back byte for byte, and its disassembly re-assembles to the same
+//!   code and descriptors.
+//! - [`pcas`]: the PCAS and PCOU readers never panic, and what they accept writes back byte
+//!   for byte (and a PCAS case loads).
+//! - [`compile_run`]: a case made from the bytes ([`super::case_from_bytes`]) agrees on every
+//!   backend this host has.
+
+use crate::asm::{self, Source};
+use crate::case::{Case, CaseOutput};
+use crate::engine::Backend;
+use crate::shbin::Shbin;
+
+/// Largest code blob whose disassembly round trip is checked (it assembles up to four texts).
+const DISASM_WORDS: usize = 512;
+
+/// Disassembles `shbin` and checks that the text re-assembles to the same code and
+/// descriptor words.
+fn disassembly_round_trip(shbin: &Shbin) {
+    if shbin.dvles.is_empty() || shbin.dvlp.code.len() > DISASM_WORDS {
+        return;
+    }
+    let text = asm::disassemble(shbin);
+    let back = match asm::assemble(&[Source::new("disassembly", text.as_str())]) {
+        Ok((back, _)) => back,
+        Err(d) => {
+            let msgs: Vec<String> = d.iter().map(|d| d.headline()).collect();
+            panic!(
+                "the disassembly does not assemble: {}\n{text}",
+                msgs.join("; ")
+            )
+        }
+    };
+    assert_eq!(back.dvlp.code, shbin.dvlp.code, "code differs:\n{text}");
+    let words = |s: &Shbin| s.dvlp.descs.iter().map(|d| d.word).collect::<Vec<u32>>();
+    assert_eq!(words(&back), words(shbin), "descriptors differ:\n{text}");
+}
+
+/// SHBIN reader target.
+pub fn shbin(data: &[u8]) {
+    let Ok(shbin) = Shbin::parse(data) else {
+        return;
+    };
+    assert!(
+        shbin.to_bytes() == data,
+        "an accepted SHBIN is not written back byte for byte"
+    );
+    for dvle in 0..shbin.dvles.len() {
+        let _ = shbin.program(dvle);
+    }
+    disassembly_round_trip(&shbin);
+}
+
+/// Assembler target: the input as text, split into files at NUL bytes.
+pub fn asm(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let sources: Vec<Source> = text
+        .split('\0')
+        .enumerate()
+        .map(|(k, t)| Source::new(format!("f{k}.v.pica"), t))
+        .collect();
+    let Ok((shbin, _)) = asm::assemble(&sources) else {
+        return;
+    };
+    let bytes = shbin.to_bytes();
+    let parsed = Shbin::parse(&bytes).unwrap_or_else(|e| panic!("own output does not parse: {e}"));
+    assert!(
+        parsed.to_bytes() == bytes,
+        "own output is not written back byte for byte"
+    );
+    disassembly_round_trip(&shbin);
+}
+
+/// PCAS/PCOU reader target.
+pub fn pcas(data: &[u8]) {
+    if let Ok(case) = Case::parse(data) {
+        assert!(
+            case.to_bytes() == data,
+            "an accepted PCAS is not written back"
+        );
+        if let Err(e) = case.program() {
+            panic!("an accepted PCAS does not load: {e}");
+        }
+    }
+    if let Ok(out) = CaseOutput::parse(data) {
+        assert!(
+            out.to_bytes() == data,
+            "an accepted PCOU is not written back"
+        );
+    }
+}
+
+/// Compile-and-run target: every backend of this host against the interpreter.
+pub fn compile_run(data: &[u8]) {
+    let case = super::case_from_bytes(data);
+    if let Err(f) = super::check(&case, &Backend::available()) {
+        panic!("{}", super::report::report(&case, &f));
+    }
+}
+
+/// The target of a name (`shbin`, `asm`, `pcas`, `compile_run`).
+pub fn by_name(name: &str) -> Option<fn(&[u8])> {
+    match name {
+        "shbin" => Some(shbin),
+        "asm" => Some(asm),
+        "pcas" => Some(pcas),
+        "compile_run" => Some(compile_run),
+        _ => None,
+    }
+}

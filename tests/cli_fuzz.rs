@@ -1,0 +1,112 @@
+//! `picajit fuzz` end to end: a short seeded run on every backend passes and summarizes cases
+//! per engine; `--ops` restricts the arithmetic (and refuses what is not arithmetic);
+//! `--replay` re-checks saved cases; the worker answers its protocol.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use picajit::engine::Backend;
+
+fn picajit() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_picajit"))
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("picajit-fuzz-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn regress_file() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/regress");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "pcas"))
+        .collect();
+    files.sort();
+    files.remove(0)
+}
+
+#[test]
+fn a_seeded_slice_passes_on_every_backend() {
+    let out = temp_dir("slice");
+    let run = picajit()
+        .args([
+            "fuzz", "--cases", "60", "--seed", "11", "--quiet", "--jobs", "2",
+        ])
+        .arg("--out-dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let last = stdout.lines().last().unwrap_or("");
+    assert!(last.starts_with("fuzz: 60 cases"), "{last}");
+    assert!(last.ends_with("0 failures"), "{last}");
+    for b in Backend::available() {
+        assert!(last.contains(&format!("{} 60", b.name())), "{last}");
+    }
+}
+
+#[test]
+fn ops_restrict_the_arithmetic() {
+    let out = temp_dir("ops");
+    let run = picajit()
+        .args(["fuzz", "--cases", "20", "--ops", "mad,dp4,rcp", "--quiet"])
+        .arg("--out-dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    let bad = picajit()
+        .args(["fuzz", "--cases", "1", "--ops", "ifc"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("not an arithmetic opcode"));
+}
+
+#[test]
+fn replay_checks_saved_cases() {
+    let file = regress_file();
+    let run = picajit()
+        .args(["fuzz", "--replay"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{stdout}");
+    assert!(stdout.contains("agrees on every backend"), "{stdout}");
+    assert!(stdout.contains("0 failures"), "{stdout}");
+}
+
+#[test]
+fn worker_answers_each_request_on_one_line() {
+    let file = regress_file();
+    let bytes = std::fs::read(&file).unwrap();
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let mut child = picajit()
+        .args(["fuzz-worker", "--backend", "interp"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "check 64 {hex}").unwrap();
+    writeln!(stdin, "report 64 {hex}").unwrap();
+    writeln!(stdin, "check 64 zz").unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines[0], "ok 0");
+    assert!(lines[1].starts_with("report "), "{}", lines[1]);
+    assert!(lines[2].starts_with("error "), "{}", lines[2]);
+}
