@@ -49,7 +49,9 @@ fn a_seeded_slice_passes_on_every_backend() {
     let last = stdout.lines().last().unwrap_or("");
     assert!(last.starts_with("fuzz: 60 cases"), "{last}");
     assert!(last.ends_with("0 failures"), "{last}");
-    for b in Backend::available() {
+    // By default the fuzzer runs every backend the host runs natively (emulated AArch64 only
+    // on request).
+    for b in Backend::available().into_iter().filter(|b| b.is_native_here()) {
         assert!(last.contains(&format!("{} 60", b.name())), "{last}");
     }
 }
