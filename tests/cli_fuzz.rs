@@ -51,7 +51,10 @@ fn a_seeded_slice_passes_on_every_backend() {
     assert!(last.ends_with("0 failures"), "{last}");
     // By default the fuzzer runs every backend the host runs natively (emulated AArch64 only
     // on request).
-    for b in Backend::available().into_iter().filter(|b| b.is_native_here()) {
+    for b in Backend::available()
+        .into_iter()
+        .filter(|b| b.is_native_here())
+    {
         assert!(last.contains(&format!("{} 60", b.name())), "{last}");
     }
 }
