@@ -18,22 +18,24 @@ impl fmt::Display for Inst {
             write!(f, "{sep}v{}", a.0)?;
             sep = ", ";
         }
-        match self.op {
-            Op::FConst => write!(
+        // The op table says which immediates mean something; FConst and Cmp print theirs above.
+        if self.op == Op::FConst {
+            write!(
                 f,
                 " {:?} ({:#010x})",
                 f32::from_bits(self.imm[0]),
                 self.imm[0]
-            ),
-            Op::Cmp => Ok(()),
-            _ if self.op.imm_meaning().is_empty() => Ok(()),
-            _ => write!(
+            )
+        } else if self.op == Op::Cmp || self.op.imm_meaning().is_empty() {
+            Ok(())
+        } else {
+            write!(
                 f,
                 " [{}: {}, {}]",
                 self.op.imm_meaning(),
                 self.imm[0],
                 self.imm[1]
-            ),
+            )
         }
     }
 }

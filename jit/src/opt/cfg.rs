@@ -65,7 +65,12 @@ fn thread_jumps(func: &mut Function) {
         .iter()
         .map(|b| match b.term {
             Terminator::Jump(t) if b.insts.is_empty() => Some(t),
-            _ => None,
+            Terminator::Jump(_)
+            | Terminator::BranchBool { .. }
+            | Terminator::BranchUniform { .. }
+            | Terminator::BranchAgree { .. }
+            | Terminator::LoopNext { .. }
+            | Terminator::Exit => None,
         })
         .collect();
     // The final target of every block, each chain walked once (a long chain of empty blocks,
