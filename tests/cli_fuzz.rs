@@ -115,3 +115,27 @@ fn worker_answers_each_request_on_one_line() {
     assert!(lines[1].starts_with("report "), "{}", lines[1]);
     assert!(lines[2].starts_with("error "), "{}", lines[2]);
 }
+
+#[test]
+fn run_takes_the_budget_from_a_saved_case_name() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/regress");
+    let file = dir.join("budget-native-seed10-b1024.pcas");
+    let out = temp_dir("budget").join("out.pcou");
+    let run = picajit()
+        .arg("run")
+        .arg(&file)
+        .args(["--backend", "interp", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("step budget 1024 (from the file name)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("exhausted its step budget of 1024"),
+        "{stderr}"
+    );
+}

@@ -1,5 +1,6 @@
 //! `picajit disasm`: a SHBIN file as assembly text that re-assembles to the same code words and
-//! operand descriptors (the whole file, or one DVLE with its tables).
+//! operand descriptors (the whole file, or one DVLE with its tables). A PCAS case's program is
+//! shown as a SHBIN with one vertex DVLE at the case's entry.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -13,7 +14,7 @@ use crate::{read_file, CliResult};
 
 #[derive(Args)]
 pub struct DisasmArgs {
-    /// The SHBIN file.
+    /// The SHBIN file (or a PCAS case).
     file: PathBuf,
     /// Only this DVLE's tables (the code is always all of it).
     #[arg(long)]
@@ -25,7 +26,13 @@ pub struct DisasmArgs {
 
 pub fn disasm(args: &DisasmArgs) -> CliResult {
     let bytes = read_file(&args.file)?;
-    let shbin = Shbin::parse(&bytes).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let shbin = if bytes.starts_with(b"PCAS") {
+        let case = picajit::case::Case::parse(&bytes)
+            .map_err(|e| format!("{}: {e}", args.file.display()))?;
+        picajit::fuzz::report::shbin_of(&case)
+    } else {
+        Shbin::parse(&bytes).map_err(|e| format!("{}: {e}", args.file.display()))?
+    };
     let text = match args.dvle {
         Some(n) if n >= shbin.dvles.len() => {
             return Err(format!(

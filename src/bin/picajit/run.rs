@@ -31,17 +31,29 @@ pub struct RunArgs {
     /// SHBIN only: seed of the random uniforms and inputs.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Step budget (backward transfers per vertex).
-    #[arg(long, default_value_t = picajit::interp::DEFAULT_BUDGET)]
-    budget: u32,
+    /// Step budget (backward transfers per vertex); default: the `-b<N>` suffix of a case
+    /// file's name (as `picajit fuzz` saves them), else 1048576.
+    #[arg(long)]
+    budget: Option<u32>,
 }
 
 pub fn run(args: &RunArgs) -> CliResult {
     let name = args.file.display();
     let (program, loaded) = load_program(&args.file, args.dvle)?;
+    let from_name = match &loaded {
+        Loaded::Case(_) => args
+            .file
+            .file_name()
+            .and_then(|n| picajit::fuzz::budget_from_name(&n.to_string_lossy())),
+        Loaded::Shbin(_) => None,
+    };
+    let budget = args
+        .budget
+        .or(from_name)
+        .unwrap_or(picajit::interp::DEFAULT_BUDGET);
     let engine = Engine::new(args.backend.engine())
         .map_err(|e| e.to_string())?
-        .with_budget(args.budget);
+        .with_budget(budget);
     let shader = engine.compile(&program);
     let (uniforms, vertex_inputs, regs) = match &loaded {
         Loaded::Case(case) => (case.uniforms.clone(), case.inputs.clone(), None),
@@ -95,9 +107,14 @@ pub fn run(args: &RunArgs) -> CliResult {
         eprintln!("picajit: {name}: {err}");
     }
     eprintln!(
-        "{n} vertices run on {} ({})",
+        "{n} vertices run on {} ({}), step budget {budget}{}",
         engine.backend().name(),
-        shader.path()
+        shader.path(),
+        if args.budget.is_none() && from_name.is_some() {
+            " (from the file name)"
+        } else {
+            ""
+        }
     );
     Ok(ExitCode::SUCCESS)
 }
