@@ -683,9 +683,11 @@ fn per_vertex_branches_are_if_converted() {
         )
         .unwrap();
     }
-    // Shapes that cannot be converted: a0 written in an arm, an arm that ends the program, a
-    // backward jump, a call (its return spends budget, which is batch-wide), an arm longer
-    // than the limit.
+    // Shapes that cannot be if-converted: a0 written in an arm, an arm that ends the program,
+    // a backward jump, a call (its return spends budget, which is batch-wide), an arm longer
+    // than the limit. A backward jump and a call make masked regions instead
+    // (`frontend::masked`); a0 written under a mask, and lanes ending while others go on to a
+    // different join, are taken only when the lanes agree.
     let mut mova = code.clone();
     mova[4] = f1u(Instruction::Mova, o(0), v(1), 0);
     let mut ends = code.clone();
@@ -697,7 +699,9 @@ fn per_vertex_branches_are_if_converted() {
     calls.extend([f1(Instruction::Mul, o(6), c(8), v(7), 0), nop()]);
     for (n, bad) in [mova, ends, backward, calls].iter().enumerate() {
         let l = agree(&program(bad, &descs), &u);
-        assert!(l.stats.agree_branches >= 1, "case {n}: {:?}", l.stats);
+        let (agreeing, masked) = (l.stats.agree_branches, l.stats.masked_forks);
+        assert!(l.stats.if_converted >= 2, "case {n}: {:?}", l.stats);
+        assert_eq!((agreeing, masked), [(1, 0), (1, 0), (0, 1), (0, 1)][n], "case {n}: {:?}", l.stats);
     }
     // A MOVA that writes no a0 component is fine in an arm.
     code[4] = f1u(Instruction::Mova, o(0), v(1), 1 + 2);
@@ -710,7 +714,8 @@ fn per_vertex_branches_are_if_converted() {
         .chain([f1u(Instruction::Mov, o(0), r(1), 0), end()])
         .collect();
     let l = agree(&program(&long, &descs), &u);
-    assert_eq!((l.stats.if_converted, l.stats.agree_branches), (0, 1));
+    let stats = l.stats;
+    assert_eq!((stats.if_converted, stats.masked_forks, stats.agree_branches), (0, 1, 0));
     let short = [&long[..66], &long[67..]].concat();
     let mut short = short;
     short[1] = f2(Instruction::Jmpc, true, false, CondOp::X, 66, 0);
@@ -729,7 +734,7 @@ fn cc_made_divergent_by_a_back_edge() {
         end(),
     ];
     let l = agree(&program(&code, &[desc(0xF)]), &uniforms([[0; 4]; 4], 0));
-    assert_eq!(l.stats.agree_branches, 1);
+    assert_eq!(l.stats.agree_branches + l.stats.masked_forks, 1);
 }
 
 /// `setemit vertex[, prim][, inv]` (format 4).

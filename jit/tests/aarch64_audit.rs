@@ -409,6 +409,18 @@ fn geometry_and_agreement_templates() {
             scalar::bind(o, mixed);
         },
     );
+    check(
+        &[
+            0x6EB0_A8BF, // umaxv s31, v5.4s
+            0x0E04_3FE9, // mov w9, v31.s[0] (umov)
+            0x3500_0029, // cbnz w9, <+4>
+        ],
+        |o| {
+            let l = o.new_dynamic_label();
+            asm::jump_if_any(o, 5, l);
+            scalar::bind(o, l);
+        },
+    );
     check(&[0x8B09_314A], |o| scalar::add_x_shifted(o, 10, 10, 9, 12)); // add x10, x10, x9, lsl #12
     check(&[0x8B0A_054D], |o| scalar::add_x_shifted(o, 13, 10, 10, 1)); // add x13, x10, x10, lsl #1
                                                                         // cmp x10, x11; b.hs <+4>

@@ -359,6 +359,34 @@ fn scalar_forms() {
 }
 
 #[test]
+fn lane_mask_branches() {
+    for (tier, test, reg) in [
+        (Tier::Avx2, "vptest", "ymm"),
+        (Tier::Sse41, "ptest", "xmm"),
+    ] {
+        let got = decode(|o| {
+            let (all, none, mixed) = (
+                o.new_dynamic_label(),
+                o.new_dynamic_label(),
+                o.new_dynamic_label(),
+            );
+            asm::jump_if_any(o, tier, 13, all);
+            asm::branch_agree(o, tier, 9, 14, all, none, mixed);
+            asm::scalar::bind(o, all);
+            asm::scalar::bind(o, none);
+            asm::scalar::bind(o, mixed);
+        });
+        assert_eq!(got[0], format!("{test} {reg}13, {reg}13"), "{got:?}");
+        assert!(got[1].starts_with("jne "), "{got:?}");
+        assert_eq!(got[2], format!("{test} {reg}9, {reg}14"), "{got:?}");
+        assert!(got[3].starts_with("je "), "{got:?}");
+        assert!(got[4].starts_with("jb "), "{got:?}");
+        assert!(got[5].starts_with("jmp "), "{got:?}");
+        assert_eq!(got.len(), 6, "{got:?}");
+    }
+}
+
+#[test]
 fn batch_io_forms() {
     use asm::Base;
     check(&["vmovups xmm3, [rsi+310h]"], |o| {

@@ -4,11 +4,13 @@
 //! cc, `LoopNext`), effects become `LoopPush`/`AlInc`/`AlRestore`/`Budget` on the path they
 //! belong to, each arm of a condition in its own (edge) block. CFG simplification later merges
 //! the straight-line chains. A state whose per-vertex branch is if-converted (`ifconv`) instead
-//! runs both arms' arithmetic under lane predicates and jumps to the join state.
+//! runs both arms' arithmetic under lane predicates and jumps to the join state. The states of
+//! a masked region (`masked`) run their arithmetic under the region's lane mask; its forks
+//! narrow the mask and leave with `BranchAny`.
 
 use std::collections::HashMap;
 
-use picajit_codegen::ir::{BlockId, Builder, Function, Op, Terminator, Var};
+use picajit_codegen::ir::{BlockId, Builder, Function, Op, Terminator, Ty, Var};
 
 use crate::isa::{CondOp, Fmt2, Instruction};
 use crate::program::Program;
@@ -16,6 +18,7 @@ use crate::program::Program;
 use super::alu::{self, Math};
 use super::graph::{Cond, Effect, Flow, Graph, Target};
 use super::ifconv::{self, Conversion};
+use super::masked::Regions;
 use super::regs::Regs;
 
 /// The function, and for each `BranchUniform` the block holding it and the state whose
@@ -35,20 +38,33 @@ struct Ctx<'a> {
     cc_branches: Vec<(BlockId, usize)>,
     /// EMIT/SETEMIT act only in geometry shaders.
     geometry: bool,
+    regions: &'a Regions,
+    /// The lane mask of each region.
+    masks: Vec<Var>,
+    /// A region entered by a fork's staying arm: its mask is set by the fork, not reset.
+    forking: Option<usize>,
+    /// The status of an exhausted budget (see `Op::Budget`).
+    budget_status: u32,
 }
 
 /// Builds the IR of an explored program, with the branches of the states in `conversions`
-/// if-converted.
+/// if-converted and the states of `regions` masked.
 pub(super) fn build(
     program: &Program,
     graph: &Graph,
     conversions: &HashMap<usize, Conversion>,
+    regions: &Regions,
 ) -> Built {
     let mut b = Builder::new();
     b.use_loop_slots(graph.loop_slots);
-    let tracked = ifconv::tracked_outputs(graph, &program.descs, conversions.values());
+    let predicated = conversions
+        .values()
+        .flat_map(|c| c.then.iter().chain(&c.other).copied());
+    let masked = regions.list.iter().flat_map(|r| r.states.iter().copied());
+    let tracked = ifconv::tracked_outputs(graph, &program.descs, predicated.chain(masked));
     let regs = Regs::new(&mut b, &tracked);
     regs.init(&mut b);
+    let masks = regions.list.iter().map(|_| b.var(Ty::Mask)).collect();
     let entry = b.current();
     let heads: Vec<BlockId> = graph.nodes.iter().map(|_| b.block()).collect();
     let exit = b.block();
@@ -61,20 +77,42 @@ pub(super) fn build(
         graph,
         cc_branches: Vec::new(),
         geometry: program.kind == crate::program::ShaderKind::Geometry,
+        regions,
+        masks,
+        forking: None,
+        budget_status: if regions.list.is_empty() { 1 } else { 3 },
     };
     cx.b.switch_to(entry);
-    let first = cx.target(graph.entry);
+    let first = cx.enter(None, graph.entry);
     cx.b.terminate(Terminator::Jump(first));
     for (n, node) in graph.nodes.iter().enumerate() {
         cx.b.switch_to(cx.heads[n]);
-        cx.instruction(&node.instr, None);
-        match (conversions.get(&n), &node.flow) {
+        let mask = cx.mask_of(n);
+        cx.instruction(&node.instr, mask);
+        match (conversions.get(&n), regions.fork_of(n), &node.flow) {
             (
                 Some(conv),
+                _,
                 Flow::If {
                     cond: Cond::Cc(f), ..
                 },
-            ) => cx.predicated(f, conv),
+            ) => cx.predicated(f, conv, n),
+            (
+                None,
+                Some((r, leave_is_then)),
+                Flow::If {
+                    cond: Cond::Cc(f),
+                    then,
+                    other,
+                },
+            ) => {
+                let (leave, stay) = if leave_is_then {
+                    (then, other)
+                } else {
+                    (other, then)
+                };
+                cx.fork(n, r, f, leave_is_then, leave, stay)
+            }
             _ => cx.flow(&node.flow, n),
         }
     }
@@ -92,6 +130,25 @@ impl Ctx<'_> {
             Target::State(s) => self.heads[s],
             Target::Exit => self.exit,
         }
+    }
+
+    /// The lane mask state `s` runs under, if it is in a masked region.
+    fn mask_of(&self, s: usize) -> Option<Var> {
+        self.regions.of.get(s).copied().flatten().map(|r| self.masks[r])
+    }
+
+    /// The block of target `t` reached from state `from` (`None`: the entry); entering a
+    /// masked region from outside sets its mask to every lane (in the current block), unless
+    /// a fork is entering it.
+    fn enter(&mut self, from: Option<usize>, t: Target) -> BlockId {
+        if let Target::State(x) = t {
+            let region = self.regions.of[x];
+            let inside = from.and_then(|f| self.regions.of[f]);
+            if let Some(r) = region.filter(|&r| inside != Some(r) && self.forking != Some(r)) {
+                self.b.inst_to(Op::MaskConst, self.masks[r], &[], [1, 0]);
+            }
+        }
+        self.target(t)
     }
 
     /// The ALU part of an instruction (exhaustive over every opcode; flow instructions and
@@ -154,24 +211,65 @@ impl Ctx<'_> {
         alu::lower(&mut self.b, &self.regs, self.descs, math, &ops, pred);
     }
 
-    /// An if-converted branch: the condition's mask (a copy, since the arms may write cc),
-    /// the taken arm under it, the other arm under its complement, then the join.
-    fn predicated(&mut self, f: &Fmt2, conv: &Conversion) {
+    /// An if-converted branch of state `n`: the taken arm under the condition, the other arm
+    /// under its complement (both within the region mask of `n`), then the join.
+    fn predicated(&mut self, f: &Fmt2, conv: &Conversion, n: usize) {
+        // Both predicates before either arm: `cond` may be a cc variable an arm writes.
         let cond = self.cc_mask(f);
-        let taken = self.b.unary(Op::MaskMov, cond);
+        let not_cond = self.b.unary(Op::MaskNot, cond);
+        let (taken, not_taken) = match self.mask_of(n) {
+            Some(m) => (
+                self.b.binary(Op::MaskAnd, cond, m),
+                self.b.binary(Op::MaskAnd, not_cond, m),
+            ),
+            None => (self.b.unary(Op::MaskMov, cond), not_cond),
+        };
         for &s in &conv.then {
             let instr = self.graph.nodes[s].instr;
             self.instruction(&instr, Some(taken));
         }
-        if !conv.other.is_empty() {
-            let not_taken = self.b.unary(Op::MaskNot, taken);
-            for &s in &conv.other {
-                let instr = self.graph.nodes[s].instr;
-                self.instruction(&instr, Some(not_taken));
-            }
+        for &s in &conv.other {
+            let instr = self.graph.nodes[s].instr;
+            self.instruction(&instr, Some(not_taken));
         }
-        let join = self.heads[conv.join];
+        let join = self.enter(Some(n), Target::State(conv.join));
         self.b.terminate(Terminator::Jump(join));
+    }
+
+    /// A fork of region `r` at state `n`: the lanes whose condition sends them along `leave`
+    /// leave the region's mask; if lanes remain they continue along `stay`, else the batch
+    /// leaves (with the leaving arm's effects).
+    fn fork(
+        &mut self,
+        n: usize,
+        r: usize,
+        f: &Fmt2,
+        leave_is_then: bool,
+        leave: &Flow,
+        stay: &Flow,
+    ) {
+        let cond = self.cc_mask(f);
+        let staying = if leave_is_then {
+            self.b.unary(Op::MaskNot, cond)
+        } else {
+            self.b.unary(Op::MaskMov, cond)
+        };
+        let inside = match self.mask_of(n) {
+            Some(m) => self.b.binary(Op::MaskAnd, staying, m),
+            None => staying,
+        };
+        let (s, l) = (self.b.block(), self.b.block());
+        self.b.terminate(Terminator::BranchAny {
+            mask: inside,
+            then: s,
+            other: l,
+        });
+        self.b.switch_to(s);
+        self.b.inst_to(Op::MaskMov, self.masks[r], &[inside], [0, 0]);
+        self.forking = Some(r);
+        self.flow(stay, n);
+        self.forking = None;
+        self.arm(l, leave, n);
     }
 
     /// The mask of a format-2 condition: `ok_x = (cc.x == REFX)`, `ok_y = (cc.y == REFY)`,
@@ -209,7 +307,7 @@ impl Ctx<'_> {
             }
             Effect::AlInc(slot) => self.b.effect(Op::AlInc, &[], [u32::from(slot), 0]),
             Effect::AlRestore(slot) => self.b.effect(Op::AlRestore, &[], [u32::from(slot), 0]),
-            Effect::Budget => self.b.effect(Op::Budget, &[], [0, 0]),
+            Effect::Budget => self.b.effect(Op::Budget, &[], [self.budget_status, 0]),
         }
     }
 
@@ -221,7 +319,7 @@ impl Ctx<'_> {
                 self.flow(rest, state);
             }
             Flow::Goto(t) => {
-                let t = self.target(*t);
+                let t = self.enter(Some(state), *t);
                 self.b.terminate(Terminator::Jump(t));
             }
             Flow::If { cond, then, other } => {

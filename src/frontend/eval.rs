@@ -10,7 +10,8 @@
 //! `& 0x7F`). Control state (aL, the loop slots, bools, ints, budget, status) is batch-scalar:
 //! `LoopPush`, `AlInc`, `AlRestore`, `LoopNext` and `Budget` act on `ctx.scalars` as their
 //! docs in the op table say, `BranchUniform` tests lane 0, `Exit` stops with the status left
-//! as it is (the host sets it to 0), `Budget` with no unit left sets status 1 and stops.
+//! as it is (the host sets it to 0), `Budget` with no unit left sets status 1 (3 if its immediate says so) and stops,
+//! `BranchAny` tests every lane.
 //!
 //! The math is [`crate::float`]'s: `PMul` = `pmul`, `Max`/`Min`, `Floor` = `flr`, `Rcp`,
 //! `Rsq`, `Ex2`, `Lg2`, `FtoiSat` = `mova_trunc`; `Cmp` is [`CmpKind::eval`].
@@ -156,7 +157,7 @@ impl Machine<'_> {
             Op::Budget => {
                 let s = &mut self.ctx.scalars;
                 if s.budget == 0 {
-                    s.status = 1;
+                    s.status = if i0 == 3 { 3 } else { 1 };
                     return false;
                 }
                 s.budget -= 1;
@@ -249,6 +250,14 @@ fn run_blocks(func: &Function, m: &mut Machine) {
                     return;
                 }
             }
+            Terminator::BranchAny { mask, then, other } => {
+                let lanes = &m.vars[mask.0 as usize][..m.lanes];
+                if lanes.iter().any(|&x| x != 0) {
+                    then.0 as usize
+                } else {
+                    other.0 as usize
+                }
+            }
             Terminator::LoopNext { slot, repeat, exit } => {
                 let down = &mut m.ctx.scalars.loop_down[slot as usize % LOOP_SLOTS];
                 if *down != 0 {
@@ -295,8 +304,9 @@ pub fn run(
             }
         }
         eval(func, &mut ctx, chunk.len());
-        if ctx.scalars.status == 3 {
-            // The lanes disagreed at a per-vertex branch: one vertex at a time always agrees.
+        if ctx.scalars.status == 3 && chunk.len() > 1 {
+            // The lanes disagreed at a per-vertex branch (or spent budget differently): one
+            // vertex at a time always agrees, and its status 3 is a plain exhaustion.
             for vertex in chunk {
                 out.extend(run(func, uniforms, std::slice::from_ref(vertex), budget));
             }

@@ -129,27 +129,26 @@ pub fn convert(graph: &Graph, descs: &[u32], s: usize) -> Option<Conversion> {
     })
 }
 
-/// Output components some converted arm writes (bit c of entry o = component c of o_o): they
-/// need variables holding their current value.
-pub fn tracked_outputs<'a>(
+/// Output components written by the instructions of `states` (bit c of entry o = component c
+/// of o_o): the states that run under a lane predicate, whose writes need variables holding
+/// the current value.
+pub fn tracked_outputs(
     graph: &Graph,
     descs: &[u32],
-    conversions: impl IntoIterator<Item = &'a Conversion>,
+    states: impl IntoIterator<Item = usize>,
 ) -> [u8; 16] {
     let mut tracked = [0u8; 16];
-    for conv in conversions {
-        for &s in conv.then.iter().chain(&conv.other) {
-            let instr = &graph.nodes[s].instr;
-            let Some(ops) = instr.alu() else { continue };
-            if matches!(instr, Instruction::Cmp(_) | Instruction::Mova(_)) {
-                continue;
-            }
-            if let crate::isa::DstKind::Output(o) = ops.dst.kind() {
-                let d = OpDesc(descs[ops.desc as usize & 0x7F]);
-                for c in 0..4 {
-                    if d.writes(c) {
-                        tracked[o as usize & 15] |= 1 << c;
-                    }
+    for s in states {
+        let instr = &graph.nodes[s].instr;
+        let Some(ops) = instr.alu() else { continue };
+        if matches!(instr, Instruction::Cmp(_) | Instruction::Mova(_)) {
+            continue;
+        }
+        if let crate::isa::DstKind::Output(o) = ops.dst.kind() {
+            let d = OpDesc(descs[ops.desc as usize & 0x7F]);
+            for c in 0..4 {
+                if d.writes(c) {
+                    tracked[o as usize & 15] |= 1 << c;
                 }
             }
         }

@@ -54,6 +54,7 @@ mod build;
 pub mod eval;
 pub mod graph;
 pub mod ifconv;
+pub mod masked;
 mod regs;
 mod uniform;
 
@@ -91,6 +92,8 @@ pub struct Stats {
     pub insts_after_dce: usize,
     /// Per-vertex branches if-converted.
     pub if_converted: usize,
+    /// Per-vertex branches that fork a masked region ([`masked`]).
+    pub masked_forks: usize,
 }
 
 /// Why a program is not lowered (it then runs on the interpreter).
@@ -118,12 +121,14 @@ pub fn lower(program: &Program) -> Result<Lowered, Unsupported> {
 /// Lowers `program`, exploring at most `max_states` abstract control states.
 pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, Unsupported> {
     let graph = graph::explore(program, max_states)?;
-    // Build; while some cc branch is per-vertex, if-convert it (or give up) and rebuild. Each
-    // round converts at least one more state, so this ends.
+    let geometry = program.kind == crate::program::ShaderKind::Geometry;
+    // Build; while some cc branch is per-vertex, if-convert it or make it a masked fork (or
+    // give up on it) and rebuild. Each round converts at least one more state, so this ends.
     let mut conversions = HashMap::new();
+    let mut regions = masked::Regions::new(graph.nodes.len());
     let mut agree_branches = 0;
     let mut func = loop {
-        let built = build::build(program, &graph, &conversions);
+        let built = build::build(program, &graph, &conversions, &regions);
         let divergent = uniform::divergent_branches(&built.func);
         let mut converted = false;
         let mut checked = Vec::new();
@@ -134,17 +139,32 @@ pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, U
                     block.0
                 )));
             };
-            match ifconv::convert(&graph, &program.descs, state) {
-                Some(conv) if !conversions.contains_key(&state) => {
-                    conversions.insert(state, conv);
-                    converted = true;
-                }
-                Some(_) | None => checked.push(block),
+            if conversions.contains_key(&state) || regions.fork_of(state).is_some() {
+                checked.push(block);
+                continue;
+            }
+            // Inside a region, an if-converted branch must stay inside it.
+            let conv = ifconv::convert(&graph, &program.descs, state).filter(|c| {
+                regions.of[state].is_none_or(|r| {
+                    let states = &regions.list[r].states;
+                    c.then
+                        .iter()
+                        .chain(&c.other)
+                        .all(|x| states.binary_search(x).is_ok())
+                })
+            });
+            if let Some(conv) = conv {
+                conversions.insert(state, conv);
+                converted = true;
+            } else if regions.add_fork(&graph, &program.descs, geometry, &conversions, state) {
+                converted = true;
+            } else {
+                checked.push(block);
             }
         }
         if !converted {
-            // What could not be if-converted branches only when every lane agrees; a batch
-            // whose lanes disagree is rerun by the host one vertex at a time.
+            // What could not be converted branches only when every lane agrees; a batch whose
+            // lanes disagree is rerun by the host one vertex at a time.
             let mut func = built.func;
             for block in checked {
                 let term = &mut func.blocks[block.0 as usize].term;
@@ -174,6 +194,7 @@ pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, U
             insts_before_dce,
             insts_after_dce: func.inst_count(),
             if_converted: conversions.len(),
+            masked_forks: regions.forks(),
             agree_branches,
         },
         func,

@@ -368,6 +368,14 @@ pub fn branch_agree(
         ; b =>mixed);
 }
 
+/// Jumps to `target` if any lane of mask `m` is true.
+pub fn jump_if_any(ops: &mut Ops, m: u8, target: DynamicLabel) {
+    dynasm!(ops ; .arch aarch64
+        ; umaxv S(VTMP), V(m).S4
+        ; umov w9, V(VTMP).S[0]
+        ; cbnz w9, =>target);
+}
+
 /// AoS transpose on load: lane `lane` of `v0`–`v3` = the four f32 at `[x9]`, then x9 += x6.
 pub fn ld4_lane(ops: &mut Ops, lane: u32) {
     let lane = lane & 3;

@@ -31,6 +31,12 @@ impl Emitter<'_> {
                 asm::scalar::jump_if_nonzero(&mut self.ops, 9, l);
                 self.jump_unless_next(other, next);
             }
+            Terminator::BranchAny { mask, then, other } => {
+                let m = self.src(mask, S0);
+                let l = self.label(then);
+                asm::jump_if_any(&mut self.ops, m, l);
+                self.jump_unless_next(other, next);
+            }
             Terminator::LoopNext { slot, repeat, exit } => {
                 let (r, e) = (self.label(repeat), self.label(exit));
                 let a = self.ctx(abi::loop_down(u32::from(slot)), 4);
@@ -103,10 +109,15 @@ impl Emitter<'_> {
     }
 
     /// If the budget is 0, stop with "exhausted"; else decrement it.
-    pub(super) fn budget(&mut self) {
+    /// (Status 3 instead of 1 when `status == 3`, see `Op::Budget`.)
+    pub(super) fn budget(&mut self, status: u32) {
         let a = self.ctx(abi::BUDGET, 4);
         asm::scalar::load_w(&mut self.ops, 9, a);
-        let l = self.exhausted;
+        let l = if status == 3 {
+            self.diverged
+        } else {
+            self.exhausted
+        };
         asm::scalar::jump_if_zero(&mut self.ops, 9, l);
         asm::scalar::sub_w_imm(&mut self.ops, 9, 9, 1);
         asm::scalar::store_w(&mut self.ops, 9, a);

@@ -324,7 +324,7 @@ impl Emitter<'_> {
             Op::LoopPush => self.loop_push(inst.imm[0], inst.imm[1]),
             Op::AlInc => self.al_inc(inst.imm[0]),
             Op::AlRestore => self.al_restore(inst.imm[0]),
-            Op::Budget => self.budget(),
+            Op::Budget => self.budget(inst.imm[0]),
             Op::SetEmit => self.set_emit(inst.imm[0], inst.imm[1]),
             Op::Emit => self.emit(),
         }

@@ -170,8 +170,10 @@ op_table! {
     AlInc "al.inc" () -> none, imm: "slot";
     /// aL = the value saved in slot imm0.
     AlRestore "al.restore" () -> none, imm: "slot";
-    /// One backward transfer: spend a unit of the step budget, or stop with "budget exhausted".
-    Budget "budget" () -> none, imm: "";
+    /// One backward transfer: spend a unit of the step budget, or stop with batch status imm0
+    /// when none is left: 1 ("budget exhausted"), or 3 ("diverged": the host reruns the batch
+    /// vertex by vertex) in a function whose lanes may have spent different amounts.
+    Budget "budget" () -> none, imm: "status";
     /// Geometry SETEMIT: imm0 = vertex id 0..3, imm1 = primitive flag | winding flag << 1.
     SetEmit "setemit" () -> none, imm: "vtx,flags";
     /// Geometry EMIT: copy the current output bank to the emitter slot of the vertex id, emit
@@ -224,6 +226,13 @@ pub enum Terminator {
         then: BlockId,
         other: BlockId,
     },
+    /// Branch on a mask that may differ between lanes: some lane true → `then`, none →
+    /// `other` (the loop test of a masked region: are lanes still running?).
+    BranchAny {
+        mask: Var,
+        then: BlockId,
+        other: BlockId,
+    },
     /// LOOP back edge: if the count in `slot` is not zero, decrement it and go to `repeat`.
     LoopNext {
         slot: u8,
@@ -241,19 +250,52 @@ impl Terminator {
             Terminator::Jump(b) => vec![b],
             Terminator::BranchBool { then, other, .. }
             | Terminator::BranchUniform { then, other, .. }
-            | Terminator::BranchAgree { then, other, .. } => {
+            | Terminator::BranchAgree { then, other, .. }
+            | Terminator::BranchAny { then, other, .. } => {
                 vec![then, other]
             }
             Terminator::LoopNext { repeat, exit, .. } => vec![repeat, exit],
             Terminator::Exit => vec![],
         }
     }
+    /// The same terminator with every target block mapped through `f`.
+    pub fn map_targets(self, mut f: impl FnMut(BlockId) -> BlockId) -> Terminator {
+        match self {
+            Terminator::Jump(t) => Terminator::Jump(f(t)),
+            Terminator::BranchBool { id, then, other } => Terminator::BranchBool {
+                id,
+                then: f(then),
+                other: f(other),
+            },
+            Terminator::BranchUniform { mask, then, other } => Terminator::BranchUniform {
+                mask,
+                then: f(then),
+                other: f(other),
+            },
+            Terminator::BranchAgree { mask, then, other } => Terminator::BranchAgree {
+                mask,
+                then: f(then),
+                other: f(other),
+            },
+            Terminator::BranchAny { mask, then, other } => Terminator::BranchAny {
+                mask,
+                then: f(then),
+                other: f(other),
+            },
+            Terminator::LoopNext { slot, repeat, exit } => Terminator::LoopNext {
+                slot,
+                repeat: f(repeat),
+                exit: f(exit),
+            },
+            Terminator::Exit => Terminator::Exit,
+        }
+    }
     /// Variables the terminator reads.
     pub fn uses(&self) -> Option<Var> {
         match *self {
-            Terminator::BranchUniform { mask, .. } | Terminator::BranchAgree { mask, .. } => {
-                Some(mask)
-            }
+            Terminator::BranchUniform { mask, .. }
+            | Terminator::BranchAgree { mask, .. }
+            | Terminator::BranchAny { mask, .. } => Some(mask),
             Terminator::Jump(_)
             | Terminator::BranchBool { .. }
             | Terminator::LoopNext { .. }

@@ -53,6 +53,9 @@ impl fmt::Display for Terminator {
             Terminator::BranchAgree { mask, then, other } => {
                 write!(f, "branch.agree v{} ? b{} : b{}", mask.0, then.0, other.0)
             }
+            Terminator::BranchAny { mask, then, other } => {
+                write!(f, "branch.any v{} ? b{} : b{}", mask.0, then.0, other.0)
+            }
             Terminator::LoopNext { slot, repeat, exit } => {
                 write!(f, "loop.next slot {slot} ? b{} : b{}", repeat.0, exit.0)
             }

@@ -45,6 +45,7 @@ fn fold(term: Terminator) -> Terminator {
         Terminator::BranchBool { then, other, .. }
         | Terminator::BranchUniform { then, other, .. }
         | Terminator::BranchAgree { then, other, .. }
+        | Terminator::BranchAny { then, other, .. }
             if then == other =>
         {
             Terminator::Jump(then)
@@ -52,6 +53,7 @@ fn fold(term: Terminator) -> Terminator {
         Terminator::BranchBool { .. }
         | Terminator::BranchUniform { .. }
         | Terminator::BranchAgree { .. }
+        | Terminator::BranchAny { .. }
         | Terminator::LoopNext { .. }
         | Terminator::Jump(_)
         | Terminator::Exit => term,
@@ -69,6 +71,7 @@ fn thread_jumps(func: &mut Function) {
             | Terminator::BranchBool { .. }
             | Terminator::BranchUniform { .. }
             | Terminator::BranchAgree { .. }
+            | Terminator::BranchAny { .. }
             | Terminator::LoopNext { .. }
             | Terminator::Exit => None,
         })
@@ -108,30 +111,7 @@ fn thread_jumps(func: &mut Function) {
     }
     let resolve = |t: BlockId| done.get(t.0 as usize).copied().flatten().unwrap_or(t);
     for block in &mut func.blocks {
-        block.term = match block.term {
-            Terminator::Jump(t) => Terminator::Jump(resolve(t)),
-            Terminator::BranchBool { id, then, other } => Terminator::BranchBool {
-                id,
-                then: resolve(then),
-                other: resolve(other),
-            },
-            Terminator::BranchUniform { mask, then, other } => Terminator::BranchUniform {
-                mask,
-                then: resolve(then),
-                other: resolve(other),
-            },
-            Terminator::BranchAgree { mask, then, other } => Terminator::BranchAgree {
-                mask,
-                then: resolve(then),
-                other: resolve(other),
-            },
-            Terminator::LoopNext { slot, repeat, exit } => Terminator::LoopNext {
-                slot,
-                repeat: resolve(repeat),
-                exit: resolve(exit),
-            },
-            Terminator::Exit => Terminator::Exit,
-        };
+        block.term = block.term.map_targets(resolve);
         block.term = fold(block.term);
     }
 }
@@ -168,30 +148,7 @@ fn remove_unreachable(func: &mut Function) {
             continue;
         }
         let r = |t: BlockId| renumber[t.0 as usize];
-        block.term = match block.term {
-            Terminator::Jump(t) => Terminator::Jump(r(t)),
-            Terminator::BranchBool { id, then, other } => Terminator::BranchBool {
-                id,
-                then: r(then),
-                other: r(other),
-            },
-            Terminator::BranchUniform { mask, then, other } => Terminator::BranchUniform {
-                mask,
-                then: r(then),
-                other: r(other),
-            },
-            Terminator::BranchAgree { mask, then, other } => Terminator::BranchAgree {
-                mask,
-                then: r(then),
-                other: r(other),
-            },
-            Terminator::LoopNext { slot, repeat, exit } => Terminator::LoopNext {
-                slot,
-                repeat: r(repeat),
-                exit: r(exit),
-            },
-            Terminator::Exit => Terminator::Exit,
-        };
+        block.term = block.term.map_targets(r);
         func.blocks.push(block);
     }
 }

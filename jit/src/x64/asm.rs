@@ -518,6 +518,15 @@ pub fn branch_agree(
     dynasm!(ops ; .arch x64 ; jz =>none ; jc =>all ; jmp =>mixed);
 }
 
+/// Jumps to `target` if any lane of mask `m` is true.
+pub fn jump_if_any(ops: &mut Ops, tier: Tier, m: u8, target: DynamicLabel) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vptest Ry(m), Ry(m)),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; ptest Rx(m), Rx(m)),
+    }
+    dynasm!(ops ; .arch x64 ; jnz =>target);
+}
+
 /// Scalar helpers (GPR code, tier independent).
 pub mod scalar {
     use super::*;

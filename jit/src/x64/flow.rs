@@ -29,6 +29,12 @@ impl Emitter<'_> {
                 let (t, o, d) = (self.label(then), self.label(other), self.diverged);
                 asm::branch_agree(&mut self.ops, self.tier, m, super::S1, t, o, d);
             }
+            Terminator::BranchAny { mask, then, other } => {
+                let m = self.src(mask, S0);
+                let l = self.label(then);
+                asm::jump_if_any(&mut self.ops, self.tier, m, l);
+                self.jump_unless_next(other, next);
+            }
             Terminator::LoopNext { slot, repeat, exit } => {
                 let (r, e) = (self.label(repeat), self.label(exit));
                 asm::scalar::loop_next(&mut self.ops, abi::loop_down(u32::from(slot)), r, e);
@@ -74,8 +80,13 @@ impl Emitter<'_> {
         asm::scalar::store_eax(&mut self.ops, abi::AL);
     }
 
-    pub(super) fn budget(&mut self) {
-        let l = self.exhausted;
+    /// Spends a unit of budget; none left: status 3 (`status == 3`, see `Op::Budget`) or 1.
+    pub(super) fn budget(&mut self, status: u32) {
+        let l = if status == 3 {
+            self.diverged
+        } else {
+            self.exhausted
+        };
         asm::scalar::budget(&mut self.ops, abi::BUDGET, l);
     }
 

@@ -1,0 +1,352 @@
+//! Masked regions: per-vertex branches that send some lanes ahead to a *join* state while the
+//! others run on through code with control flow of its own — a BREAKC out of a loop, a JMPC
+//! or IFC forward over a loop or a call, an early END — without splitting the batch.
+//!
+//! A region is a set of abstract states `R` and a join `J` (a state or the end of the
+//! invocation) such that every edge leaving `R` goes to `J`. A *fork* is a per-vertex cc
+//! branch, in `R` or just before it, one of whose arms goes straight to `J` (effects only, no
+//! budget). The region has a lane mask `m`: the lanes still inside. Entering `R` from outside
+//! sets `m` to every lane (no lane can be waiting at `J` then: `R` only exits to `J`, where
+//! all lanes meet again); a fork clears the lanes that leave, then branches with
+//! `BranchAny`: lanes left → stay in `R`, none → take the leaving arm with its effects to `J`.
+//! Every state of `R` runs its arithmetic under `m` (writes keep the old value in other
+//! lanes, as if-converted arms do), so the lanes that left early reach `J` with the registers
+//! they had when they left. Control inside `R` is batch-scalar as everywhere: it is the control
+//! of the lanes still inside.
+//!
+//! What stays exact and how:
+//! - **aL** is batch-scalar, so at `J` the lanes that left early may disagree with it. A
+//!   region is made only if every way into `J` ends by restoring aL from the same loop slot
+//!   (a nested loop's exit), or no state reachable from `J` reads aL or restores it.
+//! - **a0** writes (MOVA) cannot be masked (the IR has no integer select): no MOVA that writes
+//!   in `R`. Neither EMIT nor SETEMIT of a geometry shader.
+//! - **Budget.** The batch's counter spends what the lanes still inside spend, so it is never
+//!   below any lane's own count (a leaving arm that would spend is not a fork). It may be
+//!   above: in a function with regions every `Budget` stops with status 3 when it runs out,
+//!   and the host reruns the batch one vertex at a time (each broadcast to all lanes, where the
+//!   count is every lane's own).
+//! - Regions do not nest or overlap; a per-vertex branch that fits no region stays a
+//!   `BranchAgree`.
+
+use crate::isa::{AddrIdx, Instruction, OpDesc};
+
+use super::graph::{Cond, Effect, Flow, Graph, Target};
+use super::ifconv::Conversion;
+
+/// How aL is the same for every lane at the join.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AlJoin {
+    /// The join is the end, or nothing reachable from it reads aL.
+    Dead,
+    /// Every way into the join restores aL from this loop slot.
+    Restored(u8),
+}
+
+/// A masked region.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Region {
+    /// Its states, ascending.
+    pub states: Vec<usize>,
+    /// Where its lanes meet again.
+    pub join: Target,
+    /// Forks: the branching state and whether its `then` arm is the one leaving.
+    pub forks: Vec<(usize, bool)>,
+    pub al: AlJoin,
+}
+
+/// The regions of a function and the region of each state.
+#[derive(Clone, Debug, Default)]
+pub struct Regions {
+    pub list: Vec<Region>,
+    /// Per state: the region it belongs to.
+    pub of: Vec<Option<usize>>,
+}
+
+impl Regions {
+    pub fn new(states: usize) -> Regions {
+        Regions {
+            list: Vec::new(),
+            of: vec![None; states],
+        }
+    }
+
+    /// The region of state `s` and whether `s` forks it with its `then` arm leaving.
+    pub fn fork_of(&self, s: usize) -> Option<(usize, bool)> {
+        self.list.iter().enumerate().find_map(|(r, region)| {
+            region
+                .forks
+                .iter()
+                .find(|(f, _)| *f == s)
+                .map(|&(_, then)| (r, then))
+        })
+    }
+
+    /// Number of forks.
+    pub fn forks(&self) -> usize {
+        self.list.iter().map(|r| r.forks.len()).sum()
+    }
+
+    /// Tries to make the per-vertex branch of state `s` a fork (of a new region, or of the
+    /// region it is in); true if it did.
+    pub fn add_fork(
+        &mut self,
+        graph: &Graph,
+        descs: &[u32],
+        geometry: bool,
+        conversions: &std::collections::HashMap<usize, Conversion>,
+        s: usize,
+    ) -> bool {
+        let Flow::If {
+            cond: Cond::Cc(_),
+            then,
+            other,
+        } = &graph.nodes[s].flow
+        else {
+            return false;
+        };
+        for (leave_is_then, leave, stay) in [(true, then, other), (false, other, then)] {
+            let Some((effects, join)) = straight(leave) else {
+                continue;
+            };
+            if let Some(r) = self.of[s] {
+                // A further fork of the region it is in.
+                let region = &self.list[r];
+                if region.join == join && al_agrees(region.al, &effects) {
+                    self.list[r].forks.push((s, leave_is_then));
+                    return true;
+                }
+                continue;
+            }
+            let Some(states) = closure(graph, stay, join) else {
+                continue;
+            };
+            let runs_masked = |x: &usize| {
+                self.of[*x].is_none()
+                    && maskable(&graph.nodes[*x].instr, descs, geometry)
+                    && conversions.get(x).is_none_or(|c| {
+                        c.then
+                            .iter()
+                            .chain(&c.other)
+                            .all(|a| states.binary_search(a).is_ok())
+                    })
+            };
+            if !states.iter().all(runs_masked) {
+                continue;
+            }
+            let Some(al) = al_at_join(graph, &states, &effects, join) else {
+                continue;
+            };
+            let r = self.list.len();
+            for &x in &states {
+                self.of[x] = Some(r);
+            }
+            self.list.push(Region {
+                states,
+                join,
+                forks: vec![(s, leave_is_then)],
+                al,
+            });
+            return true;
+        }
+        false
+    }
+}
+
+/// The effects and target of a flow that is effects then a goto, without budget or loop entry.
+fn straight(flow: &Flow) -> Option<(Vec<Effect>, Target)> {
+    let mut effects = Vec::new();
+    let mut f = flow;
+    loop {
+        match f {
+            Flow::Do(e @ (Effect::AlInc(_) | Effect::AlRestore(_)), rest) => {
+                effects.push(*e);
+                f = rest;
+            }
+            Flow::Goto(t) => return Some((effects, *t)),
+            Flow::Do(Effect::Budget | Effect::LoopPush { .. }, _)
+            | Flow::If { .. }
+            | Flow::LoopNext { .. } => return None,
+        }
+    }
+}
+
+/// Every path of a decision tree: its effects and target.
+fn paths(flow: &Flow, prefix: &mut Vec<Effect>, out: &mut Vec<(Vec<Effect>, Target)>) {
+    match flow {
+        Flow::Do(e, rest) => {
+            prefix.push(*e);
+            paths(rest, prefix, out);
+            prefix.pop();
+        }
+        Flow::Goto(t) => out.push((prefix.clone(), *t)),
+        Flow::If { then, other, .. } => {
+            paths(then, prefix, out);
+            paths(other, prefix, out);
+        }
+        Flow::LoopNext { repeat, exit, .. } => {
+            paths(repeat, prefix, out);
+            paths(exit, prefix, out);
+        }
+    }
+}
+
+fn targets(flow: &Flow) -> Vec<Target> {
+    let mut out = Vec::new();
+    paths(flow, &mut Vec::new(), &mut out);
+    out.into_iter().map(|(_, t)| t).collect()
+}
+
+/// The states reachable from `stay` without passing `join` (ascending), if every way out of
+/// them goes to `join` and there is at least one.
+fn closure(graph: &Graph, stay: &Flow, join: Target) -> Option<Vec<usize>> {
+    let mut seen = vec![false; graph.nodes.len()];
+    let mut stack = Vec::new();
+    let mut push = |t: Target, stack: &mut Vec<usize>| -> bool {
+        match t {
+            _ if t == join => true,
+            Target::Exit => false,
+            Target::State(x) => {
+                if !seen[x] {
+                    seen[x] = true;
+                    stack.push(x);
+                }
+                true
+            }
+        }
+    };
+    for t in targets(stay) {
+        if !push(t, &mut stack) {
+            return None;
+        }
+    }
+    while let Some(x) = stack.pop() {
+        for t in targets(&graph.nodes[x].flow) {
+            if !push(t, &mut stack) {
+                return None;
+            }
+        }
+    }
+    let states: Vec<usize> = (0..seen.len()).filter(|&x| seen[x]).collect();
+    (!states.is_empty()).then_some(states)
+}
+
+/// True if the instruction can run under a lane mask: anything but a MOVA that writes a0 and,
+/// in a geometry shader, EMIT and SETEMIT. (Flow instructions are the region's batch-scalar
+/// control.)
+fn maskable(instr: &Instruction, descs: &[u32], geometry: bool) -> bool {
+    match instr {
+        Instruction::Mova(f) => {
+            let d = OpDesc(descs[f.desc as usize & 0x7F]);
+            !d.writes(0) && !d.writes(1)
+        }
+        Instruction::Emit(_) | Instruction::Setemit(_) => !geometry,
+        Instruction::Add(_)
+        | Instruction::Dp3(_)
+        | Instruction::Dp4(_)
+        | Instruction::Dph(_)
+        | Instruction::Dst(_)
+        | Instruction::Ex2(_)
+        | Instruction::Lg2(_)
+        | Instruction::Litp(_)
+        | Instruction::Mul(_)
+        | Instruction::Sge(_)
+        | Instruction::Slt(_)
+        | Instruction::Flr(_)
+        | Instruction::Max(_)
+        | Instruction::Min(_)
+        | Instruction::Rcp(_)
+        | Instruction::Rsq(_)
+        | Instruction::Mov(_)
+        | Instruction::Dphi(_)
+        | Instruction::Dsti(_)
+        | Instruction::Sgei(_)
+        | Instruction::Slti(_)
+        | Instruction::Cmp(_)
+        | Instruction::Madi(_)
+        | Instruction::Mad(_)
+        | Instruction::Nop(_)
+        | Instruction::Undefined(_)
+        | Instruction::End(_)
+        | Instruction::Break(_)
+        | Instruction::Breakc(_)
+        | Instruction::Jmpc(_)
+        | Instruction::Jmpu(_)
+        | Instruction::Call(_)
+        | Instruction::Callc(_)
+        | Instruction::Callu(_)
+        | Instruction::Ifu(_)
+        | Instruction::Ifc(_)
+        | Instruction::Loop(_) => true,
+    }
+}
+
+/// The aL effect a path ends with, as far as agreement goes: the slot it last restores from,
+/// or `None` if its last aL effect is not a restore (or it has none).
+fn last_restore(effects: &[Effect]) -> Option<u8> {
+    effects.iter().rev().find_map(|e| match *e {
+        Effect::AlRestore(slot) => Some(Some(slot)),
+        Effect::AlInc(_) | Effect::LoopPush { .. } => Some(None),
+        Effect::Budget => None,
+    })?
+}
+
+fn al_agrees(al: AlJoin, effects: &[Effect]) -> bool {
+    match al {
+        AlJoin::Dead => true,
+        AlJoin::Restored(slot) => last_restore(effects) == Some(slot),
+    }
+}
+
+/// How aL agrees at the join of a region with these states and first leaving arm, if it does.
+fn al_at_join(
+    graph: &Graph,
+    states: &[usize],
+    leaving: &[Effect],
+    join: Target,
+) -> Option<AlJoin> {
+    let Target::State(j) = join else {
+        return Some(AlJoin::Dead);
+    };
+    let mut ways = Vec::new();
+    for &x in states {
+        paths(&graph.nodes[x].flow, &mut Vec::new(), &mut ways);
+    }
+    let slot = last_restore(leaving);
+    if slot.is_some()
+        && ways
+            .iter()
+            .filter(|(_, t)| *t == join)
+            .all(|(e, _)| last_restore(e) == slot)
+    {
+        return slot.map(AlJoin::Restored);
+    }
+    al_dead_from(graph, j).then_some(AlJoin::Dead)
+}
+
+/// True if no state reachable from `j` (itself included) reads aL through relative
+/// addressing or restores aL from a loop slot.
+fn al_dead_from(graph: &Graph, j: usize) -> bool {
+    let mut seen = vec![false; graph.nodes.len()];
+    let mut stack = vec![j];
+    seen[j] = true;
+    while let Some(x) = stack.pop() {
+        let node = &graph.nodes[x];
+        if node.instr.alu().is_some_and(|ops| ops.idx == AddrIdx::AL) {
+            return false;
+        }
+        let mut ways = Vec::new();
+        paths(&node.flow, &mut Vec::new(), &mut ways);
+        for (effects, t) in ways {
+            if effects.iter().any(|e| matches!(e, Effect::AlRestore(_))) {
+                return false;
+            }
+            if let Target::State(y) = t {
+                if !seen[y] {
+                    seen[y] = true;
+                    stack.push(y);
+                }
+            }
+        }
+    }
+    true
+}
