@@ -45,9 +45,9 @@ fn u() -> Uniforms {
 fn breakc_out_of_a_loop() {
     let descs = [desc(0xF), desc(0x1)];
     let code = [
-        lp(0, 3),                                   // 0: 8 iterations, body 1..=3
-        f1(Instruction::Add, rd(0), c(1), r(0), 0), // 1: r0 += 1
-        cmp(CmpOp::Gt, CmpOp::Gt, r(0), v(0), 0),   // 2
+        lp(0, 3),                                              // 0: 8 iterations, body 1..=3
+        f1(Instruction::Add, rd(0), c(1), r(0), 0),            // 1: r0 += 1
+        cmp(CmpOp::Gt, CmpOp::Gt, r(0), v(0), 0),              // 2
         f2(Instruction::Breakc, true, false, CondOp::X, 0, 0), // 3: last of the loop
         f1u(Instruction::Mov, o(0), r(0), 0),
         f1(Instruction::Mul, o(1), c(2), r(0), 1), // o1.w only
@@ -150,13 +150,13 @@ fn mova_in_the_loop_is_not_masked() {
 fn jmpc_forward_over_a_loop_and_a_call() {
     let descs = [desc(0xF), desc(0x3)];
     let code = [
-        cmp(CmpOp::Gt, CmpOp::Le, c(2), v(0), 0),             // 0: x: 2 > v0
-        f2(Instruction::Jmpc, true, false, CondOp::X, 6, 0),  // 1: → 6 where cc.x
-        lp(1, 3),                                             // 2: 3 iterations
+        cmp(CmpOp::Gt, CmpOp::Le, c(2), v(0), 0), // 0: x: 2 > v0
+        f2(Instruction::Jmpc, true, false, CondOp::X, 6, 0), // 1: → 6 where cc.x
+        lp(1, 3),                                 // 2: 3 iterations
         f1x(Instruction::Add, rd(0), c(4), AddrIdx::AL, r(0), 0), // 3
-        call(9, 2),                                           // 4: 9..=10
-        f1(Instruction::Mul, o(3), r(0), v(1), 0),            // 5
-        f1u(Instruction::Mov, o(0), r(0), 0),                 // 6: the join
+        call(9, 2),                               // 4: 9..=10
+        f1(Instruction::Mul, o(3), r(0), v(1), 0), // 5
+        f1u(Instruction::Mov, o(0), r(0), 0),     // 6: the join
         f1(Instruction::Add, o(1), v(2), r(1), 1),
         end(),
         f1(Instruction::Add, rd(1), c(5), v(3), 0), // 9: procedure
@@ -176,12 +176,12 @@ fn jmpc_forward_over_a_loop_and_a_call() {
 fn unstructured_loop_with_a_per_vertex_exit() {
     let descs = [desc(0xF), desc(0x1)];
     let code = [
-        f1(Instruction::Add, rd(0), c(1), r(0), 0),           // 0
-        cmp(CmpOp::Gt, CmpOp::Gt, r(0), v(0), 0),             // 1
-        f2(Instruction::Jmpc, true, false, CondOp::X, 5, 0),  // 2: out where r0 > v0
-        f1(Instruction::Add, rd(1), c(3), r(1), 0),           // 3
-        f3b(Instruction::Jmpu, 0, 0, 1),                      // 4: back to 0 unless b0
-        f1u(Instruction::Mov, o(0), r(0), 0),                 // 5
+        f1(Instruction::Add, rd(0), c(1), r(0), 0),          // 0
+        cmp(CmpOp::Gt, CmpOp::Gt, r(0), v(0), 0),            // 1
+        f2(Instruction::Jmpc, true, false, CondOp::X, 5, 0), // 2: out where r0 > v0
+        f1(Instruction::Add, rd(1), c(3), r(1), 0),          // 3
+        f3b(Instruction::Jmpu, 0, 0, 1),                     // 4: back to 0 unless b0
+        f1u(Instruction::Mov, o(0), r(0), 0),                // 5
         f1u(Instruction::Mov, o(1), r(1), 0),
         end(),
     ];

@@ -701,7 +701,12 @@ fn per_vertex_branches_are_if_converted() {
         let l = agree(&program(bad, &descs), &u);
         let (agreeing, masked) = (l.stats.agree_branches, l.stats.masked_forks);
         assert!(l.stats.if_converted >= 2, "case {n}: {:?}", l.stats);
-        assert_eq!((agreeing, masked), [(1, 0), (1, 0), (0, 1), (0, 1)][n], "case {n}: {:?}", l.stats);
+        assert_eq!(
+            (agreeing, masked),
+            [(1, 0), (1, 0), (0, 1), (0, 1)][n],
+            "case {n}: {:?}",
+            l.stats
+        );
     }
     // A MOVA that writes no a0 component is fine in an arm.
     code[4] = f1u(Instruction::Mova, o(0), v(1), 1 + 2);
@@ -715,7 +720,10 @@ fn per_vertex_branches_are_if_converted() {
         .collect();
     let l = agree(&program(&long, &descs), &u);
     let stats = l.stats;
-    assert_eq!((stats.if_converted, stats.masked_forks, stats.agree_branches), (0, 1, 0));
+    assert_eq!(
+        (stats.if_converted, stats.masked_forks, stats.agree_branches),
+        (0, 1, 0)
+    );
     let short = [&long[..66], &long[67..]].concat();
     let mut short = short;
     short[1] = f2(Instruction::Jmpc, true, false, CondOp::X, 66, 0);

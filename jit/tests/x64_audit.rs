@@ -360,10 +360,7 @@ fn scalar_forms() {
 
 #[test]
 fn lane_mask_branches() {
-    for (tier, test, reg) in [
-        (Tier::Avx2, "vptest", "ymm"),
-        (Tier::Sse41, "ptest", "xmm"),
-    ] {
+    for (tier, test, reg) in [(Tier::Avx2, "vptest", "ymm"), (Tier::Sse41, "ptest", "xmm")] {
         let got = decode(|o| {
             let (all, none, mixed) = (
                 o.new_dynamic_label(),

@@ -134,7 +134,12 @@ impl Ctx<'_> {
 
     /// The lane mask state `s` runs under, if it is in a masked region.
     fn mask_of(&self, s: usize) -> Option<Var> {
-        self.regions.of.get(s).copied().flatten().map(|r| self.masks[r])
+        self.regions
+            .of
+            .get(s)
+            .copied()
+            .flatten()
+            .map(|r| self.masks[r])
     }
 
     /// The block of target `t` reached from state `from` (`None`: the entry); entering a
@@ -265,7 +270,8 @@ impl Ctx<'_> {
             other: l,
         });
         self.b.switch_to(s);
-        self.b.inst_to(Op::MaskMov, self.masks[r], &[inside], [0, 0]);
+        self.b
+            .inst_to(Op::MaskMov, self.masks[r], &[inside], [0, 0]);
         self.forking = Some(r);
         self.flow(stay, n);
         self.forking = None;

@@ -298,12 +298,7 @@ fn al_agrees(al: AlJoin, effects: &[Effect]) -> bool {
 }
 
 /// How aL agrees at the join of a region with these states and first leaving arm, if it does.
-fn al_at_join(
-    graph: &Graph,
-    states: &[usize],
-    leaving: &[Effect],
-    join: Target,
-) -> Option<AlJoin> {
+fn al_at_join(graph: &Graph, states: &[usize], leaving: &[Effect], join: Target) -> Option<AlJoin> {
     let Target::State(j) = join else {
         return Some(AlJoin::Dead);
     };

@@ -1,5 +1,6 @@
 //! `picajit dump`: how a program compiles on a backend — the execution path (native or the
-//! interpreter fallback, with the reason), the IR (`--ir`) and the native code (`--asm`).
+//! interpreter fallback, with the reason), what the frontend made of per-vertex branches, the
+//! IR (`--ir`) and the native code (`--asm`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -33,6 +34,17 @@ pub fn dump(args: &DumpArgs) -> CliResult {
     let shader = engine.compile(&program);
     outln!("backend: {}", engine.backend().name());
     outln!("path: {}", shader.path());
+    if let Ok(lowered) = picajit::frontend::lower(&program) {
+        let st = lowered.stats;
+        outln!(
+            "frontend: {} control states; per-vertex branches: {} if-converted, {} masked \
+             forks, {} taken only when all lanes agree",
+            st.states,
+            st.if_converted,
+            st.masked_forks,
+            st.agree_branches
+        );
+    }
     if let Some(ir) = shader.ir() {
         outln!(
             "IR: {} blocks, {} instructions",
