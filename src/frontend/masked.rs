@@ -123,7 +123,7 @@ impl Regions {
             let runs_masked = |x: &usize| {
                 self.of[*x].is_none()
                     && maskable(&graph.nodes[*x].instr, descs, geometry)
-                    && conversions.get(x).is_none_or(|c| {
+                    && conversions.get(x).map_or(true, |c| {
                         c.then
                             .iter()
                             .chain(&c.other)

@@ -145,7 +145,7 @@ pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, U
             }
             // Inside a region, an if-converted branch must stay inside it.
             let conv = ifconv::convert(&graph, &program.descs, state).filter(|c| {
-                regions.of[state].is_none_or(|r| {
+                regions.of[state].map_or(true, |r| {
                     let states = &regions.list[r].states;
                     c.then
                         .iter()
