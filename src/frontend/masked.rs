@@ -60,25 +60,30 @@ pub struct Regions {
     pub list: Vec<Region>,
     /// Per state: the region it belongs to.
     pub of: Vec<Option<usize>>,
+    /// Per state: the region it forks and whether its `then` arm leaves.
+    forks_at: Vec<Option<(usize, bool)>>,
+    /// States visited so far looking for regions (bounded by [`MAX_WORK`]).
+    work: usize,
 }
+
+/// Most states visited looking for regions in one function: beyond it, per-vertex branches
+/// that need a new region stay `BranchAgree` (only programs with thousands of control states
+/// and hundreds of per-vertex branches get there).
+pub const MAX_WORK: usize = 200_000;
 
 impl Regions {
     pub fn new(states: usize) -> Regions {
         Regions {
             list: Vec::new(),
             of: vec![None; states],
+            forks_at: vec![None; states],
+            work: 0,
         }
     }
 
     /// The region of state `s` and whether `s` forks it with its `then` arm leaving.
     pub fn fork_of(&self, s: usize) -> Option<(usize, bool)> {
-        self.list.iter().enumerate().find_map(|(r, region)| {
-            region
-                .forks
-                .iter()
-                .find(|(f, _)| *f == s)
-                .map(|&(_, then)| (r, then))
-        })
+        self.forks_at.get(s).copied().flatten()
     }
 
     /// Number of forks.
@@ -113,11 +118,15 @@ impl Regions {
                 let region = &self.list[r];
                 if region.join == join && al_agrees(region.al, &effects) {
                     self.list[r].forks.push((s, leave_is_then));
+                    self.forks_at[s] = Some((r, leave_is_then));
                     return true;
                 }
                 continue;
             }
-            let Some(states) = closure(graph, stay, join) else {
+            if self.work > MAX_WORK {
+                return false;
+            }
+            let Some(states) = closure(graph, stay, join, &mut self.work) else {
                 continue;
             };
             let runs_masked = |x: &usize| {
@@ -133,13 +142,14 @@ impl Regions {
             if !states.iter().all(runs_masked) {
                 continue;
             }
-            let Some(al) = al_at_join(graph, &states, &effects, join) else {
+            let Some(al) = al_at_join(graph, &states, &effects, join, &mut self.work) else {
                 continue;
             };
             let r = self.list.len();
             for &x in &states {
                 self.of[x] = Some(r);
             }
+            self.forks_at[s] = Some((r, leave_is_then));
             self.list.push(Region {
                 states,
                 join,
@@ -198,7 +208,7 @@ fn targets(flow: &Flow) -> Vec<Target> {
 
 /// The states reachable from `stay` without passing `join` (ascending), if every way out of
 /// them goes to `join` and there is at least one.
-fn closure(graph: &Graph, stay: &Flow, join: Target) -> Option<Vec<usize>> {
+fn closure(graph: &Graph, stay: &Flow, join: Target, work: &mut usize) -> Option<Vec<usize>> {
     let mut seen = vec![false; graph.nodes.len()];
     let mut stack = Vec::new();
     let mut push = |t: Target, stack: &mut Vec<usize>| -> bool {
@@ -220,6 +230,7 @@ fn closure(graph: &Graph, stay: &Flow, join: Target) -> Option<Vec<usize>> {
         }
     }
     while let Some(x) = stack.pop() {
+        *work += 1;
         for t in targets(&graph.nodes[x].flow) {
             if !push(t, &mut stack) {
                 return None;
@@ -298,7 +309,13 @@ fn al_agrees(al: AlJoin, effects: &[Effect]) -> bool {
 }
 
 /// How aL agrees at the join of a region with these states and first leaving arm, if it does.
-fn al_at_join(graph: &Graph, states: &[usize], leaving: &[Effect], join: Target) -> Option<AlJoin> {
+fn al_at_join(
+    graph: &Graph,
+    states: &[usize],
+    leaving: &[Effect],
+    join: Target,
+    work: &mut usize,
+) -> Option<AlJoin> {
     let Target::State(j) = join else {
         return Some(AlJoin::Dead);
     };
@@ -315,16 +332,17 @@ fn al_at_join(graph: &Graph, states: &[usize], leaving: &[Effect], join: Target)
     {
         return slot.map(AlJoin::Restored);
     }
-    al_dead_from(graph, j).then_some(AlJoin::Dead)
+    al_dead_from(graph, j, work).then_some(AlJoin::Dead)
 }
 
 /// True if no state reachable from `j` (itself included) reads aL through relative
 /// addressing or restores aL from a loop slot.
-fn al_dead_from(graph: &Graph, j: usize) -> bool {
+fn al_dead_from(graph: &Graph, j: usize, work: &mut usize) -> bool {
     let mut seen = vec![false; graph.nodes.len()];
     let mut stack = vec![j];
     seen[j] = true;
     while let Some(x) = stack.pop() {
+        *work += 1;
         let node = &graph.nodes[x];
         if node.instr.alu().is_some_and(|ops| ops.idx == AddrIdx::AL) {
             return false;

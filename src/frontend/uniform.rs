@@ -13,7 +13,10 @@
 //! agree in all lanes at run time may still be reported as varying.
 
 use picajit_codegen::ir::{BlockId, CmpKind, Function, Inst, Op, Terminator, Var};
+use std::collections::BTreeSet;
+
 use picajit_codegen::opt::VarSet;
+use picajit_codegen::regalloc;
 
 fn may_vary(inst: &Inst, varies: impl Fn(Var) -> bool) -> bool {
     let any_arg = || inst.uses().iter().any(|&a| varies(a));
@@ -71,23 +74,24 @@ impl Local {
         }
     }
 
-    /// Runs `insts` from the entry set `entry`; returns the exit set, restricted to the
-    /// variables in `exposed` (the only ones that matter across blocks), and leaves the
-    /// block-local state readable through [`Local::get`].
-    fn transfer(&mut self, insts: &[Inst], entry: &VarSet, exposed: &VarSet) -> VarSet {
+    /// Runs `insts` from the entry set `entry`; returns the exit set. Sets hold only the
+    /// variables some block reads before writing (the only ones whose status crosses blocks),
+    /// by their index in `exposed` (`u32::MAX`: not such a variable). Leaves the block-local
+    /// state readable through [`Local::get`].
+    fn transfer(&mut self, insts: &[Inst], entry: &VarSet, exposed: &[u32]) -> VarSet {
         self.current += 1;
         let mut exit = entry.clone();
         for inst in insts {
             if let Some(d) = inst.dst {
-                let varies = may_vary(inst, |v| self.get(v, entry));
+                let varies = may_vary(inst, |v| self.get(v, entry, exposed));
                 let i = d.0 as usize;
                 self.stamp[i] = self.current;
                 self.varies[i] = varies;
-                if exposed.contains(d) {
+                if let Some(&x) = exposed.get(i).filter(|&&x| x != u32::MAX) {
                     if varies {
-                        exit.insert(d);
+                        exit.insert(Var(x));
                     } else {
-                        exit.remove(d);
+                        exit.remove(Var(x));
                     }
                 }
             }
@@ -95,27 +99,38 @@ impl Local {
         exit
     }
 
-    fn get(&self, v: Var, entry: &VarSet) -> bool {
+    fn get(&self, v: Var, entry: &VarSet, exposed: &[u32]) -> bool {
         let i = v.0 as usize;
         if self.stamp.get(i) == Some(&self.current) {
             self.varies[i]
         } else {
-            entry.contains(v)
+            exposed
+                .get(i)
+                .is_some_and(|&x| x != u32::MAX && entry.contains(Var(x)))
         }
     }
 }
 
 /// Variables some block reads (in an instruction or its terminator) before writing them: the
-/// only ones whose status crosses blocks.
-fn exposed_vars(func: &Function) -> VarSet {
-    let mut exposed = VarSet::default();
+/// only ones whose status crosses blocks, each numbered (per variable: its number, or
+/// `u32::MAX`).
+fn exposed_vars(func: &Function) -> Vec<u32> {
+    let mut exposed = vec![u32::MAX; func.vars.len()];
+    let mut next = 0u32;
+    let mut expose = |v: Var| {
+        let x = &mut exposed[v.0 as usize];
+        if *x == u32::MAX {
+            *x = next;
+            next += 1;
+        }
+    };
     let mut written = vec![0u32; func.vars.len()];
     for (n, block) in func.blocks.iter().enumerate() {
         let stamp = n as u32 + 1;
         for inst in &block.insts {
             for &a in inst.uses() {
                 if written[a.0 as usize] != stamp {
-                    exposed.insert(a);
+                    expose(a);
                 }
             }
             if let Some(d) = inst.dst {
@@ -124,7 +139,7 @@ fn exposed_vars(func: &Function) -> VarSet {
         }
         if let Some(m) = block.term.uses() {
             if written[m.0 as usize] != stamp {
-                exposed.insert(m);
+                expose(m);
             }
         }
     }
@@ -141,11 +156,17 @@ pub(super) fn divergent_branches(func: &Function) -> Vec<BlockId> {
     let mut local = Local::new(func.vars.len());
     let mut at_entry: Vec<Option<VarSet>> = vec![None; n];
     at_entry[0] = Some(VarSet::default());
-    let mut work = vec![0usize];
-    let mut queued = vec![false; n];
-    queued[0] = true;
-    while let Some(b) = work.pop() {
-        queued[b] = false;
+    // Blocks are visited in reverse post-order (the lowest pending position first), so a
+    // block's predecessors outside loops are done before it and each loop settles in a few
+    // sweeps even in functions of thousands of blocks.
+    let order = regalloc::reverse_post_order(func);
+    let mut position = vec![usize::MAX; n];
+    for (i, b) in order.iter().enumerate() {
+        position[b.0 as usize] = i;
+    }
+    let mut work = BTreeSet::from([0usize]);
+    while let Some(p) = work.pop_first() {
+        let b = order[p].0 as usize;
         let entry = at_entry[b].clone().unwrap_or_default();
         let exit = local.transfer(&func.blocks[b].insts, &entry, &exposed);
         for s in func.blocks[b].term.successors() {
@@ -157,9 +178,8 @@ pub(super) fn divergent_branches(func: &Function) -> Vec<BlockId> {
                     true
                 }
             };
-            if changed && !queued[s] {
-                queued[s] = true;
-                work.push(s);
+            if changed {
+                work.insert(position[s]);
             }
         }
     }
@@ -167,7 +187,7 @@ pub(super) fn divergent_branches(func: &Function) -> Vec<BlockId> {
     for (b, block) in func.blocks.iter().enumerate() {
         if let (Terminator::BranchUniform { mask, .. }, Some(entry)) = (block.term, &at_entry[b]) {
             local.transfer(&block.insts, entry, &exposed);
-            if local.get(mask, entry) {
+            if local.get(mask, entry, &exposed) {
                 out.push(BlockId(b as u32));
             }
         }
