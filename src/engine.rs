@@ -770,6 +770,7 @@ impl Shader {
                 let w = native.target.lanes();
                 let mut triangles = vec![[[[Lanes::default(); 4]; 16]; 3]; TRIANGLES_PER_BATCH];
                 let mut windings = vec![0u8; TRIANGLES_PER_BATCH];
+                let written: Vec<usize> = (0..16).filter(|r| self.outputs >> r & 1 != 0).collect();
                 // One batch: its status byte and, per lane, the invocation it ran.
                 let mut batch_run = |ctx: &mut Context, tin: &[Regs16]| -> (u8, Vec<Invocation>) {
                     let mut tout = vec![[[0.0; 4]; 16]; w];
@@ -800,10 +801,12 @@ impl Shader {
                             primitives: vec![empty.clone(); count],
                         })
                         .collect();
+                    // Only the registers the kernel writes: it copies no others into triangle
+                    // records (they are 0.0 in every emitted vertex).
                     for (t, tri) in triangles.iter().enumerate().take(count) {
                         for (s, slot) in tri.iter().enumerate() {
-                            for (r, reg) in slot.iter().enumerate() {
-                                for (c, row) in reg.iter().enumerate() {
+                            for &r in &written {
+                                for (c, row) in slot[r].iter().enumerate() {
                                     for (inv, &x) in lanes.iter_mut().zip(&row.0) {
                                         inv.primitives[t].vertices[s][r][c] = x;
                                     }

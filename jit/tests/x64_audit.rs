@@ -486,16 +486,17 @@ fn geometry_forms() {
     });
     check(
         &[
-            "vmovaps ymm11, [r11]",
-            "vmovaps [rax], ymm11",
             "vmovaps ymm11, [r11+40h]",
             "vmovaps [rax+40h], ymm11",
+            "vmovaps ymm11, [r11+80h]",
+            "vmovaps [rax+80h], ymm11",
         ],
-        |o| asm::copy_bank_to_rax(o, Tier::Avx2, 11, 2),
+        |o| asm::copy_bank_to_rax(o, Tier::Avx2, 11, 1, 2),
     );
-    check(&["movaps xmm11, [rdi+3000h]", "movaps [rdx], xmm11"], |o| {
-        asm::copy_ctx_to_rdx(o, Tier::Sse41, 11, 0x3000, 1)
-    });
+    check(
+        &["movaps xmm11, [rdi+3000h]", "movaps [rdx+140h], xmm11"],
+        |o| asm::copy_ctx_to_rdx(o, Tier::Sse41, 11, 0x3000, 0x140, 1),
+    );
     check(&["lea r11, [rdi+1000h]"], |o| scalar::set_bank(o, 0x1000));
     check(
         &[

@@ -136,7 +136,6 @@ impl Emitter<'_> {
     /// slots 0–2 → the next triangle record (or status 2 when the batch's buffer is full) and
     /// its winding byte; then switch banks.
     pub(super) fn emit(&mut self) {
-        const ROWS: u32 = 16 * 4;
         // x10 = the slot.
         let a = self.ctx(abi::EMIT_VERTEX, 4);
         asm::scalar::load_w(&mut self.ops, 9, a);
@@ -144,7 +143,10 @@ impl Emitter<'_> {
         asm::scalar::ctx_pointer(&mut self.ops, 10, abi::EMIT_SLOTS as u32);
         debug_assert_eq!(abi::SLOT_BYTES, 1 << 12);
         asm::scalar::add_x_shifted(&mut self.ops, 10, 10, 9, 12);
-        asm::copy_rows(&mut self.ops, S0, 7, 0, 10, 0, ROWS);
+        let regs: Vec<u32> = (0..16).filter(|r| self.outputs >> r & 1 != 0).collect();
+        for &r in &regs {
+            asm::copy_rows(&mut self.ops, S0, 7, r * 4 * 64, 10, r * 4 * 64, 4);
+        }
         // The triangle: w10 = count; x12 = its record.
         let skip = self.ops.new_dynamic_label();
         let a = self.ctx(abi::EMIT_FLAGS, 4);
@@ -163,7 +165,12 @@ impl Emitter<'_> {
         asm::scalar::add_x_shifted(&mut self.ops, 13, 10, 10, 1);
         asm::scalar::add_x_shifted(&mut self.ops, 12, 12, 13, 12);
         asm::scalar::ctx_pointer(&mut self.ops, 14, abi::EMIT_SLOTS as u32);
-        asm::copy_rows(&mut self.ops, S0, 14, 0, 12, 0, 3 * ROWS);
+        for s in 0..3 {
+            for &r in &regs {
+                let at = s * abi::SLOT_BYTES as u32 + r * 4 * 64;
+                asm::copy_rows(&mut self.ops, S0, 14, at, 12, at, 4);
+            }
+        }
         // Winding byte (bit 1 of the flags, still in w9), count + 1.
         asm::scalar::ubfx(&mut self.ops, 9, 9, 1, 1);
         let a = self.ctx(abi::IO_WINDINGS, 8);

@@ -90,6 +90,8 @@ pub(crate) struct Emitter<'a> {
     pub(crate) overflow: DynamicLabel,
     /// Lanes disagreed at a per-vertex branch: status 3.
     pub(crate) diverged: DynamicLabel,
+    /// Output registers the function writes (bit r): the only ones EMIT copies.
+    pub(crate) outputs: u16,
 }
 
 /// Compiles a verified function into a kernel that loops over the batches of a run in I/O mode
@@ -115,6 +117,7 @@ pub fn compile(func: &Function, io: IoMode) -> Result<Compiled, CompileError> {
     let done = ops.new_dynamic_label();
     let overflow = ops.new_dynamic_label();
     let diverged = ops.new_dynamic_label();
+    let (ins, outs) = io_sets(func);
     let mut e = Emitter {
         ops,
         func,
@@ -125,8 +128,8 @@ pub fn compile(func: &Function, io: IoMode) -> Result<Compiled, CompileError> {
         batch_end,
         overflow,
         diverged,
+        outputs: outs,
     };
-    let (ins, outs) = io_sets(func);
     asm::scalar::enter(&mut e.ops);
     let a_in = asm::ctx_addr(&mut e.ops, abi::IO_INPUT, 8);
     let a_out = asm::ctx_addr(&mut e.ops, abi::IO_OUTPUT, 8);

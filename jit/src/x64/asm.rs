@@ -470,8 +470,8 @@ pub fn load_bank(ops: &mut Ops, tier: Tier, d: u8, disp: i32) {
 
 /// Copies `rows` 64-byte lane rows from the current output bank (`[r11]`) to `[rax]`, through
 /// register `t` (W lanes of each row).
-pub fn copy_bank_to_rax(ops: &mut Ops, tier: Tier, t: u8, rows: i32) {
-    for k in 0..rows {
+pub fn copy_bank_to_rax(ops: &mut Ops, tier: Tier, t: u8, first: i32, rows: i32) {
+    for k in first..first + rows {
         let o = k * 64;
         match tier {
             Tier::Avx2 => {
@@ -484,10 +484,10 @@ pub fn copy_bank_to_rax(ops: &mut Ops, tier: Tier, t: u8, rows: i32) {
     }
 }
 
-/// Copies `rows` 64-byte lane rows from `[rdi + src]` to `[rdx]`, through register `t`.
-pub fn copy_ctx_to_rdx(ops: &mut Ops, tier: Tier, t: u8, src: i32, rows: i32) {
+/// Copies `rows` 64-byte lane rows from `[rdi + src]` to `[rdx + dst]`, through register `t`.
+pub fn copy_ctx_to_rdx(ops: &mut Ops, tier: Tier, t: u8, src: i32, dst: i32, rows: i32) {
     for k in 0..rows {
-        let (from, to) = (src + k * 64, k * 64);
+        let (from, to) = (src + k * 64, dst + k * 64);
         match tier {
             Tier::Avx2 => {
                 dynasm!(ops ; .arch x64 ; vmovaps Ry(t), [rdi + from] ; vmovaps [rdx + to], Ry(t))

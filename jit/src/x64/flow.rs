@@ -96,7 +96,9 @@ impl Emitter<'_> {
     }
 
     /// EMIT: current bank → emitter slot; with the primitive flag, slots 0–2 → the next
-    /// triangle record (or status 2 when the batch's buffer is full); then switch banks.
+    /// triangle record (or status 2 when the batch's buffer is full); then switch banks. Only
+    /// the output registers the function writes are copied (the others stay 0.0 in every bank
+    /// and the host reads only these from triangle records).
     pub(super) fn emit(&mut self) {
         let t = self.tier;
         asm::scalar::slot_address(
@@ -105,11 +107,19 @@ impl Emitter<'_> {
             abi::SLOT_BYTES,
             abi::EMIT_SLOTS,
         );
-        asm::copy_bank_to_rax(&mut self.ops, t, super::S0, 64);
+        let regs: Vec<i32> = (0..16).filter(|r| self.outputs >> r & 1 != 0).collect();
+        for &r in &regs {
+            asm::copy_bank_to_rax(&mut self.ops, t, super::S0, r * 4, 4);
+        }
         let skip = self.ops.new_dynamic_label();
         let overflow = self.overflow;
         asm::scalar::triangle_address(&mut self.ops, skip, overflow);
-        asm::copy_ctx_to_rdx(&mut self.ops, t, super::S0, abi::EMIT_SLOTS, 3 * 64);
+        for s in 0..3 {
+            for &r in &regs {
+                let at = s * abi::SLOT_BYTES + r * 4 * 64;
+                asm::copy_ctx_to_rdx(&mut self.ops, t, super::S0, abi::EMIT_SLOTS + at, at, 4);
+            }
+        }
         asm::scalar::finish_triangle(
             &mut self.ops,
             abi::EMIT_FLAGS,

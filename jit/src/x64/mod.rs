@@ -122,6 +122,8 @@ pub(crate) struct Emitter<'a> {
     /// The (offset variable, base) whose per-lane uniform rows sit in scratch (see
     /// `memory.rs`); forgotten at block starts and when the variable is written.
     pub(crate) row_cache: Option<(Var, u32)>,
+    /// Output registers the function writes (bit r): the only ones EMIT copies.
+    pub(crate) outputs: u16,
 }
 
 /// The input components (per register, bit c = component c) and output registers (bit r) of a
@@ -162,6 +164,7 @@ pub fn compile(func: &Function, tier: Tier, io: IoMode) -> Result<Compiled, Comp
     let done = ops.new_dynamic_label();
     let overflow = ops.new_dynamic_label();
     let diverged = ops.new_dynamic_label();
+    let (ins, outs) = io_sets(func);
     let mut e = Emitter {
         ops,
         tier,
@@ -174,8 +177,8 @@ pub fn compile(func: &Function, tier: Tier, io: IoMode) -> Result<Compiled, Comp
         overflow,
         diverged,
         row_cache: None,
+        outputs: outs,
     };
-    let (ins, outs) = io_sets(func);
     // Batch loop head: registers, per-batch state, inputs in, outputs cleared.
     asm::scalar::io_setup(
         &mut e.ops,
