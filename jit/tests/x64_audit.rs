@@ -315,20 +315,6 @@ fn scalar_forms() {
         ],
         |o| scalar::uniform_row_offset(o, 40),
     );
-    check(
-        &[
-            "mov eax, [rdi+2A80h]",
-            "mov edx, [rdi+rax+2000h]",
-            "mov [rdi+2AC8h], edx",
-            "mov edx, [rdi+rax+2004h]",
-            "mov [rdi+2B08h], edx",
-            "mov edx, [rdi+rax+2008h]",
-            "mov [rdi+2B48h], edx",
-            "mov edx, [rdi+rax+200Ch]",
-            "mov [rdi+2B88h], edx",
-        ],
-        |o| scalar::fetch_lane_row(o, 0x2A74, 3, 0x2000, 0x2ABC),
-    );
     // Branches: decode with their targets resolved.
     let got = decode(|o| {
         let l = o.new_dynamic_label();
@@ -356,6 +342,79 @@ fn scalar_forms() {
     assert_eq!(got[9], "dec dword ptr [rdi+2A14h]");
     assert!(got[10].starts_with("jmp "), "{got:?}");
     assert_eq!(got.len(), 11);
+}
+
+#[test]
+fn lane_row_fetch_and_transpose() {
+    check(
+        &["mov eax, [rdi+2A7Ch]", "movups xmm12, [rdi+rax+2000h]"],
+        |o| asm::load_lane_row(o, Tier::Sse41, 12, 0x2A74, 2, 0x2000),
+    );
+    check(
+        &["mov eax, [rdi+2A74h]", "vmovups xmm12, [rdi+rax+2000h]"],
+        |o| asm::load_lane_row(o, Tier::Avx2, 12, 0x2A74, 0, 0x2000),
+    );
+    check(
+        &[
+            "mov eax, [rdi+2A88h]",
+            "vinsertf128 ymm13, ymm13, [rdi+rax+2000h], 1",
+        ],
+        |o| asm::load_lane_row(o, Tier::Avx2, 13, 0x2A74, 5, 0x2000),
+    );
+    check(
+        &[
+            "vunpcklps ymm15, ymm11, ymm12",
+            "vunpckhps ymm11, ymm11, ymm12",
+            "vunpcklps ymm12, ymm13, ymm14",
+            "vunpckhps ymm13, ymm13, ymm14",
+            "vunpcklpd ymm14, ymm15, ymm12",
+            "vmovaps [rdi+100h], ymm14",
+            "vunpckhpd ymm14, ymm15, ymm12",
+            "vmovaps [rdi+140h], ymm14",
+            "vunpcklpd ymm14, ymm11, ymm13",
+            "vmovaps [rdi+180h], ymm14",
+            "vunpckhpd ymm14, ymm11, ymm13",
+            "vmovaps [rdi+1C0h], ymm14",
+        ],
+        |o| {
+            asm::transpose_rows(
+                o,
+                Tier::Avx2,
+                [11, 12, 13, 14],
+                [0x100, 0x140, 0x180, 0x1C0],
+            )
+        },
+    );
+    check(
+        &[
+            "movaps xmm15, xmm11",
+            "unpcklps xmm15, xmm12",
+            "unpckhps xmm11, xmm12",
+            "movaps xmm12, xmm13",
+            "unpcklps xmm12, xmm14",
+            "unpckhps xmm13, xmm14",
+            "movaps xmm14, xmm15",
+            "unpcklpd xmm14, xmm12",
+            "movaps [rdi+100h], xmm14",
+            "movaps xmm14, xmm15",
+            "unpckhpd xmm14, xmm12",
+            "movaps [rdi+140h], xmm14",
+            "movaps xmm14, xmm11",
+            "unpcklpd xmm14, xmm13",
+            "movaps [rdi+180h], xmm14",
+            "movaps xmm14, xmm11",
+            "unpckhpd xmm14, xmm13",
+            "movaps [rdi+1C0h], xmm14",
+        ],
+        |o| {
+            asm::transpose_rows(
+                o,
+                Tier::Sse41,
+                [11, 12, 13, 14],
+                [0x100, 0x140, 0x180, 0x1C0],
+            )
+        },
+    );
 }
 
 #[test]

@@ -233,6 +233,44 @@ pub fn store(ops: &mut Ops, tier: Tier, disp: i32, s: u8) {
     }
 }
 
+/// Loads the 16-byte uniform row of lane `lane` into the low half of `d` (or, for lanes 4–7
+/// of AVX2, the high half of `d`, whose low half holds lane `lane - 4`): `eax` = the row's
+/// byte offset from the lane array at `[rdi + idx]`, the row at `[rdi + rax + table]`.
+pub fn load_lane_row(ops: &mut Ops, tier: Tier, d: u8, idx: i32, lane: i32, table: i32) {
+    dynasm!(ops ; .arch x64 ; mov eax, DWORD [rdi + idx + lane * 4]);
+    match (tier, lane >= 4) {
+        (Tier::Avx2, true) => {
+            dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), OWORD [rdi + rax + table], 1)
+        }
+        (Tier::Avx2, false) => dynasm!(ops ; .arch x64 ; vmovups Rx(d), OWORD [rdi + rax + table]),
+        (Tier::Sse41, _) => dynasm!(ops ; .arch x64 ; movups Rx(d), OWORD [rdi + rax + table]),
+    }
+}
+
+/// Transposes four registers of rows (`rows[k]` = lane k's x, y, z, w; with AVX2 lane k + 4's
+/// in the high half) into component vectors stored at `[rdi + out[c]]`, c = x, y, z, w.
+/// Destroys the four registers and [`ASM_TEMP`].
+pub fn transpose_rows(ops: &mut Ops, tier: Tier, rows: [u8; 4], out: [i32; 4]) {
+    let [a, b, c, d] = rows;
+    let t = ASM_TEMP;
+    vop(ops, tier, VOp::UnpckLps, t, a, b); // a.x b.x a.y b.y
+    vop(ops, tier, VOp::UnpckHps, a, a, b); // a.z b.z a.w b.w
+    vop(ops, tier, VOp::UnpckLps, b, c, d); // c.x d.x c.y d.y
+    vop(ops, tier, VOp::UnpckHps, c, c, d); // c.z d.z c.w d.w
+    for (k, (lo, hi, op)) in [
+        (t, b, VOp::UnpckLpd),
+        (t, b, VOp::UnpckHpd),
+        (a, c, VOp::UnpckLpd),
+        (a, c, VOp::UnpckHpd),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        vop(ops, tier, op, d, lo, hi);
+        store(ops, tier, out[k], d);
+    }
+}
+
 /// Broadcast the f32 at `[rdi + disp]` (or `[rdi + rax + disp]`) to every lane.
 pub fn broadcast(ops: &mut Ops, tier: Tier, d: u8, m: Mem) {
     match (tier, m) {
@@ -590,22 +628,6 @@ pub mod scalar {
             ; add eax, base
             ; and eax, 0x7F
             ; shl eax, 4);
-    }
-    /// Per-lane uniform row fetch: `eax` = the row byte offset in lane `lane` of the lanes at
-    /// `idx`; the four components at `[rdi + rax + src]` go to lane `lane` of the four lane
-    /// arrays at `dst`, `dst + 64`, `dst + 128`, `dst + 192`.
-    pub fn fetch_lane_row(ops: &mut Ops, idx: i32, lane: i32, src: i32, dst: i32) {
-        let at = dst + lane * 4;
-        dynasm!(ops ; .arch x64
-            ; mov eax, DWORD [rdi + idx + lane * 4]
-            ; mov edx, DWORD [rdi + rax + src]
-            ; mov DWORD [rdi + at], edx
-            ; mov edx, DWORD [rdi + rax + src + 4]
-            ; mov DWORD [rdi + at + 64], edx
-            ; mov edx, DWORD [rdi + rax + src + 8]
-            ; mov DWORD [rdi + at + 128], edx
-            ; mov edx, DWORD [rdi + rax + src + 12]
-            ; mov DWORD [rdi + at + 192], edx);
     }
     /// Aligns the stream with `int3` padding.
     pub fn align(ops: &mut Ops, n: usize) {

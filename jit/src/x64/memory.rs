@@ -1,10 +1,11 @@
 //! Inputs, outputs and float uniforms, including PICA relative addressing: a batch-uniform
 //! offset (aL) is one scalar address computation and a broadcast; a per-lane offset (a0)
-//! computes the row index of every lane in vector registers and then fetches lane by lane with
-//! scalar loads (no hardware gathers).
+//! computes the row index of every lane in vector registers, loads every lane's whole row
+//! (16 bytes) and transposes the rows into component vectors in registers (no hardware
+//! gathers: `shared/reference/performance-notes.md` A7 measures them 5× slower).
 
 use super::asm::{self, Mem, VOp};
-use super::{Emitter, S0, S2, S3};
+use super::{Emitter, S0, S1, S2, S3};
 use crate::abi;
 use crate::ir::Var;
 
@@ -45,9 +46,10 @@ impl Emitter<'_> {
     }
 
     /// Per-lane offset: valid = -129 < off < 128; idx = ((valid ? off : 0) + base) & 0x7F; the
-    /// row byte offset idx * 16 goes to scratch, then every lane's whole row (4 components) is
-    /// fetched into four scratch lane arrays. A following fetch with the same offset variable
-    /// and base in the same block (a matrix row read component by component) reuses them.
+    /// row byte offset idx * 16 goes to scratch, then every lane's whole row is loaded and the
+    /// rows transposed into four scratch component vectors. A following fetch with the same
+    /// offset variable and base in the same block (a matrix row read component by component)
+    /// reuses them.
     pub(super) fn uniform_idx(&mut self, d: Var, off: Var, base: u32, comp: u32) {
         let t = self.tier;
         let base = base & 0x7F;
@@ -65,15 +67,20 @@ impl Emitter<'_> {
             asm::vop(&mut self.ops, t, VOp::AndPs, S2, S2, S3);
             asm::pslld(&mut self.ops, t, S2, 4);
             asm::store(&mut self.ops, t, abi::scratch_offset(IDX_LANES), S2);
-            for lane in 0..t.lanes() as i32 {
-                asm::scalar::fetch_lane_row(
+            let rows = [S0, S1, S2, S3];
+            for lane in 0..t.lanes() {
+                let idx = abi::scratch_offset(IDX_LANES);
+                asm::load_lane_row(
                     &mut self.ops,
-                    abi::scratch_offset(IDX_LANES),
-                    lane,
+                    t,
+                    rows[lane % 4],
+                    idx,
+                    lane as i32,
                     abi::UNIFORMS,
-                    abi::scratch_offset(ROW_LANES),
                 );
             }
+            let out = std::array::from_fn(|c| abi::scratch_offset(ROW_LANES + c as u32));
+            asm::transpose_rows(&mut self.ops, t, rows, out);
             self.row_cache = Some((off, base));
         }
         let r = self.dst(d);
