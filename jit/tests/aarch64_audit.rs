@@ -421,6 +421,8 @@ fn geometry_and_agreement_templates() {
             scalar::bind(o, l);
         },
     );
+    check(&[0x0D60_A15B], |o| asm::ld4_row_lane(o, 0, 10)); // ld4 {v27.s-v30.s}[0], [x10]
+    check(&[0x4D60_B15B], |o| asm::ld4_row_lane(o, 3, 10)); // ld4 {v27.s-v30.s}[3], [x10]
     check(&[0x8B09_314A], |o| scalar::add_x_shifted(o, 10, 10, 9, 12)); // add x10, x10, x9, lsl #12
     check(&[0x8B0A_054D], |o| scalar::add_x_shifted(o, 13, 10, 10, 1)); // add x13, x10, x10, lsl #1
                                                                         // cmp x10, x11; b.hs <+4>

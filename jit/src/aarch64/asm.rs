@@ -382,6 +382,13 @@ pub fn ld4_lane(ops: &mut Ops, lane: u32) {
     dynasm!(ops ; .arch aarch64 ; ld4 {v0.s, v1.s, v2.s, v3.s}[lane], [x9], x6);
 }
 
+/// Transposing row load: lane `lane` of `v27`–`v30` (the emitter's S3–S6) = the four f32
+/// at `[X(addr)]`.
+pub fn ld4_row_lane(ops: &mut Ops, lane: u32, addr: u8) {
+    let lane = lane & 3;
+    dynasm!(ops ; .arch aarch64 ; ld4 {v27.s, v28.s, v29.s, v30.s}[lane], [X(addr)]);
+}
+
 /// AoS transpose on store: the four f32 at `[x9]` = lane `lane` of `v0`–`v3`, then x9 += x6.
 pub fn st4_lane(ops: &mut Ops, lane: u32) {
     let lane = lane & 3;

@@ -1,12 +1,15 @@
 //! Inputs, outputs and float uniforms, including PICA relative addressing: a batch-uniform
 //! offset (aL) is a scalar address computation and an LD1R broadcast; a per-lane offset (a0)
-//! computes every lane's row index in a vector register, then loads lane by lane (UMOV the
-//! index, LD1 into the lane — no gathers on NEON).
+//! computes every lane's row index in a vector register, then loads every lane's whole row
+//! with a transposing LD4 into that lane of four registers (no gathers on NEON).
 
 use super::asm::{self, VOp};
-use super::{Emitter, S0, S1, S2, S3};
+use super::{Emitter, S0, S1, S2, S3, S4, S5, S6};
 use crate::abi;
 use crate::ir::Var;
+
+/// Scratch lanes of the fetched rows (x, y, z, w arrays).
+const ROW_LANES: u32 = 8;
 
 impl Emitter<'_> {
     /// A batch-uniform component: its broadcast row (c0..c95, filled by the host for every
@@ -43,26 +46,39 @@ impl Emitter<'_> {
     }
 
     /// Per-lane offset: valid = -129 < off < 128; idx = ((valid ? off : 0) + base) & 0x7F;
-    /// then lane k of the result = uniform row idx[k].
+    /// then every lane's row idx[k] goes, transposed by LD4, into lane k of S3–S6, which are
+    /// kept in scratch: a following fetch with the same offset variable and base in the same
+    /// block (a matrix row read component by component) reuses them.
     pub(super) fn uniform_idx(&mut self, d: Var, off: Var, base: u32, comp: u32) {
-        let o = self.src(off, S0);
-        self.load_u32(S1, (-129i32) as u32);
-        asm::vop(&mut self.ops, VOp::CmGtS, S1, o, S1); // off > -129
-        self.load_u32(S2, 128);
-        asm::vop(&mut self.ops, VOp::CmGtS, S2, S2, o); // 128 > off
-        asm::vop(&mut self.ops, VOp::And, S1, S1, S2);
-        asm::vop(&mut self.ops, VOp::And, S2, o, S1);
-        self.load_u32(S3, base & 0x7F);
-        asm::vop(&mut self.ops, VOp::AddS, S2, S2, S3);
-        self.load_u32(S3, 0x7F);
-        asm::vop(&mut self.ops, VOp::And, S2, S2, S3);
-        self.uniform_base(comp);
-        let r = self.dst(d);
-        for lane in 0..super::LANES as u32 {
-            asm::lane_to_w(&mut self.ops, 9, S2, lane);
-            asm::scalar::add_row_index(&mut self.ops, 10, 11, 9);
-            asm::load_lane(&mut self.ops, r, lane, 10);
+        let base = base & 0x7F;
+        let rows = [S3, S4, S5, S6];
+        if self.row_cache != Some((off, base)) {
+            let o = self.src(off, S0);
+            self.load_u32(S1, (-129i32) as u32);
+            asm::vop(&mut self.ops, VOp::CmGtS, S1, o, S1); // off > -129
+            self.load_u32(S2, 128);
+            asm::vop(&mut self.ops, VOp::CmGtS, S2, S2, o); // 128 > off
+            asm::vop(&mut self.ops, VOp::And, S1, S1, S2);
+            asm::vop(&mut self.ops, VOp::And, S2, o, S1);
+            self.load_u32(S1, base);
+            asm::vop(&mut self.ops, VOp::AddS, S2, S2, S1);
+            self.load_u32(S1, 0x7F);
+            asm::vop(&mut self.ops, VOp::And, S2, S2, S1);
+            self.uniform_base(0);
+            for lane in 0..super::LANES as u32 {
+                asm::lane_to_w(&mut self.ops, 9, S2, lane);
+                asm::scalar::add_row_index(&mut self.ops, 10, 11, 9);
+                asm::ld4_row_lane(&mut self.ops, lane, 10);
+            }
+            for (c, &row) in rows.iter().enumerate() {
+                let a = self.ctx(abi::scratch_offset(ROW_LANES + c as u32), 16);
+                asm::store_q(&mut self.ops, row, a);
+            }
+            self.row_cache = Some((off, base));
         }
+        let r = self.dst(d);
+        let a = self.ctx(abi::scratch_offset(ROW_LANES + (comp & 3)), 16);
+        asm::load_q(&mut self.ops, r, a);
         self.finish(d, r);
     }
 

@@ -92,6 +92,9 @@ pub(crate) struct Emitter<'a> {
     pub(crate) diverged: DynamicLabel,
     /// Output registers the function writes (bit r): the only ones EMIT copies.
     pub(crate) outputs: u16,
+    /// The (offset variable, base) whose per-lane uniform rows sit in scratch (see
+    /// `memory.rs`); forgotten at block starts and when the variable is written.
+    pub(crate) row_cache: Option<(Var, u32)>,
 }
 
 /// Compiles a verified function into a kernel that loops over the batches of a run in I/O mode
@@ -129,6 +132,7 @@ pub fn compile(func: &Function, io: IoMode) -> Result<Compiled, CompileError> {
         overflow,
         diverged,
         outputs: outs,
+        row_cache: None,
     };
     asm::scalar::enter(&mut e.ops);
     let a_in = asm::ctx_addr(&mut e.ops, abi::IO_INPUT, 8);
@@ -153,8 +157,12 @@ pub fn compile(func: &Function, io: IoMode) -> Result<Compiled, CompileError> {
     for (i, &b) in order.iter().enumerate() {
         let label = e.labels[b.0 as usize];
         asm::scalar::bind(&mut e.ops, label);
+        e.row_cache = None;
         for inst in &func.blocks[b.0 as usize].insts {
             e.inst(inst);
+            if inst.dst.is_some() && inst.dst == e.row_cache.map(|(v, _)| v) {
+                e.row_cache = None;
+            }
         }
         e.terminator(b, order.get(i + 1).copied());
     }
