@@ -8,7 +8,7 @@
 //! a masked region (`masked`) run their arithmetic under the region's lane mask; its forks
 //! narrow the mask and leave with `BranchAny`.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use picajit_codegen::ir::{BlockId, Builder, Function, Op, Terminator, Ty, Var};
 

@@ -26,7 +26,9 @@
 //! invocation ends, so the stacks are irrelevant and are emptied. (Without it, code that runs
 //! off the end of the program is duplicated once per stack configuration that reaches it.)
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::interp::LAST_SLOT;
 use crate::isa::{Fmt2, Instruction};
@@ -147,7 +149,7 @@ pub fn explore(program: &Program, max_states: usize) -> Result<Graph, Unsupporte
     let mut x = Explorer {
         program,
         stop: stops(program),
-        index: HashMap::new(),
+        index: HashMap::default(),
         states: Vec::new(),
         queue: VecDeque::new(),
         max_states,

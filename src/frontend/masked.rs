@@ -98,7 +98,7 @@ impl Regions {
         graph: &Graph,
         descs: &[u32],
         geometry: bool,
-        conversions: &std::collections::HashMap<usize, Conversion>,
+        conversions: &rustc_hash::FxHashMap<usize, Conversion>,
         s: usize,
     ) -> bool {
         let Flow::If {

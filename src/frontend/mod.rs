@@ -61,7 +61,7 @@ mod uniform;
 #[cfg(test)]
 mod eval_tests;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use picajit_codegen::ir::{Function, Terminator, VerifyError};
 use picajit_codegen::opt;
@@ -124,7 +124,7 @@ pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, U
     let geometry = program.kind == crate::program::ShaderKind::Geometry;
     // Build; while some cc branch is per-vertex, if-convert it or make it a masked fork (or
     // give up on it) and rebuild. Each round converts at least one more state, so this ends.
-    let mut conversions = HashMap::new();
+    let mut conversions = HashMap::default();
     let mut regions = masked::Regions::new(graph.nodes.len());
     let mut agree_branches = 0;
     let mut func = loop {

@@ -149,7 +149,9 @@ fn exposed_vars(func: &Function) -> Vec<u32> {
 /// The blocks ending in a `BranchUniform` whose mask may differ between lanes.
 pub(super) fn divergent_branches(func: &Function) -> Vec<BlockId> {
     let n = func.blocks.len();
-    if n == 0 {
+    let branches =
+        |b: &picajit_codegen::ir::Block| matches!(b.term, Terminator::BranchUniform { .. });
+    if !func.blocks.iter().any(branches) {
         return Vec::new();
     }
     let exposed = exposed_vars(func);

@@ -35,7 +35,7 @@ mod io;
 mod memory;
 mod special;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use dynasmrt::{DynamicLabel, DynasmApi};
 
@@ -126,7 +126,7 @@ pub fn compile(func: &Function, io: IoMode) -> Result<Compiled, CompileError> {
         func,
         alloc: &alloc,
         labels,
-        consts: HashMap::new(),
+        consts: HashMap::default(),
         exhausted,
         batch_end,
         overflow,

@@ -23,7 +23,7 @@ mod io;
 mod memory;
 pub(crate) mod special;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use dynasmrt::{DynamicLabel, DynasmApi};
 use thiserror::Error;
@@ -171,7 +171,7 @@ pub fn compile(func: &Function, tier: Tier, io: IoMode) -> Result<Compiled, Comp
         func,
         alloc: &alloc,
         labels,
-        consts: HashMap::new(),
+        consts: HashMap::default(),
         exhausted,
         batch_end,
         overflow,
