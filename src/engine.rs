@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use picajit_codegen::aarch64;
 use picajit_codegen::abi::Context;
-use picajit_codegen::abi::{self, Lanes};
+use picajit_codegen::abi::{self, Lanes, Triangle};
 use picajit_codegen::code::{EmitBuffer, ExecCode};
 use picajit_codegen::ir::{Function, Inst, Op, Var};
 use picajit_codegen::opt;
@@ -442,6 +442,57 @@ impl Kernels {
 /// Triangles a native geometry batch may emit before it is rerun on the interpreter.
 const TRIANGLES_PER_BATCH: usize = 32;
 
+/// The results of a geometry run in flat buffers ([`Shader::run_geometry_into`]), reusable
+/// from run to run without reallocating.
+#[derive(Clone, Debug, Default)]
+pub struct GeometryOutput {
+    /// Per invocation: o0..o15 when it ended (all 16 registers, 0.0 where never written).
+    pub outputs: Vec<Regs16>,
+    /// Per invocation: how it ended.
+    pub status: Vec<VertexStatus>,
+    /// Every emitted triangle, invocation after invocation, each in emission order.
+    pub primitives: Vec<Primitive>,
+    /// `first[i]..first[i + 1]`: the triangles of invocation i (one more entry than
+    /// invocations after a run).
+    pub first: Vec<usize>,
+    /// The native kernels' triangle records (kept for the next run).
+    records: Vec<Triangle>,
+}
+
+impl GeometryOutput {
+    /// Number of invocations.
+    pub fn len(&self) -> usize {
+        self.outputs.len()
+    }
+
+    /// True if it holds no invocation.
+    pub fn is_empty(&self) -> bool {
+        self.outputs.is_empty()
+    }
+
+    /// The triangles invocation `i` emitted.
+    pub fn primitives_of(&self, i: usize) -> &[Primitive] {
+        &self.primitives[self.first[i]..self.first[i + 1]]
+    }
+
+    fn clear(&mut self) {
+        self.outputs.clear();
+        self.status.clear();
+        self.primitives.clear();
+        self.first.clear();
+        self.first.push(0);
+    }
+
+    fn push(&mut self, inv: Invocation, primitives: bool) {
+        self.outputs.push(inv.outputs);
+        self.status.push(inv.status);
+        if primitives {
+            self.primitives.extend(inv.primitives);
+        }
+        self.first.push(self.primitives.len());
+    }
+}
+
 /// Specialized kernels kept per shader; beyond this the generic kernel serves.
 const MAX_VARIANTS: usize = 8;
 
@@ -689,15 +740,13 @@ impl Shader {
                 }
             }
             Exec::Native(native) if native.geometry => {
-                let (invocations, _) = self.run_geometry(uniforms, inputs);
-                for ((inv, out), st) in invocations
-                    .iter()
-                    .zip(outputs.iter_mut())
-                    .zip(status.iter_mut())
-                {
-                    self.copy_written(&inv.outputs, out);
-                    *st = inv.status;
+                let mut geo = GeometryOutput::default();
+                // The status of every vertex is stored either way; the error is recomputed.
+                let _ = self.geometry(uniforms, inputs, &mut geo, false);
+                for (from, out) in geo.outputs.iter().zip(outputs.iter_mut()) {
+                    self.copy_written(from, out);
                 }
+                status.copy_from_slice(&geo.status);
             }
             Exec::Native(native) => {
                 let ran = with_context(|ctx| {
@@ -751,32 +800,76 @@ impl Shader {
 
     /// Runs every input as one invocation and returns, per vertex, its outputs (all 16
     /// registers, 0.0 where never written), status and the triangles it emitted — the API for
-    /// geometry shaders (a vertex shader emits nothing). Native geometry kernels run one batch
-    /// at a time; a batch that emits more triangles than the buffer holds is rerun on the
-    /// interpreter.
+    /// geometry shaders (a vertex shader emits nothing). [`Shader::run_geometry_into`] gives
+    /// the same in flat buffers a caller can reuse.
     pub fn run_geometry(
         &self,
         uniforms: &Uniforms,
         inputs: &[Regs16],
     ) -> (Vec<Invocation>, Result<(), RunError>) {
-        let mut result: Vec<Invocation> = Vec::with_capacity(inputs.len());
+        let mut out = GeometryOutput::default();
+        let r = self.run_geometry_into(uniforms, inputs, &mut out);
+        let result = (0..out.len())
+            .map(|i| Invocation {
+                outputs: out.outputs[i],
+                status: out.status[i],
+                primitives: out.primitives_of(i).to_vec(),
+            })
+            .collect();
+        (result, r)
+    }
+
+    /// [`Shader::run_geometry`] into flat buffers: `out` is cleared (keeping its capacity)
+    /// and holds, per invocation, its outputs, status and the range of its triangles in
+    /// `out.primitives`. Native geometry kernels run one batch at a time; a batch that emits
+    /// more triangles than the kernel's buffer holds is rerun on the interpreter, a batch whose
+    /// lanes disagree vertex by vertex.
+    pub fn run_geometry_into(
+        &self,
+        uniforms: &Uniforms,
+        inputs: &[Regs16],
+        out: &mut GeometryOutput,
+    ) -> Result<(), RunError> {
+        self.geometry(uniforms, inputs, out, true)
+    }
+
+    /// [`Shader::run_geometry_into`], keeping the triangles only if `primitives` (else every
+    /// invocation has none).
+    fn geometry(
+        &self,
+        uniforms: &Uniforms,
+        inputs: &[Regs16],
+        out: &mut GeometryOutput,
+        primitives: bool,
+    ) -> Result<(), RunError> {
+        out.clear();
         match &self.exec {
             Exec::Interp => {
-                result.extend(inputs.iter().map(|i| self.interp().run_vertex(uniforms, i)))
+                for input in inputs {
+                    out.push(self.interp().run_vertex(uniforms, input), primitives);
+                }
             }
             Exec::Native(native) => with_context(|ctx| {
                 let kernels = native.kernels(uniforms);
                 self.prepare(ctx, uniforms, &native.rows);
                 let w = native.target.lanes();
-                let mut triangles = vec![[[[Lanes::default(); 4]; 16]; 3]; TRIANGLES_PER_BATCH];
-                let mut windings = vec![0u8; TRIANGLES_PER_BATCH];
                 let written: Vec<usize> = (0..16).filter(|r| self.outputs >> r & 1 != 0).collect();
-                // One batch: its status byte and, per lane, the invocation it ran.
-                let mut batch_run = |ctx: &mut Context, tin: &[Regs16]| -> (u8, Vec<Invocation>) {
-                    let mut tout = vec![[[0.0; 4]; 16]; w];
+                let mut records = std::mem::take(&mut out.records);
+                records.resize(TRIANGLES_PER_BATCH, [[[Lanes::default(); 4]; 16]; 3]);
+                let mut windings = [0u8; TRIANGLES_PER_BATCH];
+                let mut tin = vec![[[0.0; 4]; 16]; w];
+                let mut tout = vec![[[0.0; 4]; 16]; w];
+                // One batch of `tin`; unless it diverged or overflowed, its first `keep` lanes
+                // go to `out`. Returns the status byte.
+                let mut batch_run = |ctx: &mut Context,
+                                     tin: &[Regs16],
+                                     keep: usize,
+                                     out: &mut GeometryOutput|
+                 -> u8 {
+                    tout.fill([[0.0; 4]; 16]);
                     let mut b = [0u8];
                     let emit = EmitBuffer {
-                        triangles: &mut triangles,
+                        triangles: &mut records,
                         windings: &mut windings,
                     };
                     if kernels
@@ -785,70 +878,62 @@ impl Shader {
                         .is_err()
                     {
                         // Only an emulator job can fail: the batch goes to the interpreter.
-                        b[0] = OVERFLOW;
+                        return OVERFLOW;
                     }
-                    let count = (ctx.scalars.emit_count as usize).min(TRIANGLES_PER_BATCH);
-                    // Per lane, its triangles: read each lane row once, scatter it to the lanes.
-                    let empty = Primitive {
-                        vertices: [[[0.0; 4]; 16]; 3],
-                        winding: false,
+                    if b[0] == OVERFLOW || b[0] == DIVERGED {
+                        return b[0];
+                    }
+                    let count = if primitives {
+                        (ctx.scalars.emit_count as usize).min(TRIANGLES_PER_BATCH)
+                    } else {
+                        0
                     };
-                    let mut lanes: Vec<Invocation> = tout
-                        .iter()
-                        .map(|out| Invocation {
-                            outputs: *out,
-                            status: status_of(b[0]),
-                            primitives: vec![empty.clone(); count],
-                        })
-                        .collect();
-                    // Only the registers the kernel writes: it copies no others into triangle
-                    // records (they are 0.0 in every emitted vertex).
-                    for (t, tri) in triangles.iter().enumerate().take(count) {
-                        for (s, slot) in tri.iter().enumerate() {
-                            for &r in &written {
-                                for (c, row) in slot[r].iter().enumerate() {
-                                    for (inv, &x) in lanes.iter_mut().zip(&row.0) {
-                                        inv.primitives[t].vertices[s][r][c] = x;
-                                    }
+                    // Per lane, its triangles: only the registers the kernel writes (it copies
+                    // no others into triangle records; they are 0.0 in every emitted vertex).
+                    for (l, regs) in tout.iter().enumerate().take(keep) {
+                        out.outputs.push(*regs);
+                        out.status.push(status_of(b[0]));
+                        for (tri, &winding) in records[..count].iter().zip(&windings) {
+                            let mut vertices = [[[0.0; 4]; 16]; 3];
+                            for (vertex, slot) in vertices.iter_mut().zip(tri) {
+                                for &r in &written {
+                                    vertex[r] = std::array::from_fn(|c| slot[r][c].0[l]);
                                 }
                             }
+                            out.primitives.push(Primitive {
+                                vertices,
+                                winding: winding != 0,
+                            });
                         }
-                        for inv in &mut lanes {
-                            inv.primitives[t].winding = windings[t] != 0;
-                        }
+                        out.first.push(out.primitives.len());
                     }
-                    (b[0], lanes)
+                    b[0]
                 };
                 for batch in inputs.chunks(w) {
-                    let mut tin = vec![[[0.0; 4]; 16]; w];
                     tin[..batch.len()].copy_from_slice(batch);
-                    let (b, lanes) = batch_run(ctx, &tin);
-                    match b {
+                    tin[batch.len()..].fill([[0.0; 4]; 16]);
+                    match batch_run(ctx, &tin, batch.len(), out) {
                         OVERFLOW => {
                             // More triangles than the buffer holds: exact, on the interpreter.
-                            result.extend(
-                                batch.iter().map(|i| self.interp().run_vertex(uniforms, i)),
-                            );
+                            for input in batch {
+                                out.push(self.interp().run_vertex(uniforms, input), primitives);
+                            }
                         }
                         DIVERGED => {
                             // Lanes disagreed: each vertex alone, broadcast to every lane.
                             for input in batch {
-                                let (b, mut lanes) = batch_run(ctx, &vec![*input; w]);
-                                if b == OVERFLOW {
-                                    result.push(self.interp().run_vertex(uniforms, input));
-                                } else {
-                                    result.push(lanes.swap_remove(0));
+                                if batch_run(ctx, &vec![*input; w], 1, out) == OVERFLOW {
+                                    out.push(self.interp().run_vertex(uniforms, input), primitives);
                                 }
                             }
                         }
-                        _ => result.extend(lanes.into_iter().take(batch.len())),
+                        _ => {}
                     }
                 }
+                out.records = records;
             }),
         }
-        let status: Vec<VertexStatus> = result.iter().map(|i| i.status).collect();
-        let r = self.result(&status);
-        (result, r)
+        self.result(&out.status)
     }
 
     /// Runs planar SoA buffers (see [`SoaBuffer`]): no transposes. Stores the same registers

@@ -31,7 +31,7 @@
 
 use std::ops::Neg;
 
-use picajit::engine::{Backend, SoaBuffer};
+use picajit::engine::{Backend, GeometryOutput, SoaBuffer};
 use picajit::interp::{Interpreter, Invocation, Primitive, RunError};
 use picajit::isa::{
     AddrIdx, CmpOp, CondOp, Dst, Fmt1, Fmt1c, Fmt1i, Fmt1u, Fmt2, Fmt3b, Fmt3i, Fmt4, Fmt5, Fmt5i,
@@ -845,6 +845,48 @@ fn native(
     let mut status = vec![VertexStatus::BudgetExhausted; inputs.len()];
     if let Mode::Geometry = mode {
         let (invocations, result) = shader.run_geometry(uniforms, inputs);
+        // The flat API into a buffer that already holds another run's results (every test
+        // program of this thread so far) must say the same.
+        thread_local! {
+            static REUSED: std::cell::RefCell<GeometryOutput> = Default::default();
+        }
+        REUSED.with_borrow_mut(|flat| {
+            let flat_result = shader.run_geometry_into(uniforms, inputs, flat);
+            assert_eq!(flat_result, result, "run_geometry_into: batch result");
+            assert_eq!(
+                flat.len(),
+                invocations.len(),
+                "run_geometry_into: invocations"
+            );
+            for (i, inv) in invocations.iter().enumerate() {
+                assert_eq!(
+                    flat.status[i], inv.status,
+                    "run_geometry_into: status of {i}"
+                );
+                let same = |a: &Regs16, b: &Regs16| {
+                    a.iter()
+                        .flatten()
+                        .map(|x| x.to_bits())
+                        .eq(b.iter().flatten().map(|x| x.to_bits()))
+                };
+                assert!(
+                    same(&flat.outputs[i], &inv.outputs),
+                    "run_geometry_into: outputs of {i}"
+                );
+                let prims = flat.primitives_of(i);
+                assert_eq!(
+                    prims.len(),
+                    inv.primitives.len(),
+                    "run_geometry_into: triangles of {i}"
+                );
+                for (p, q) in prims.iter().zip(&inv.primitives) {
+                    assert_eq!(p.winding, q.winding, "run_geometry_into: winding ({i})");
+                    for (a, b) in p.vertices.iter().zip(&q.vertices) {
+                        assert!(same(a, b), "run_geometry_into: triangle of {i}");
+                    }
+                }
+            }
+        });
         if backend == Backend::Aarch64 {
             assert_eq!(
                 picajit_codegen::aarch64::runner::failures(),

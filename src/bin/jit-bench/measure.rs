@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use clap::ValueEnum;
 use cpu_time::{ProcessTime, ThreadTime};
 use indicatif::ProgressBar;
-use picajit::engine::{Backend, Engine, ExecPath, Shader, SoaBuffer};
+use picajit::engine::{Backend, Engine, ExecPath, GeometryOutput, Shader, SoaBuffer};
 use picajit::interp::Interpreter;
 use picajit::program::{Regs16, VertexStatus};
 use serde::Serialize;
@@ -252,6 +252,15 @@ pub fn measure(
             let n = settings.vertices;
             let mut status = vec![VertexStatus::Ended; n];
             let run: Box<dyn FnMut() -> usize> = match io {
+                // Geometry shaders: outputs and every emitted triangle, in reused buffers.
+                Io::Aos if workload.is_geometry() => {
+                    let mut out = GeometryOutput::default();
+                    let inputs = &inputs;
+                    Box::new(move || {
+                        let r = shader.run_geometry_into(uniforms, inputs, &mut out);
+                        exhausted(r.is_err(), &out.status)
+                    })
+                }
                 Io::Aos => {
                     let mut out: Vec<Regs16> = vec![[[0.0; 4]; 16]; n];
                     let inputs = &inputs;
@@ -448,6 +457,7 @@ fn row(workload: &Workload, c: &Compiled, r: &Runner, instructions: f64) -> Row 
         io: r.io.name(),
         api: match (r.par, r.io) {
             (true, _) => "run_par",
+            (false, Io::Aos) if workload.is_geometry() => "run_geometry_into",
             (false, Io::Aos) => "run",
             (false, Io::Soa) => "run_soa",
         },
