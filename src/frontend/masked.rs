@@ -243,52 +243,13 @@ fn closure(graph: &Graph, stay: &Flow, join: Target, work: &mut usize) -> Option
 
 /// True if the instruction can run under a lane mask: anything but a MOVA that writes a0 and,
 /// in a geometry shader, EMIT and SETEMIT. (Flow instructions are the region's batch-scalar
-/// control.)
+/// control; every other instruction's writes are blended by the mask.)
 fn maskable(instr: &Instruction, descs: &[u32], geometry: bool) -> bool {
-    match instr {
-        Instruction::Mova(f) => {
-            let d = OpDesc(descs[f.desc as usize & 0x7F]);
-            !d.writes(0) && !d.writes(1)
-        }
-        Instruction::Emit(_) | Instruction::Setemit(_) => !geometry,
-        Instruction::Add(_)
-        | Instruction::Dp3(_)
-        | Instruction::Dp4(_)
-        | Instruction::Dph(_)
-        | Instruction::Dst(_)
-        | Instruction::Ex2(_)
-        | Instruction::Lg2(_)
-        | Instruction::Litp(_)
-        | Instruction::Mul(_)
-        | Instruction::Sge(_)
-        | Instruction::Slt(_)
-        | Instruction::Flr(_)
-        | Instruction::Max(_)
-        | Instruction::Min(_)
-        | Instruction::Rcp(_)
-        | Instruction::Rsq(_)
-        | Instruction::Mov(_)
-        | Instruction::Dphi(_)
-        | Instruction::Dsti(_)
-        | Instruction::Sgei(_)
-        | Instruction::Slti(_)
-        | Instruction::Cmp(_)
-        | Instruction::Madi(_)
-        | Instruction::Mad(_)
-        | Instruction::Nop(_)
-        | Instruction::Undefined(_)
-        | Instruction::End(_)
-        | Instruction::Break(_)
-        | Instruction::Breakc(_)
-        | Instruction::Jmpc(_)
-        | Instruction::Jmpu(_)
-        | Instruction::Call(_)
-        | Instruction::Callc(_)
-        | Instruction::Callu(_)
-        | Instruction::Ifu(_)
-        | Instruction::Ifc(_)
-        | Instruction::Loop(_) => true,
+    if let Instruction::Mova(f) = instr {
+        let d = OpDesc(descs[f.desc as usize & 0x7F]);
+        return !d.writes(0) && !d.writes(1);
     }
+    !(geometry && matches!(instr, Instruction::Emit(_) | Instruction::Setemit(_)))
 }
 
 /// The aL effect a path ends with, as far as agreement goes: the slot it last restores from,
