@@ -859,11 +859,14 @@ impl Shader {
                 let mut windings = [0u8; TRIANGLES_PER_BATCH];
                 let mut tin = vec![[[0.0; 4]; 16]; w];
                 let mut tout = vec![[[0.0; 4]; 16]; w];
-                // One batch of `tin`; unless it diverged or overflowed, its first `keep` lanes
-                // go to `out`. Returns the status byte.
+                // One batch of `tin`; unless it overflowed or diverged, its first `keep` lanes
+                // go to `out`. In a batch of one vertex broadcast to every lane (`broadcast`)
+                // the lanes cannot disagree: status 3 there is a budget exhausted by a function
+                // with masked regions (`Op::Budget`). Returns the status byte.
                 let mut batch_run = |ctx: &mut Context,
                                      tin: &[Regs16],
                                      keep: usize,
+                                     broadcast: bool,
                                      out: &mut GeometryOutput|
                  -> u8 {
                     tout.fill([[0.0; 4]; 16]);
@@ -880,7 +883,7 @@ impl Shader {
                         // Only an emulator job can fail: the batch goes to the interpreter.
                         return OVERFLOW;
                     }
-                    if b[0] == OVERFLOW || b[0] == DIVERGED {
+                    if b[0] == OVERFLOW || (b[0] == DIVERGED && !broadcast) {
                         return b[0];
                     }
                     let count = if primitives {
@@ -912,7 +915,7 @@ impl Shader {
                 for batch in inputs.chunks(w) {
                     tin[..batch.len()].copy_from_slice(batch);
                     tin[batch.len()..].fill([[0.0; 4]; 16]);
-                    match batch_run(ctx, &tin, batch.len(), out) {
+                    match batch_run(ctx, &tin, batch.len(), false, out) {
                         OVERFLOW => {
                             // More triangles than the buffer holds: exact, on the interpreter.
                             for input in batch {
@@ -922,7 +925,7 @@ impl Shader {
                         DIVERGED => {
                             // Lanes disagreed: each vertex alone, broadcast to every lane.
                             for input in batch {
-                                if batch_run(ctx, &vec![*input; w], 1, out) == OVERFLOW {
+                                if batch_run(ctx, &vec![*input; w], 1, true, out) == OVERFLOW {
                                     out.push(self.interp().run_vertex(uniforms, input), primitives);
                                 }
                             }

@@ -178,7 +178,7 @@ pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, U
     };
     opt::simplify_cfg(&mut func);
     let insts_before_dce = func.inst_count();
-    opt::cse_leaves(&mut func);
+    opt::cse(&mut func);
     opt::dce(&mut func);
     opt::simplify_cfg(&mut func);
     func.verify()?;

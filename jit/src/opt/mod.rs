@@ -3,7 +3,7 @@
 //! - [`liveness`]: per-block live-in / live-out sets of variables ([`Liveness`]), the analysis the
 //!   register allocator reuses. Variables are not SSA, so a write kills: a variable is live at a
 //!   point if some path from there reads it before writing it.
-//! - [`cse_leaves`]: reuses an earlier `Input`/`Uniform`/`FConst` of the same block.
+//! - [`cse`]: reuses the result of an earlier identical pure instruction of the same block.
 //! - [`dce`]: removes pure instructions whose result is dead, to a fixed point.
 //! - [`simplify_cfg`]: folds branches with equal targets, threads jumps through empty blocks,
 //!   drops unreachable blocks and merges straight-line chains (block 0 stays the entry).
@@ -20,7 +20,7 @@ mod specialize;
 mod varset;
 
 pub use cfg::{budget_bounds_cycles, predecessors, simplify_cfg};
-pub use cse::cse_leaves;
+pub use cse::cse;
 pub use dce::dce;
 pub use liveness::{liveness, Liveness};
 pub use specialize::{pmul_uniform_operands, specialize_pmul};
