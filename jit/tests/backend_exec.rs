@@ -1,27 +1,104 @@
-//! Hand-built IR functions compiled for every x86-64 tier this host has, run on a batch, with
-//! the expected lane values written out. (Whole PICA programs are compared against the
-//! interpreter in the `picajit` crate's tests; these pin the backend's own pieces.)
+//! Hand-built IR functions compiled by every backend this host can run — the x86-64 tiers it
+//! has, and AArch64 (in-process on an AArch64 host, under qemu-user elsewhere; without qemu
+//! these tests fail when `CI` is set and skip AArch64 loudly otherwise) — run on a batch
+//! through the AoS and the SoA kernel, with the expected lane values written out. Whole PICA
+//! programs are compared against the interpreter in the `picajit` crate's tests; these pin the
+//! backends' own pieces.
 
+use picajit_codegen::aarch64::{self, Kernel};
 use picajit_codegen::abi::Context;
 use picajit_codegen::code::{ExecCode, Vertex};
 use picajit_codegen::ir::{Builder, CmpKind, Function, Op, Terminator, Ty};
 use picajit_codegen::x64::{self, IoMode, Tier};
 
-fn tiers() -> Vec<Tier> {
-    [Tier::Sse41, Tier::Avx2]
-        .into_iter()
-        .filter(|t| t.host_supports())
-        .collect()
+#[derive(Clone, Copy, Debug)]
+enum Backend {
+    X64(Tier),
+    Aarch64,
 }
 
-/// Runs `func` on every tier (AoS kernel) with input v0.x lanes = `x`, v1.x lanes = `y`,
-/// returning o0.x; `setup` prepares the context (uniform tables, ints, budget).
+impl Backend {
+    fn all() -> Vec<Backend> {
+        let mut all: Vec<Backend> = [Tier::Sse41, Tier::Avx2]
+            .into_iter()
+            .filter(|t| t.host_supports())
+            .map(Backend::X64)
+            .collect();
+        if Kernel::host_supports() {
+            all.push(Backend::Aarch64);
+        } else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI: qemu-aarch64-static is missing (make setup installs qemu-user-static)"
+            );
+            eprintln!("SKIPPED: no qemu-aarch64(-static): AArch64 execution tests did not run");
+        }
+        all
+    }
+
+    fn lanes(self) -> usize {
+        match self {
+            Backend::X64(tier) => tier.lanes(),
+            Backend::Aarch64 => aarch64::LANES,
+        }
+    }
+
+    /// Compiles `func`'s AoS kernel and runs it; returns the batches run.
+    fn run_aos(
+        self,
+        func: &Function,
+        ctx: &mut Context,
+        input: &[Vertex],
+        output: &mut [Vertex],
+        status: &mut [u8],
+    ) -> usize {
+        match self {
+            Backend::X64(tier) => {
+                let code = ExecCode::new(&x64::compile(func, tier, IoMode::Aos).expect("compiles"))
+                    .expect("maps");
+                code.run_aos(ctx, input, output, status, None)
+            }
+            Backend::Aarch64 => {
+                let code = Kernel::new(&aarch64::compile(func, IoMode::Aos).expect("compiles"))
+                    .expect("runs here");
+                code.run_aos(ctx, input, output, status, None)
+                    .expect("runs")
+            }
+        }
+    }
+
+    /// Compiles `func`'s SoA kernel and runs it on `len` vertices of planes.
+    fn run_soa(
+        self,
+        func: &Function,
+        ctx: &mut Context,
+        input: &[f32],
+        output: &mut [f32],
+        len: usize,
+        status: &mut [u8],
+    ) {
+        match self {
+            Backend::X64(tier) => {
+                let code = ExecCode::new(&x64::compile(func, tier, IoMode::Soa).expect("compiles"))
+                    .expect("maps");
+                code.run_soa(ctx, input, output, len, status);
+            }
+            Backend::Aarch64 => {
+                let code = Kernel::new(&aarch64::compile(func, IoMode::Soa).expect("compiles"))
+                    .expect("runs here");
+                code.run_soa(ctx, input, output, len, status).expect("runs");
+            }
+        }
+    }
+}
+
+/// Runs `func` on every backend (AoS kernel) with input v0.x lanes = `x`, v1.x lanes = `y`,
+/// returning o0.x per backend; `setup` prepares the context (uniform tables, ints, budget).
+/// The SoA kernel must give the same lanes.
 fn run(func: &Function, x: &[f32], y: &[f32], setup: impl Fn(&mut Context)) -> Vec<Vec<u32>> {
     let mut results = Vec::new();
-    for tier in tiers() {
-        let compiled = x64::compile(func, tier, IoMode::Aos).expect("compiles");
-        let code = ExecCode::new(&compiled).expect("maps");
-        let w = tier.lanes();
+    for backend in Backend::all() {
+        let w = backend.lanes();
         let n = x.len().div_ceil(w) * w;
         let mut input = vec![[[0.0f32; 4]; 16]; n];
         for (i, v) in input.iter_mut().enumerate() {
@@ -33,16 +110,24 @@ fn run(func: &Function, x: &[f32], y: &[f32], setup: impl Fn(&mut Context)) -> V
         let mut ctx = Box::<Context>::default();
         ctx.io.budget = 1000;
         setup(&mut ctx);
-        assert_eq!(
-            code.run_aos(&mut ctx, &input, &mut output, &mut status, None),
-            n / w
-        );
+        let batches = backend.run_aos(func, &mut ctx, &input, &mut output, &mut status);
+        assert_eq!(batches, n / w, "{backend:?}");
         assert!(
             status.iter().all(|&s| s == 0),
-            "{tier:?}: status {status:?}"
+            "{backend:?}: status {status:?}"
         );
         let mut out: Vec<u32> = output.iter().map(|v| v[0][0].to_bits()).collect();
         out.truncate(x.len());
+        let mut planes_in = vec![0.0f32; 64 * n];
+        for (i, v) in input.iter().enumerate() {
+            planes_in[i] = v[0][0];
+            planes_in[4 * n + i] = v[1][0];
+        }
+        let mut planes_out = vec![f32::NAN; 64 * n];
+        let mut status = vec![9u8; n / w];
+        backend.run_soa(func, &mut ctx, &planes_in, &mut planes_out, n, &mut status);
+        let soa: Vec<u32> = planes_out[..x.len()].iter().map(|f| f.to_bits()).collect();
+        assert_eq!(soa, out, "{backend:?}: SoA and AoS kernels agree");
         results.push(out);
     }
     results
@@ -220,23 +305,22 @@ fn loops_al_and_budget() {
         assert_eq!(got, bits(&[32.0; 3]));
     }
     // Three back edges are needed: a budget of 2 stops before the output is written.
-    for tier in tiers() {
-        let code = ExecCode::new(&x64::compile(&f, tier, IoMode::Aos).unwrap()).unwrap();
-        let w = tier.lanes();
+    for backend in Backend::all() {
+        let w = backend.lanes();
         for (budget, want) in [(3, 0u8), (2, 1)] {
             let mut ctx = Box::<Context>::default();
             setup(budget)(&mut ctx);
             let input = vec![[[0.0f32; 4]; 16]; 2 * w];
             let mut output = vec![[[f32::NAN; 4]; 16]; 2 * w];
             let mut status = [9u8; 2];
-            code.run_aos(&mut ctx, &input, &mut output, &mut status, None);
+            backend.run_aos(&f, &mut ctx, &input, &mut output, &mut status);
             // Each batch starts with the full budget again.
-            assert_eq!(status, [want; 2], "{tier:?} budget {budget}");
+            assert_eq!(status, [want; 2], "{backend:?} budget {budget}");
             // A batch that ran out stopped before writing o0: its staging stayed cleared.
             let expected = if want == 0 { 32.0 } else { 0.0 };
             assert!(
                 output.iter().all(|v| v[0][0] == expected),
-                "{tier:?} budget {budget}"
+                "{backend:?} budget {budget}"
             );
         }
     }
