@@ -8,12 +8,15 @@
 //!   slots in the batch context.
 //! - [`abi`]: the batch context the generated code reads and writes.
 //! - [`x64`]: the x86-64 backend (SSE4.1, W = 4; AVX2, W = 8).
+//! - [`aarch64`]: the AArch64 backend (NEON, W = 4).
+//! - `kernel`: what both backends do before emitting (verification, allocation, labels).
 //! - [`code`]: executable memory and the one call boundary into generated code.
 
 pub mod aarch64;
 pub mod abi;
 pub mod code;
 pub mod ir;
+mod kernel;
 pub mod opt;
 pub mod regalloc;
 pub mod x64;

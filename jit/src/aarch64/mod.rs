@@ -41,8 +41,7 @@ use dynasmrt::{DynamicLabel, DynasmApi};
 
 use crate::abi;
 use crate::ir::{BlockId, Function, Op, Var};
-use crate::opt;
-use crate::regalloc::{self, Allocation, Loc};
+use crate::regalloc::{Allocation, Loc};
 pub use crate::x64::{io_sets, CompileError, IoMode};
 
 use asm::Ops;
@@ -101,25 +100,18 @@ pub(crate) struct Emitter<'a> {
 /// `io`. Never panics on any IR: invalid IR, too many spills and code too large for the branch
 /// ranges are errors (the engine then falls back to the interpreter).
 pub fn compile(func: &Function, io: IoMode) -> Result<Compiled, CompileError> {
-    func.verify()?;
-    let live = opt::liveness(func);
-    if let Some(v) = live.live_in.first().and_then(|s| s.iter().next()) {
-        return Err(CompileError::Uninitialized(v.0));
-    }
-    let alloc = regalloc::allocate(func, &live, &ALLOCATABLE, abi::SPILL_SLOTS)?;
+    let alloc = crate::kernel::allocate(func, &ALLOCATABLE)?;
     let mut ops = Ops::new(0);
-    let labels = func
-        .blocks
-        .iter()
-        .map(|_| ops.new_dynamic_label())
-        .collect();
-    let exhausted = ops.new_dynamic_label();
-    let batch_end = ops.new_dynamic_label();
-    let top = ops.new_dynamic_label();
-    let store = ops.new_dynamic_label();
-    let done = ops.new_dynamic_label();
-    let overflow = ops.new_dynamic_label();
-    let diverged = ops.new_dynamic_label();
+    let crate::kernel::Labels {
+        blocks: labels,
+        exhausted,
+        batch_end,
+        top,
+        store,
+        done,
+        overflow,
+        diverged,
+    } = crate::kernel::Labels::new(&mut ops, func);
     let (ins, outs) = io_sets(func);
     let mut e = Emitter {
         ops,

@@ -30,7 +30,6 @@ use thiserror::Error;
 
 use crate::abi;
 use crate::ir::{BlockId, Function, Op, Var};
-use crate::opt;
 use crate::regalloc::{self, Allocation, Loc};
 
 pub use asm::Tier;
@@ -145,25 +144,18 @@ pub fn io_sets(func: &Function) -> ([u8; 16], u16) {
 /// Compiles a verified function for `tier` into a kernel that loops over the batches of a
 /// run in I/O mode `io`.
 pub fn compile(func: &Function, tier: Tier, io: IoMode) -> Result<Compiled, CompileError> {
-    func.verify()?;
-    let live = opt::liveness(func);
-    if let Some(v) = live.live_in.first().and_then(|s| s.iter().next()) {
-        return Err(CompileError::Uninitialized(v.0));
-    }
-    let alloc = regalloc::allocate(func, &live, &ALLOCATABLE, abi::SPILL_SLOTS)?;
+    let alloc = crate::kernel::allocate(func, &ALLOCATABLE)?;
     let mut ops = Ops::new(0);
-    let labels = func
-        .blocks
-        .iter()
-        .map(|_| ops.new_dynamic_label())
-        .collect();
-    let exhausted = ops.new_dynamic_label();
-    let batch_end = ops.new_dynamic_label();
-    let top = ops.new_dynamic_label();
-    let store = ops.new_dynamic_label();
-    let done = ops.new_dynamic_label();
-    let overflow = ops.new_dynamic_label();
-    let diverged = ops.new_dynamic_label();
+    let crate::kernel::Labels {
+        blocks: labels,
+        exhausted,
+        batch_end,
+        top,
+        store,
+        done,
+        overflow,
+        diverged,
+    } = crate::kernel::Labels::new(&mut ops, func);
     let (ins, outs) = io_sets(func);
     let mut e = Emitter {
         ops,
