@@ -187,3 +187,42 @@ fn unstructured_loop_with_a_per_vertex_exit() {
     ];
     masked(&program(&code, &descs), &u(), 1, 0);
 }
+
+/// Nested regions: an inner loop whose lanes leave by BREAKC inside an outer loop whose lanes
+/// leave by BREAKC too (the inner mask starts as the outer one at every entry), and a forward
+/// JMPC over a loop with a per-vertex BREAKC.
+#[test]
+fn nested_regions() {
+    let descs = [desc(0xF), desc(0x1)];
+    let code = [
+        lp(1, 7),                                              // 0: outer (3 passes), 1..=7
+        f1(Instruction::Add, rd(1), c(1), r(1), 0),            // 1
+        lp(0, 4),                                              // 2: inner (8 passes), 3..=4
+        f1(Instruction::Add, rd(0), c(1), r(0), 0),            // 3
+        cmp(CmpOp::Gt, CmpOp::Gt, r(0), v(0), 0),              // 4: last of inner... see 5
+        f2(Instruction::Breakc, true, false, CondOp::X, 0, 0), // 5
+        cmp(CmpOp::Lt, CmpOp::Ge, v(1), r(1), 0),              // 6: y: v1 >= r1
+        f2(Instruction::Breakc, false, true, CondOp::Y, 0, 0), // 7: last of outer
+        f1u(Instruction::Mov, o(0), r(0), 0),
+        f1u(Instruction::Mov, o(1), r(1), 0),
+        end(),
+    ];
+    // The inner loop's body ends at 4, so its BREAKC at 5 is in the outer body: the inner
+    // loop has no per-vertex exit. Make it end at 5.
+    let mut code = code.to_vec();
+    code[2] = lp(0, 5);
+    masked(&program(&code, &descs), &u(), 2, 0);
+    // A forward JMPC over a loop whose lanes leave by BREAKC.
+    let code = [
+        cmp(CmpOp::Gt, CmpOp::Le, c(2), v(1), 0), // 0: x: 2 > v1
+        f2(Instruction::Jmpc, true, false, CondOp::X, 6, 0), // 1: → 6 where cc.x
+        lp(0, 5),                                 // 2: 8 passes, 3..=5
+        f1(Instruction::Add, rd(0), c(1), r(0), 0), // 3
+        cmp(CmpOp::Gt, CmpOp::Gt, r(0), v(0), 0), // 4
+        f2(Instruction::Breakc, true, false, CondOp::X, 0, 0), // 5
+        f1u(Instruction::Mov, o(0), r(0), 0),     // 6: the join
+        f1(Instruction::Add, o(1), v(2), r(0), 1),
+        end(),
+    ];
+    masked(&program(&code, &descs), &u(), 2, 0);
+}

@@ -142,15 +142,31 @@ impl Ctx<'_> {
             .map(|r| self.masks[r])
     }
 
-    /// The block of target `t` reached from state `from` (`None`: the entry); entering a
-    /// masked region from outside sets its mask to every lane (in the current block), unless
-    /// a fork is entering it.
+    /// The block of target `t` reached from state `from` (`None`: the entry). Entering masked
+    /// regions from outside them sets their masks (in the current block, outermost first): a
+    /// region's mask starts as its parent's, or every lane — unless a fork is entering it.
     fn enter(&mut self, from: Option<usize>, t: Target) -> BlockId {
         if let Target::State(x) = t {
-            let region = self.regions.of[x];
-            let inside = from.and_then(|f| self.regions.of[f]);
-            if let Some(r) = region.filter(|&r| inside != Some(r) && self.forking != Some(r)) {
-                self.b.inst_to(Op::MaskConst, self.masks[r], &[], [1, 0]);
+            let chain = |mut r: Option<usize>| {
+                let mut all = Vec::new();
+                while let Some(k) = r {
+                    all.push(k);
+                    r = self.regions.list[k].parent;
+                }
+                all
+            };
+            let outside = chain(from.and_then(|f| self.regions.of[f]));
+            for k in chain(self.regions.of[x]).into_iter().rev() {
+                if outside.contains(&k) || self.forking == Some(k) {
+                    continue;
+                }
+                match self.regions.list[k].parent {
+                    Some(p) => {
+                        let m = self.masks[p];
+                        self.b.inst_to(Op::MaskMov, self.masks[k], &[m], [0, 0]);
+                    }
+                    None => self.b.inst_to(Op::MaskConst, self.masks[k], &[], [1, 0]),
+                }
             }
         }
         self.target(t)

@@ -25,8 +25,9 @@
 //!   above: in a function with regions every `Budget` stops with status 3 when it runs out,
 //!   and the host reruns the batch one vertex at a time (each broadcast to all lanes, where the
 //!   count is every lane's own).
-//! - Regions do not nest or overlap; a per-vertex branch that fits no region stays a
-//!   `BranchAgree`.
+//! - Regions nest: a region inside another (its fork and states in the outer one, its join a
+//!   state of it) starts with the outer mask instead of every lane. Otherwise regions do not
+//!   overlap; a per-vertex branch that fits no region stays a `BranchAgree`.
 
 use crate::isa::{AddrIdx, Instruction, OpDesc};
 
@@ -52,6 +53,8 @@ pub struct Region {
     /// Forks: the branching state and whether its `then` arm is the one leaving.
     pub forks: Vec<(usize, bool)>,
     pub al: AlJoin,
+    /// The region this one lies in (its states and join are states of that region).
+    pub parent: Option<usize>,
 }
 
 /// The regions of a function and the region of each state.
@@ -113,7 +116,8 @@ impl Regions {
             let Some((effects, join)) = straight(leave) else {
                 continue;
             };
-            if let Some(r) = self.of[s] {
+            let outer = self.of[s];
+            if let Some(r) = outer {
                 // A further fork of the region it is in.
                 let region = &self.list[r];
                 if region.join == join && al_agrees(region.al, &effects) {
@@ -121,7 +125,11 @@ impl Regions {
                     self.forks_at[s] = Some((r, leave_is_then));
                     return true;
                 }
-                continue;
+                // Else a region nested in it: its join must be a state of that region.
+                let Target::State(j) = join else { continue };
+                if self.of[j] != outer {
+                    continue;
+                }
             }
             if self.work > MAX_WORK {
                 return false;
@@ -129,8 +137,25 @@ impl Regions {
             let Some(states) = closure(graph, stay, join, &mut self.work) else {
                 continue;
             };
+            // Regions already made inside the new one (whole, with their joins) become its
+            // children: `top(x)` is the region directly in `outer` that state x lies in.
+            let top = |x: usize| {
+                let mut k = self.of[x]?;
+                while self.list[k].parent != outer {
+                    k = self.list[k].parent?;
+                }
+                Some(k)
+            };
+            let inside = |k: usize| {
+                let region = &self.list[k];
+                region
+                    .states
+                    .iter()
+                    .all(|x| states.binary_search(x).is_ok())
+                    && matches!(region.join, Target::State(j) if states.binary_search(&j).is_ok())
+            };
             let runs_masked = |x: &usize| {
-                self.of[*x].is_none()
+                (self.of[*x] == outer || top(*x).is_some_and(inside))
                     && maskable(&graph.nodes[*x].instr, descs, geometry)
                     && conversions.get(x).map_or(true, |c| {
                         c.then
@@ -146,8 +171,18 @@ impl Regions {
                 continue;
             };
             let r = self.list.len();
+            let children: Vec<usize> = states
+                .iter()
+                .filter(|&&x| self.of[x] != outer)
+                .filter_map(|&x| top(x))
+                .collect();
             for &x in &states {
-                self.of[x] = Some(r);
+                if self.of[x] == outer {
+                    self.of[x] = Some(r);
+                }
+            }
+            for k in children {
+                self.list[k].parent = Some(r);
             }
             self.forks_at[s] = Some((r, leave_is_then));
             self.list.push(Region {
@@ -155,6 +190,7 @@ impl Regions {
                 join,
                 forks: vec![(s, leave_is_then)],
                 al,
+                parent: outer,
             });
             return true;
         }
