@@ -73,7 +73,15 @@ fn alu_word(value: u8, dst: Dst, s: [Src; 3], idx: AddrIdx, d: u8) -> u32 {
     let top = match op.format() {
         Format::Fmt1c => u32::from(value & 0x3E) << 26,
         Format::Fmt5 | Format::Fmt5i => u32::from(value & 0x38) << 26,
-        _ => u32::from(value) << 26,
+        Format::Fmt0
+        | Format::Fmt1
+        | Format::Fmt1u
+        | Format::Fmt1i
+        | Format::Fmt2
+        | Format::Fmt3b
+        | Format::Fmt3i
+        | Format::Fmt4
+        | Format::Raw => u32::from(value) << 26,
     };
     top | fields
 }
@@ -90,7 +98,14 @@ fn fit(op: Opcode, n: usize, s: Src) -> Src {
     let wide = match op.format() {
         Format::Fmt1 | Format::Fmt1u | Format::Fmt1c => 0,
         Format::Fmt1i | Format::Fmt5 => 1,
-        _ => 2,
+        // MADI's wide source is the third; the other formats have no narrow slot to fit.
+        Format::Fmt5i
+        | Format::Fmt0
+        | Format::Fmt2
+        | Format::Fmt3b
+        | Format::Fmt3i
+        | Format::Fmt4
+        | Format::Raw => 2,
     };
     if n == wide || s.fits_narrow() {
         s
