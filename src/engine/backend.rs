@@ -1,0 +1,134 @@
+//! Which engine runs shaders: the backends, the instruction sets native code targets, and how
+//! a compiled shader executes.
+
+use picajit_codegen::aarch64;
+use picajit_codegen::x64::Tier;
+use thiserror::Error;
+
+/// Which engine runs shaders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// The reference interpreter.
+    Interp,
+    /// x86-64 with SSE4.1, 4 vertices per batch.
+    X64Sse41,
+    /// x86-64 with AVX2, 8 vertices per batch.
+    X64Avx2,
+    /// AArch64 with NEON, 4 vertices per batch: in-process on an AArch64 host, through a
+    /// qemu-user job server elsewhere (exact, but slow: for testing).
+    Aarch64,
+    /// The best JIT this host has (`PICAJIT_X64_TIER=sse41|avx2` forces a tier; AArch64 on
+    /// an AArch64 host); the interpreter on hosts without one. Never AArch64 through qemu.
+    Auto,
+}
+
+impl Backend {
+    /// Every concrete backend this host can run, interpreter first.
+    pub fn available() -> Vec<Backend> {
+        let mut all = vec![Backend::Interp];
+        if Tier::Sse41.host_supports() {
+            all.push(Backend::X64Sse41);
+        }
+        if Tier::Avx2.host_supports() {
+            all.push(Backend::X64Avx2);
+        }
+        if aarch64::Kernel::host_supports() {
+            all.push(Backend::Aarch64);
+        }
+        all
+    }
+
+    /// True if the backend runs natively on this host (not through an emulator).
+    pub fn is_native_here(self) -> bool {
+        match self {
+            Backend::Aarch64 => cfg!(target_arch = "aarch64"),
+            Backend::Interp | Backend::X64Sse41 | Backend::X64Avx2 | Backend::Auto => true,
+        }
+    }
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Interp => "interp",
+            Backend::X64Sse41 => "x64-sse41",
+            Backend::X64Avx2 => "x64-avx2",
+            Backend::Aarch64 => "aarch64",
+            Backend::Auto => "auto",
+        }
+    }
+
+    pub(super) fn target(self) -> Option<Target> {
+        match self {
+            Backend::X64Sse41 => Some(Target::X64(Tier::Sse41)),
+            Backend::X64Avx2 => Some(Target::X64(Tier::Avx2)),
+            Backend::Aarch64 => Some(Target::Aarch64),
+            Backend::Interp | Backend::Auto => None,
+        }
+    }
+}
+
+/// The instruction set native code is compiled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// x86-64 at a tier.
+    X64(Tier),
+    /// AArch64 with NEON.
+    Aarch64,
+}
+
+impl Target {
+    /// Vertices per batch.
+    pub fn lanes(self) -> usize {
+        match self {
+            Target::X64(t) => t.lanes(),
+            Target::Aarch64 => aarch64::LANES,
+        }
+    }
+
+    pub(super) fn host_supports(self) -> bool {
+        match self {
+            Target::X64(t) => t.host_supports(),
+            Target::Aarch64 => aarch64::Kernel::host_supports(),
+        }
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::X64(t) => write!(f, "{t:?}"),
+            Target::Aarch64 if cfg!(target_arch = "aarch64") => write!(f, "AArch64 NEON"),
+            Target::Aarch64 => write!(f, "AArch64 NEON under qemu-user"),
+        }
+    }
+}
+
+/// Engine construction errors.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum EngineError {
+    #[error("backend {0} needs instructions this CPU does not have (aarch64 on another host: qemu-aarch64-static)")]
+    Unsupported(&'static str),
+    #[error("PICAJIT_X64_TIER={0:?} is not one of sse41, avx2")]
+    BadTierOverride(String),
+}
+
+/// How a compiled shader executes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExecPath {
+    /// Native code for a target.
+    Native(Target),
+    /// The interpreter, because the engine is the interpreter.
+    Interpreter,
+    /// The interpreter, because the program cannot run natively (the reason).
+    Fallback(String),
+}
+
+impl std::fmt::Display for ExecPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExecPath::Native(t) => write!(f, "native {t}"),
+            ExecPath::Interpreter => write!(f, "interpreter"),
+            ExecPath::Fallback(why) => write!(f, "interpreter fallback: {why}"),
+        }
+    }
+}

@@ -1,0 +1,377 @@
+//! A compiled shader: how it was built, what it stores, and its AoS and parallel runs.
+
+use rayon::prelude::*;
+
+use super::backend::{Backend, ExecPath};
+use super::geometry::GeometryOutput;
+use super::kernels::{Code, Exec, Kernels, MachineCode, Native};
+use std::cell::RefCell;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use picajit_codegen::abi::Context;
+use picajit_codegen::abi::{self};
+use picajit_codegen::ir::{Function, Inst, Op, Var};
+use picajit_codegen::opt;
+use picajit_codegen::x64::{self};
+
+use crate::frontend;
+use crate::interp::{Interpreter, RunError};
+use crate::isa::{DstKind, Instruction, Opcode};
+use crate::program::{Program, Regs16, Uniforms, VertexStatus};
+
+/// A compiled shader: `Send + Sync`, shared through `Arc`.
+#[derive(Debug)]
+pub struct Shader {
+    pub(super) exec: Exec,
+    /// The reference interpreter, built when first needed (fallback paths only).
+    pub(super) interp: OnceLock<Interpreter>,
+    pub(super) program: Program,
+    pub(super) path: ExecPath,
+    pub(super) machine_code: Option<MachineCode>,
+    pub(super) budget: u32,
+    /// Output registers the program can write (bit r = o_r).
+    pub(super) outputs: u16,
+}
+
+thread_local! {
+    /// One batch context per thread, reused across runs (it is ~80 KB).
+    static CONTEXT: RefCell<Option<Box<Context>>> = const { RefCell::new(None) };
+}
+
+pub(super) fn with_context<R>(f: impl FnOnce(&mut Context) -> R) -> R {
+    let mut ctx = CONTEXT.with(|c| c.borrow_mut().take()).unwrap_or_default();
+    let result = f(&mut ctx);
+    CONTEXT.with(|c| *c.borrow_mut() = Some(ctx));
+    result
+}
+
+impl Shader {
+    pub(super) fn build(
+        program: &Program,
+        reachable: &[(u16, u32)],
+        backend: Backend,
+        budget: u32,
+    ) -> Shader {
+        let static_outputs = written_outputs(reachable);
+        let interp_only = |path| Shader {
+            exec: Exec::Interp,
+            interp: OnceLock::new(),
+            program: program.clone(),
+            path,
+            machine_code: None,
+            budget,
+            outputs: static_outputs,
+        };
+        let Some(target) = backend.target() else {
+            return interp_only(ExecPath::Interpreter);
+        };
+        let mut func = match frontend::lower(program) {
+            Ok(l) => l.func,
+            Err(why) => return interp_only(ExecPath::Fallback(why.to_string())),
+        };
+        // Every register the program can write is stored, so the interpreter and native code
+        // agree on which output registers a run defines.
+        let (_, ir_outputs) = x64::io_sets(&func);
+        let outputs = static_outputs | ir_outputs;
+        mark_outputs(&mut func, outputs & !ir_outputs);
+        let rows = uniform_rows(&func);
+        let pmul_uniforms = opt::pmul_uniform_operands(&func);
+        let geometry = func
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .any(|i| i.op == Op::Emit);
+        let (generic, compiled) = match Kernels::new(func, target) {
+            Ok(k) => k,
+            Err(why) => return interp_only(ExecPath::Fallback(why)),
+        };
+        Shader {
+            exec: Exec::Native(Native {
+                generic: Arc::new(generic),
+                variants: Mutex::new(Vec::new()),
+                pmul_uniforms,
+                target,
+                rows,
+                geometry,
+            }),
+            interp: OnceLock::new(),
+            program: program.clone(),
+            path: ExecPath::Native(target),
+            machine_code: Some(compiled),
+            budget,
+            outputs,
+        }
+    }
+
+    pub(super) fn interp(&self) -> &Interpreter {
+        self.interp
+            .get_or_init(|| Interpreter::new(&self.program).with_budget(self.budget))
+    }
+
+    /// How this shader executes.
+    pub fn path(&self) -> &ExecPath {
+        &self.path
+    }
+
+    /// The IR it was compiled from (native shaders only; the generic kernel's).
+    pub fn ir(&self) -> Option<&Function> {
+        match &self.exec {
+            Exec::Native(n) => Some(&n.generic.func),
+            Exec::Interp => None,
+        }
+    }
+
+    /// The machine code of the AoS kernel (native shaders only).
+    pub fn machine_code(&self) -> Option<&MachineCode> {
+        self.machine_code.as_ref()
+    }
+
+    /// Vertices per native batch (1 for the interpreter).
+    pub fn lanes(&self) -> usize {
+        match &self.exec {
+            Exec::Native(n) => n.target.lanes(),
+            Exec::Interp => 1,
+        }
+    }
+
+    /// The output registers a run stores (bit r = o_r): every register the program can
+    /// write. A run leaves the other registers of the output buffers untouched.
+    pub fn outputs_written(&self) -> u16 {
+        self.outputs
+    }
+
+    /// Runs vertex `n` of `inputs` into `outputs[n]` and `status[n]` (AoS, any length). Only
+    /// the input registers the program reads are loaded and only the output registers it can
+    /// write ([`Shader::outputs_written`], all four components, 0.0 where not written) are
+    /// stored. Every status is written; the error names the first vertex that exhausted its
+    /// step budget.
+    pub fn run(
+        &self,
+        uniforms: &Uniforms,
+        inputs: &[Regs16],
+        outputs: &mut [Regs16],
+        status: &mut [VertexStatus],
+    ) -> Result<(), RunError> {
+        check_lengths(inputs.len(), outputs.len(), status.len())?;
+        match &self.exec {
+            Exec::Interp => {
+                for ((inp, out), st) in inputs.iter().zip(outputs.iter_mut()).zip(status.iter_mut())
+                {
+                    let inv = self.interp().run_vertex(uniforms, inp);
+                    self.copy_written(&inv.outputs, out);
+                    *st = inv.status;
+                }
+            }
+            Exec::Native(native) if native.geometry => {
+                let mut geo = GeometryOutput::default();
+                // The status of every vertex is stored either way; the error is recomputed.
+                let _ = self.geometry(uniforms, inputs, &mut geo, false);
+                for (from, out) in geo.outputs.iter().zip(outputs.iter_mut()) {
+                    self.copy_written(from, out);
+                }
+                status.copy_from_slice(&geo.status);
+            }
+            Exec::Native(native) => {
+                let ran = with_context(|ctx| {
+                    let kernels = native.kernels(uniforms);
+                    let aos = &kernels.aos;
+                    self.prepare(ctx, uniforms, &native.rows);
+                    let w = native.target.lanes();
+                    let full = inputs.len() / w * w;
+                    let mut bytes = vec![0u8; full / w];
+                    aos.run_aos(ctx, &inputs[..full], &mut outputs[..full], &mut bytes, None)?;
+                    for (batch, &b) in bytes.iter().enumerate() {
+                        let range = batch * w..batch * w + w;
+                        if b == DIVERGED {
+                            for v in range {
+                                (outputs[v], status[v]) =
+                                    single(ctx, aos, w, &inputs[v], &outputs[v])?;
+                            }
+                        } else {
+                            status[range].fill(status_of(b));
+                        }
+                    }
+                    if full < inputs.len() {
+                        // The tail: padded to a whole batch in a scratch buffer.
+                        let rest = inputs.len() - full;
+                        let mut tin = vec![[[0.0; 4]; 16]; w];
+                        tin[..rest].copy_from_slice(&inputs[full..]);
+                        let mut tout = vec![[[0.0; 4]; 16]; w];
+                        tout[..rest].copy_from_slice(&outputs[full..]);
+                        let mut b = [0u8];
+                        aos.run_aos(ctx, &tin, &mut tout, &mut b, None)?;
+                        if b[0] == DIVERGED {
+                            for v in full..inputs.len() {
+                                (outputs[v], status[v]) =
+                                    single(ctx, aos, w, &inputs[v], &outputs[v])?;
+                            }
+                        } else {
+                            outputs[full..].copy_from_slice(&tout[..rest]);
+                            status[full..].fill(status_of(b[0]));
+                        }
+                    }
+                    Ok::<(), String>(())
+                });
+                if ran.is_err() {
+                    // Only the qemu job server can fail; the interpreter gives the same answer.
+                    self.run_interp(uniforms, inputs, outputs, status);
+                }
+            }
+        }
+        self.result(status)
+    }
+
+    /// [`Shader::run`] split across the rayon pool in chunks of whole batches.
+    pub fn run_par(
+        &self,
+        uniforms: &Uniforms,
+        inputs: &[Regs16],
+        outputs: &mut [Regs16],
+        status: &mut [VertexStatus],
+    ) -> Result<(), RunError> {
+        check_lengths(inputs.len(), outputs.len(), status.len())?;
+        let chunk = (self.lanes() * 128).max(256);
+        inputs
+            .par_chunks(chunk)
+            .zip(outputs.par_chunks_mut(chunk))
+            .zip(status.par_chunks_mut(chunk))
+            .for_each(|((i, o), s)| {
+                // Budget errors are collected from the statuses below.
+                let _ = self.run(uniforms, i, o, s);
+            });
+        self.result(status)
+    }
+
+    pub(super) fn run_interp(
+        &self,
+        uniforms: &Uniforms,
+        inputs: &[Regs16],
+        outputs: &mut [Regs16],
+        status: &mut [VertexStatus],
+    ) {
+        for ((inp, out), st) in inputs.iter().zip(outputs.iter_mut()).zip(status.iter_mut()) {
+            let inv = self.interp().run_vertex(uniforms, inp);
+            self.copy_written(&inv.outputs, out);
+            *st = inv.status;
+        }
+    }
+
+    pub(super) fn copy_written(&self, from: &Regs16, to: &mut Regs16) {
+        for r in (0..16).filter(|r| self.outputs >> r & 1 != 0) {
+            to[r] = from[r];
+        }
+    }
+
+    /// Uniform tables, bools, ints and the budget for a run.
+    pub(super) fn prepare(&self, ctx: &mut Context, uniforms: &Uniforms, rows: &[(usize, usize)]) {
+        ctx.uniforms[..96].copy_from_slice(&uniforms.f);
+        for &(c, comp) in rows {
+            ctx.uniform_rows[c * 4 + comp].0 = [uniforms.f[c][comp]; 16];
+        }
+        ctx.scalars.bools = u32::from(uniforms.b);
+        ctx.scalars.ints = uniforms.i;
+        ctx.io.budget = self.budget;
+    }
+
+    pub(super) fn result(&self, status: &[VertexStatus]) -> Result<(), RunError> {
+        RunError::from_statuses(status, self.budget)
+    }
+}
+
+/// Batch status byte of a geometry batch that emitted more triangles than its buffer holds.
+pub(super) const OVERFLOW: u8 = 2;
+/// Batch status byte of a batch whose lanes disagreed at a `BranchAgree`.
+pub(super) const DIVERGED: u8 = 3;
+
+/// Runs one vertex alone: broadcast to every lane of a batch (so the lanes always agree at a
+/// per-vertex branch), returning lane 0's outputs (`before` for the registers the kernel does
+/// not store) and status.
+pub(super) fn single(
+    ctx: &mut Context,
+    aos: &Code,
+    w: usize,
+    input: &Regs16,
+    before: &Regs16,
+) -> Result<(Regs16, VertexStatus), String> {
+    let tin = [*input; abi::MAX_LANES];
+    let mut tout = [*before; abi::MAX_LANES];
+    let mut b = [0u8];
+    aos.run_aos(ctx, &tin[..w], &mut tout[..w], &mut b, None)?;
+    Ok((tout[0], status_of(b[0])))
+}
+
+pub(super) fn status_of(byte: u8) -> VertexStatus {
+    if byte == 0 {
+        VertexStatus::Ended
+    } else {
+        VertexStatus::BudgetExhausted
+    }
+}
+
+pub(super) fn check_lengths(inputs: usize, outputs: usize, status: usize) -> Result<(), RunError> {
+    if inputs != outputs || inputs != status {
+        return Err(RunError::LengthMismatch {
+            inputs,
+            outputs,
+            status,
+        });
+    }
+    Ok(())
+}
+
+/// Output registers written by any reachable instruction (a superset of what runs write).
+pub(super) fn written_outputs(reachable: &[(u16, u32)]) -> u16 {
+    let mut regs = 0u16;
+    for &(_, word) in reachable {
+        let instr = Instruction::decode(word);
+        let writes_vector = !matches!(instr.opcode(), Opcode::Cmp | Opcode::Mova);
+        if let (Some(alu), true) = (instr.alu(), writes_vector) {
+            if let DstKind::Output(n) = alu.dst.kind() {
+                regs |= 1 << n;
+            }
+        }
+    }
+    regs
+}
+
+/// Makes the IR store registers `regs` too (as zeros unless written), so native runs define the
+/// same output registers as the interpreter path.
+pub(super) fn mark_outputs(func: &mut Function, regs: u16) {
+    if regs == 0 {
+        return;
+    }
+    let zero = func.vars.len() as u32;
+    func.vars.push(picajit_codegen::ir::Ty::F32);
+    let entry = &mut func.blocks[0].insts;
+    let mut extra = vec![Inst {
+        op: Op::FConst,
+        dst: Some(Var(zero)),
+        args: [Var(0); 3],
+        imm: [0, 0],
+    }];
+    for r in (0..16u32).filter(|r| regs >> r & 1 != 0) {
+        for c in 0..4 {
+            extra.push(Inst {
+                op: Op::Output,
+                dst: None,
+                args: [Var(zero); 3],
+                imm: [r, c],
+            });
+        }
+    }
+    entry.splice(0..0, extra);
+}
+
+/// Uniform components read without an offset: the broadcast rows a run fills.
+pub(super) fn uniform_rows(func: &Function) -> Vec<(usize, usize)> {
+    let mut rows: Vec<(usize, usize)> = func
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .filter(|i| i.op == Op::Uniform && (i.imm[0] & 0x7F) < 96)
+        .map(|i| ((i.imm[0] & 0x7F) as usize, (i.imm[1] & 3) as usize))
+        .collect();
+    rows.sort_unstable();
+    rows.dedup();
+    rows
+}
