@@ -23,6 +23,8 @@
 //! - [`case`]: PCAS/PCOU case files.
 //! - [`frontend`]: decoded program → codegen IR (control-flow recovery, ALU lowering), and the
 //!   IR evaluator.
+//! - [`pica`]: the shader units as GPU registers (register writes with byte masks, uploads,
+//!   attribute permutation, output map, geometry-stage configuration).
 
 pub mod asm;
 pub mod case;
@@ -32,6 +34,7 @@ pub mod frontend;
 pub mod fuzz;
 pub mod interp;
 pub mod isa;
+pub mod pica;
 pub mod program;
 pub mod shbin;
 
