@@ -21,6 +21,7 @@
 //! - [`shbin`]: DVLB/DVLP/DVLE read and write.
 //! - [`interp`]: the reference interpreter and its batch API.
 //! - [`case`]: PCAS/PCOU case files.
+//! - [`synthetic`]: seeded straight-line and branchy programs of any size (compile benches).
 //! - [`frontend`]: decoded program → codegen IR (control-flow recovery, ALU lowering), and the
 //!   IR evaluator.
 //! - [`pica`]: the shader units as GPU registers (register writes with byte masks, uploads,
@@ -37,6 +38,7 @@ pub mod isa;
 pub mod pica;
 pub mod program;
 pub mod shbin;
+pub mod synthetic;
 
 pub use program::{Program, Uniforms};
 pub use shbin::Shbin;

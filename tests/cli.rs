@@ -288,3 +288,81 @@ fn bad_files_fail_with_a_message() {
         .unwrap();
     assert!(!out.status.success());
 }
+
+#[test]
+fn dump_times_every_compile_phase_of_a_generated_program() {
+    let out = picajit()
+        .args([
+            "dump",
+            "--generate",
+            "branchy:120:3",
+            "--timings",
+            "--repeat",
+            "2",
+            "--backend",
+            "x64-sse41",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("path: native"), "{text}");
+    assert!(text.contains("reachable word (120)"), "{text}");
+    // Every phase of a native compile, in pipeline order.
+    let phases = [
+        "reachability",
+        "explore",
+        "ir build",
+        "uniformity",
+        "branch conversion",
+        "simplify_cfg",
+        "cse",
+        "dce",
+        "simplify_cfg 2",
+        "verify",
+        "budget check",
+        "prepare",
+        "backend verify",
+        "liveness",
+        "regalloc",
+        "emit",
+        "assemble",
+        "map",
+        "shader",
+    ];
+    let rows: Vec<String> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("phase "))
+        .skip(1)
+        .map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            words[..words.len().saturating_sub(3)].join(" ")
+        })
+        .collect();
+    assert_eq!(rows, phases, "{text}");
+
+    // The source it printed assembles to the same 120 words.
+    let out = picajit()
+        .args(["dump", "--generate", "branchy:120:3", "--source"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(".proc main") && text.contains("ifu b"),
+        "{text}"
+    );
+
+    for bad in ["loopy:100", "straight:10", "straight:x", "branchy:100:1:2"] {
+        let out = picajit()
+            .args(["dump", "--generate", bad])
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{bad}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("--generate"), "{bad}: {stderr}");
+    }
+}

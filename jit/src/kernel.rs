@@ -7,22 +7,26 @@ use crate::abi;
 use crate::ir::Function;
 use crate::opt;
 use crate::regalloc::{self, Allocation};
+use crate::timings::Clock;
 use crate::x64::CompileError;
 
 /// Verifies `func` and allocates its variables to `allocatable` registers and the context's
-/// spill slots.
-pub(crate) fn allocate(func: &Function, allocatable: &[u8]) -> Result<Allocation, CompileError> {
+/// spill slots. Laps `clock` after verification, liveness and allocation.
+pub(crate) fn allocate(
+    func: &Function,
+    allocatable: &[u8],
+    clock: &mut Clock<'_>,
+) -> Result<Allocation, CompileError> {
     func.verify()?;
+    clock.lap("backend verify");
     let live = opt::liveness(func);
     if let Some(v) = live.live_in.first().and_then(|s| s.iter().next()) {
         return Err(CompileError::Uninitialized(v.0));
     }
-    Ok(regalloc::allocate(
-        func,
-        &live,
-        allocatable,
-        abi::SPILL_SLOTS,
-    )?)
+    clock.lap("liveness");
+    let alloc = regalloc::allocate(func, &live, allocatable, abi::SPILL_SLOTS)?;
+    clock.lap("regalloc");
+    Ok(alloc)
 }
 
 /// The labels of a kernel: one per IR block and the batch loop's own.

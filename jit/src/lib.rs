@@ -11,6 +11,7 @@
 //! - [`aarch64`]: the AArch64 backend (NEON, W = 4).
 //! - `kernel`: what both backends do before emitting (verification, allocation, labels).
 //! - [`code`]: executable memory and the one call boundary into generated code.
+//! - [`timings`]: the compile-time breakdown (a [`timings::Clock`] lapped at phase boundaries).
 
 pub mod aarch64;
 pub mod abi;
@@ -19,4 +20,5 @@ pub mod ir;
 mod kernel;
 pub mod opt;
 pub mod regalloc;
+pub mod timings;
 pub mod x64;

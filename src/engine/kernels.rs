@@ -9,6 +9,7 @@ use picajit_codegen::abi::Context;
 use picajit_codegen::code::{EmitBuffer, ExecCode};
 use picajit_codegen::ir::Function;
 use picajit_codegen::opt;
+use picajit_codegen::timings::Clock;
 use picajit_codegen::x64::{self, IoMode};
 
 use crate::program::{Regs16, Uniforms};
@@ -66,20 +67,27 @@ pub(super) enum Code {
 }
 
 impl Code {
+    /// Compiles `func` for `target` and makes it executable, lapping `clock` at the backend's
+    /// phase boundaries and after `map`.
     pub(super) fn compile(
         func: &Function,
         target: Target,
         io: IoMode,
+        clock: &mut Clock<'_>,
     ) -> Result<(Code, MachineCode), String> {
         match target {
             Target::X64(tier) => {
-                let c = x64::compile(func, tier, io).map_err(|e| format!("backend: {e}"))?;
+                let c = x64::compile_timed(func, tier, io, clock)
+                    .map_err(|e| format!("backend: {e}"))?;
                 let code = ExecCode::new(&c).map_err(|e| format!("executable memory: {e}"))?;
+                clock.lap("map");
                 Ok((Code::X64(code), MachineCode::X64(c)))
             }
             Target::Aarch64 => {
-                let c = aarch64::compile(func, io).map_err(|e| format!("backend: {e}"))?;
+                let c =
+                    aarch64::compile_timed(func, io, clock).map_err(|e| format!("backend: {e}"))?;
                 let code = aarch64::Kernel::new(&c).map_err(|e| format!("aarch64: {e}"))?;
+                clock.lap("map");
                 Ok((Code::Aarch64(code), MachineCode::Aarch64(c)))
             }
         }
@@ -130,7 +138,16 @@ pub(super) struct Kernels {
 
 impl Kernels {
     pub(super) fn new(func: Function, target: Target) -> Result<(Kernels, MachineCode), String> {
-        let (aos, compiled) = Code::compile(&func, target, IoMode::Aos)?;
+        Kernels::new_timed(func, target, &mut Clock::off())
+    }
+
+    /// [`Kernels::new`], lapping `clock` (see [`Code::compile`]).
+    pub(super) fn new_timed(
+        func: Function,
+        target: Target,
+        clock: &mut Clock<'_>,
+    ) -> Result<(Kernels, MachineCode), String> {
+        let (aos, compiled) = Code::compile(&func, target, IoMode::Aos, clock)?;
         Ok((
             Kernels {
                 func,
@@ -143,7 +160,9 @@ impl Kernels {
 
     pub(super) fn soa(&self, target: Target) -> Result<&Code, &str> {
         self.soa
-            .get_or_init(|| Code::compile(&self.func, target, IoMode::Soa).map(|(c, _)| c))
+            .get_or_init(|| {
+                Code::compile(&self.func, target, IoMode::Soa, &mut Clock::off()).map(|(c, _)| c)
+            })
             .as_ref()
             .map_err(String::as_str)
     }

@@ -19,14 +19,20 @@ mod kernels;
 mod shader;
 mod soa;
 
+#[cfg(test)]
+mod timed_tests;
+
 pub use backend::{Backend, EngineError, ExecPath, Target};
 pub use geometry::GeometryOutput;
 pub use kernels::MachineCode;
+/// The compile-time breakdown [`Engine::compile_timed`] fills.
+pub use picajit_codegen::timings::Timings;
 pub use shader::Shader;
 pub use soa::SoaBuffer;
 
 use std::sync::{Arc, Mutex};
 
+use picajit_codegen::timings::Clock;
 use picajit_codegen::x64::Tier;
 use rustc_hash::FxHashMap;
 
@@ -121,15 +127,39 @@ impl Engine {
         Arc::clone(cache.entry(key).or_insert(shader))
     }
 
+    /// A cold compile of `program`, timed: what [`Engine::compile`] does on a cache miss, with
+    /// the duration of each phase added to `timings` — `reachability` (the reachable code words,
+    /// which the cache key holds), the frontend's (`explore`, `ir build`, `uniformity`, `branch
+    /// conversion`, the passes `simplify_cfg`, `cse`, `dce`, `simplify_cfg 2`, `verify`, `budget
+    /// check`), `prepare`, the backend's (`backend verify`, `liveness`, `regalloc`, `emit`,
+    /// `assemble`), `map` (executable memory) and `shader`. Phases a program does not reach
+    /// (an interpreter engine, a fallback) are absent. The cache is neither consulted nor
+    /// filled, so every call compiles; plain [`Engine::compile`] reads no clock at all.
+    pub fn compile_timed(&self, program: &Program, timings: &mut Timings) -> Arc<Shader> {
+        let mut clock = Clock::on(timings);
+        let words = reachable_words(program);
+        clock.lap("reachability");
+        let shader = Shader::build_timed(program, &words, self.backend, self.budget, &mut clock);
+        let shader = Arc::new(shader);
+        clock.lap("shader");
+        shader
+    }
+
     /// Number of cached shaders.
     pub fn cached(&self) -> usize {
         self.cache.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
 }
 
+/// How many code words are reachable from the entry of `program` (following every branch, call
+/// body and scope end): the words the cache key holds.
+pub fn reachable_len(program: &Program) -> usize {
+    reachable_words(program).len()
+}
+
 /// The code words reachable from the entry (following every branch, call body and
 /// fall-through), with their addresses: what the cache key hashes instead of all 4096 words.
-fn reachable_words(program: &Program) -> Vec<(u16, u32)> {
+pub(crate) fn reachable_words(program: &Program) -> Vec<(u16, u32)> {
     let mut seen = [0u64; CODE_WORDS / 64];
     let mut todo = Vec::with_capacity(16);
     todo.push(usize::from(program.entry));

@@ -12,6 +12,7 @@ use picajit_codegen::abi::Context;
 use picajit_codegen::abi::{self};
 use picajit_codegen::ir::{Function, Inst, Op, Var};
 use picajit_codegen::opt;
+use picajit_codegen::timings::Clock;
 use picajit_codegen::x64::{self};
 
 use crate::frontend;
@@ -52,6 +53,19 @@ impl Shader {
         backend: Backend,
         budget: u32,
     ) -> Shader {
+        Shader::build_timed(program, reachable, backend, budget, &mut Clock::off())
+    }
+
+    /// [`Shader::build`], lapping `clock` at the frontend's and backend's phase boundaries and
+    /// after `prepare` (outputs, uniform rows, PICA multiply operands), `map` (executable
+    /// memory) and `shader` (the shader itself).
+    pub(super) fn build_timed(
+        program: &Program,
+        reachable: &[(u16, u32)],
+        backend: Backend,
+        budget: u32,
+        clock: &mut Clock<'_>,
+    ) -> Shader {
         let static_outputs = written_outputs(reachable);
         let interp_only = |path| Shader {
             exec: Exec::Interp,
@@ -65,7 +79,7 @@ impl Shader {
         let Some(target) = backend.target() else {
             return interp_only(ExecPath::Interpreter);
         };
-        let mut func = match frontend::lower(program) {
+        let mut func = match frontend::lower_timed(program, frontend::graph::MAX_STATES, clock) {
             Ok(l) => l.func,
             Err(why) => return interp_only(ExecPath::Fallback(why.to_string())),
         };
@@ -81,11 +95,12 @@ impl Shader {
             .iter()
             .flat_map(|b| &b.insts)
             .any(|i| i.op == Op::Emit);
-        let (generic, compiled) = match Kernels::new(func, target) {
+        clock.lap("prepare");
+        let (generic, compiled) = match Kernels::new_timed(func, target, clock) {
             Ok(k) => k,
             Err(why) => return interp_only(ExecPath::Fallback(why)),
         };
-        Shader {
+        let shader = Shader {
             exec: Exec::Native(Native {
                 generic: Arc::new(generic),
                 variants: Mutex::new(Vec::new()),
@@ -100,7 +115,9 @@ impl Shader {
             machine_code: Some(compiled),
             budget,
             outputs,
-        }
+        };
+        clock.lap("shader");
+        shader
     }
 
     pub(super) fn interp(&self) -> &Interpreter {

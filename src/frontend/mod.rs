@@ -65,6 +65,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use picajit_codegen::ir::{Function, Terminator, VerifyError};
 use picajit_codegen::opt;
+use picajit_codegen::timings::Clock;
 use thiserror::Error;
 
 use crate::program::Program;
@@ -120,7 +121,19 @@ pub fn lower(program: &Program) -> Result<Lowered, Unsupported> {
 
 /// Lowers `program`, exploring at most `max_states` abstract control states.
 pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, Unsupported> {
+    lower_timed(program, max_states, &mut Clock::off())
+}
+
+/// [`lower_with_cap`], lapping `clock` at its phase boundaries: `explore`, then per build round
+/// `ir build`, `uniformity` and `branch conversion`, then each pass (`simplify_cfg`, `cse`,
+/// `dce`, `simplify_cfg 2`) and the checks (`verify`, `budget check`).
+pub fn lower_timed(
+    program: &Program,
+    max_states: usize,
+    clock: &mut Clock<'_>,
+) -> Result<Lowered, Unsupported> {
     let graph = graph::explore(program, max_states)?;
+    clock.lap("explore");
     let geometry = program.kind == crate::program::ShaderKind::Geometry;
     // Build; while some cc branch is per-vertex, if-convert it or make it a masked fork (or
     // give up on it) and rebuild. Each round converts at least one more state, so this ends.
@@ -129,7 +142,9 @@ pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, U
     let mut agree_branches = 0;
     let mut func = loop {
         let built = build::build(program, &graph, &conversions, &regions);
+        clock.lap("ir build");
         let divergent = uniform::divergent_branches(&built.func);
+        clock.lap("uniformity");
         let mut converted = false;
         let mut checked = Vec::new();
         for block in divergent {
@@ -162,6 +177,7 @@ pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, U
                 checked.push(block);
             }
         }
+        clock.lap("branch conversion");
         if !converted {
             // What could not be converted branches only when every lane agrees; a batch whose
             // lanes disagree is rerun by the host one vertex at a time.
@@ -177,12 +193,19 @@ pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, U
         }
     };
     opt::simplify_cfg(&mut func);
+    clock.lap("simplify_cfg");
     let insts_before_dce = func.inst_count();
     opt::cse(&mut func);
+    clock.lap("cse");
     opt::dce(&mut func);
+    clock.lap("dce");
     opt::simplify_cfg(&mut func);
+    clock.lap("simplify_cfg 2");
     func.verify()?;
-    if !opt::budget_bounds_cycles(&func) {
+    clock.lap("verify");
+    let bounded = opt::budget_bounds_cycles(&func);
+    clock.lap("budget check");
+    if !bounded {
         return Err(Unsupported::Internal(
             "a CFG cycle spends no budget".to_string(),
         ));

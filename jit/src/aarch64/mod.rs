@@ -42,6 +42,7 @@ use dynasmrt::{DynamicLabel, DynasmApi};
 use crate::abi;
 use crate::ir::{BlockId, Function, Op, Var};
 use crate::regalloc::{Allocation, Loc};
+use crate::timings::Clock;
 pub use crate::x64::{io_sets, CompileError, IoMode};
 
 use asm::Ops;
@@ -100,7 +101,17 @@ pub(crate) struct Emitter<'a> {
 /// `io`. Never panics on any IR: invalid IR, too many spills and code too large for the branch
 /// ranges are errors (the engine then falls back to the interpreter).
 pub fn compile(func: &Function, io: IoMode) -> Result<Compiled, CompileError> {
-    let alloc = crate::kernel::allocate(func, &ALLOCATABLE)?;
+    compile_timed(func, io, &mut Clock::off())
+}
+
+/// [`compile`], lapping `clock` at its phase boundaries (backend verify, liveness, regalloc,
+/// emit, assemble).
+pub fn compile_timed(
+    func: &Function,
+    io: IoMode,
+    clock: &mut Clock<'_>,
+) -> Result<Compiled, CompileError> {
+    let alloc = crate::kernel::allocate(func, &ALLOCATABLE, clock)?;
     let mut ops = Ops::new(0);
     let crate::kernel::Labels {
         blocks: labels,
@@ -185,11 +196,13 @@ pub fn compile(func: &Function, io: IoMode) -> Result<Compiled, CompileError> {
     asm::scalar::batch_status(&mut e.ops, 2);
     asm::scalar::jump(&mut e.ops, store);
     let code_len = e.ops.offset().0;
+    clock.lap("emit");
     e.const_pool();
     let code = e
         .ops
         .finalize()
         .map_err(|err| CompileError::Asm(err.to_string()))?;
+    clock.lap("assemble");
     Ok(Compiled {
         code,
         code_len,

@@ -31,6 +31,7 @@ use thiserror::Error;
 use crate::abi;
 use crate::ir::{BlockId, Function, Op, Var};
 use crate::regalloc::{self, Allocation, Loc};
+use crate::timings::Clock;
 
 pub use asm::Tier;
 use asm::{Mem, Ops};
@@ -144,7 +145,18 @@ pub fn io_sets(func: &Function) -> ([u8; 16], u16) {
 /// Compiles a verified function for `tier` into a kernel that loops over the batches of a
 /// run in I/O mode `io`.
 pub fn compile(func: &Function, tier: Tier, io: IoMode) -> Result<Compiled, CompileError> {
-    let alloc = crate::kernel::allocate(func, &ALLOCATABLE)?;
+    compile_timed(func, tier, io, &mut Clock::off())
+}
+
+/// [`compile`], lapping `clock` at its phase boundaries (backend verify, liveness, regalloc,
+/// emit, assemble).
+pub fn compile_timed(
+    func: &Function,
+    tier: Tier,
+    io: IoMode,
+    clock: &mut Clock<'_>,
+) -> Result<Compiled, CompileError> {
+    let alloc = crate::kernel::allocate(func, &ALLOCATABLE, clock)?;
     let mut ops = Ops::new(0);
     let crate::kernel::Labels {
         blocks: labels,
@@ -236,11 +248,13 @@ pub fn compile(func: &Function, tier: Tier, io: IoMode) -> Result<Compiled, Comp
     asm::scalar::batch_status(&mut e.ops, 2);
     asm::scalar::jump(&mut e.ops, store);
     let code_len = e.ops.offset().0;
+    clock.lap("emit");
     e.const_pool();
     let code = e
         .ops
         .finalize()
         .map_err(|err| CompileError::Asm(err.to_string()))?;
+    clock.lap("assemble");
     Ok(Compiled {
         code,
         tier,

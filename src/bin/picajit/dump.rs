@@ -1,19 +1,31 @@
 //! `picajit dump`: how a program compiles on a backend — the execution path (native or the
 //! interpreter fallback, with the reason), what the frontend made of per-vertex branches, the
-//! IR (`--ir`) and the native code (`--asm`).
+//! IR (`--ir`), the native code (`--asm`) and the time of each compile phase (`--timings`).
+//! The program is a file, or a synthetic one (`--generate straight:500`, see
+//! `picajit::synthetic`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Args;
-use picajit::engine::Engine;
+use picajit::engine::{Engine, Timings};
+use picajit::synthetic::{self, Shape};
 
 use crate::{load_program, Backend, CliResult};
 
 #[derive(Args)]
 pub struct DumpArgs {
-    /// A SHBIN or PCAS file.
-    file: PathBuf,
+    /// A SHBIN or PCAS file (or none, with --generate).
+    #[arg(required_unless_present = "generate", conflicts_with = "generate")]
+    file: Option<PathBuf>,
+    /// A synthetic program instead of a file: SHAPE:SIZE[:SEED], SHAPE straight or branchy,
+    /// SIZE in code words (24..=4096; above 512 a geometry shader), SEED 1 by default.
+    #[arg(long, value_name = "SHAPE:SIZE[:SEED]")]
+    generate: Option<String>,
+    /// With --generate: print the generated picasso source.
+    #[arg(long, requires = "generate")]
+    source: bool,
     /// SHBIN only: which DVLE.
     #[arg(long, default_value_t = 0)]
     dvle: usize,
@@ -23,13 +35,48 @@ pub struct DumpArgs {
     /// Print the native code.
     #[arg(long)]
     asm: bool,
+    /// Print the time of each compile phase: the median of --repeat cold compiles (after one
+    /// untimed warm-up), wall clock.
+    #[arg(long)]
+    timings: bool,
+    /// Cold compiles --timings takes the median of.
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    repeat: u32,
     /// Backend to compile for.
     #[arg(long, value_enum, default_value = "auto")]
     backend: Backend,
 }
 
+/// `SHAPE:SIZE[:SEED]` → the synthetic program's source.
+fn generated(spec: &str) -> Result<String, String> {
+    let parts: Vec<&str> = spec.split(':').collect();
+    let bad = || format!("--generate {spec:?}: expected SHAPE:SIZE[:SEED], e.g. branchy:500");
+    let (shape, size, seed) = match parts[..] {
+        [shape, size] => (shape, size, "1"),
+        [shape, size, seed] => (shape, size, seed),
+        _ => return Err(bad()),
+    };
+    let shape = Shape::parse(shape)
+        .ok_or_else(|| format!("--generate {spec:?}: shape is straight or branchy"))?;
+    let size: usize = size.parse().map_err(|_| bad())?;
+    let seed: u64 = seed.parse().map_err(|_| bad())?;
+    synthetic::source(shape, size, seed).map_err(|e| format!("--generate {spec:?}: {e}"))
+}
+
 pub fn dump(args: &DumpArgs) -> CliResult {
-    let (program, _) = load_program(&args.file, args.dvle)?;
+    let program = match (&args.generate, &args.file) {
+        (Some(spec), _) => {
+            let text = generated(spec)?;
+            if args.source {
+                out!("{text}");
+            }
+            let (shbin, _) = picajit::asm::assemble(&[picajit::asm::Source::new(spec, text)])
+                .map_err(|d| format!("--generate {spec:?}: {}", d[0]))?;
+            shbin.program(0).map_err(|e| e.to_string())?
+        }
+        (None, Some(file)) => load_program(file, args.dvle)?.0,
+        (None, None) => return Err("dump needs a file or --generate".into()),
+    };
     let engine = Engine::new(args.backend.engine()).map_err(|e| e.to_string())?;
     let shader = engine.compile(&program);
     outln!("backend: {}", engine.backend().name());
@@ -71,5 +118,61 @@ pub fn dump(args: &DumpArgs) -> CliResult {
     } else if args.asm {
         outln!("(no native code: the shader runs on the interpreter)");
     }
+    if args.timings {
+        timings(&engine, &program, args.repeat as usize);
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The phase table: per phase, the minimum and the median over `repeat` timed cold compiles
+/// (wall clock: on a loaded machine the minimum is the better estimate of the work, the median
+/// of the totals includes the time slices other processes took).
+fn timings(engine: &Engine, program: &picajit::Program, repeat: usize) {
+    engine.compile_timed(program, &mut Timings::new());
+    let runs: Vec<Timings> = (0..repeat)
+        .map(|_| {
+            let mut t = Timings::new();
+            engine.compile_timed(program, &mut t);
+            t
+        })
+        .collect();
+    let words = picajit::engine::reachable_len(program);
+    let stats = |mut v: Vec<Duration>| {
+        v.sort_unstable();
+        (v[0], v[v.len() / 2])
+    };
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    let phases: Vec<(&str, Duration, Duration)> = runs[0]
+        .phases()
+        .iter()
+        .map(|&(phase, _)| {
+            let (min, med) = stats(runs.iter().map(|t| t.get(phase)).collect());
+            (phase, min, med)
+        })
+        .collect();
+    let (total_min, total_med) = stats(runs.iter().map(Timings::total).collect());
+    let sum_med: Duration = phases.iter().map(|p| p.2).sum();
+    outln!(
+        "compile timings ({repeat} cold compiles, wall clock): total min {:.1} µs, median {:.1} µs; \
+         sum of phase medians {:.1} µs = {:.3} µs per reachable word ({words})",
+        us(total_min),
+        us(total_med),
+        us(sum_med),
+        us(sum_med) / words.max(1) as f64
+    );
+    outln!(
+        "{:<20} {:>10} {:>10} {:>7}",
+        "phase",
+        "min µs",
+        "median µs",
+        "share"
+    );
+    for (phase, min, med) in phases {
+        outln!(
+            "{phase:<20} {:>10.1} {:>10.1} {:>6.1}%",
+            us(min),
+            us(med),
+            100.0 * med.as_secs_f64() / sum_med.as_secs_f64().max(1e-12)
+        );
+    }
 }

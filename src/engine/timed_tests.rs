@@ -1,0 +1,58 @@
+//! `Engine::compile_timed`: the same shader as `compile`, every phase reported once per compile,
+//! the cache left alone.
+
+use super::{Backend, Engine, MachineCode, Timings};
+use crate::synthetic::{self, Shape};
+
+fn code(m: Option<&MachineCode>) -> Option<Vec<u8>> {
+    m.map(|m| match m {
+        MachineCode::X64(c) => c.code.clone(),
+        MachineCode::Aarch64(c) => c.code.clone(),
+    })
+}
+
+#[test]
+fn a_timed_compile_is_the_same_compile_with_its_phases() {
+    let program = synthetic::program(Shape::Branchy, 200, 5).expect("generates");
+    for backend in Backend::available() {
+        let engine = Engine::new(backend).expect("available");
+        let plain = engine.compile(&program);
+        let mut t = Timings::new();
+        let timed = engine.compile_timed(&program, &mut t);
+        assert_eq!(engine.cached(), 1, "{}", backend.name());
+        assert_eq!(plain.path(), timed.path());
+        assert_eq!(code(plain.machine_code()), code(timed.machine_code()));
+        let names: Vec<&str> = t.phases().iter().map(|&(p, _)| p).collect();
+        let expected: &[&str] = match backend {
+            Backend::Interp => &["reachability", "shader"],
+            _ => &[
+                "reachability",
+                "explore",
+                "ir build",
+                "uniformity",
+                "branch conversion",
+                "simplify_cfg",
+                "cse",
+                "dce",
+                "simplify_cfg 2",
+                "verify",
+                "budget check",
+                "prepare",
+                "backend verify",
+                "liveness",
+                "regalloc",
+                "emit",
+                "assemble",
+                "map",
+                "shader",
+            ],
+        };
+        assert_eq!(names, expected, "{}", backend.name());
+        assert_eq!(
+            t.total(),
+            t.phases().iter().map(|&(_, d)| d).sum(),
+            "{}",
+            backend.name()
+        );
+    }
+}
