@@ -7,7 +7,7 @@ FUZZ_TIME ?= 60
 FUZZ_TARGETS ?= shbin asm pcas compile_run
 PICAJIT = $(CARGO) run -q --release --bin picajit --
 
-.PHONY: all setup lint test test-fast bench fuzz fuzz-parsers demo clean
+.PHONY: all setup lint package test test-fast bench fuzz fuzz-parsers demo clean
 
 all: test
 
@@ -36,16 +36,25 @@ setup:
 	@test -d $(CORPUS) || echo "warning: $(CORPUS) not found; corpus tests need the shared/ folder beside the repo"
 	@echo "setup: toolchain ok ($$($(CARGO) --version))"
 
-## lint: formatting and clippy, warnings are errors.
+## lint: formatting, clippy (default features, and the lean library without them) and the API
+## docs, warnings are errors.
 lint: setup
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy -p picajit --no-default-features --lib -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --workspace
 
-## test: lint, every unit and integration test (every program also on AArch64, under qemu-user
+## package: `cargo package` of every published crate; its verification step builds each packaged
+## crate from the .crate file alone, without default features (for picajit: the lean library a
+## `default-features = false` user gets).
+package: setup
+	$(CARGO) package --workspace --no-default-features --allow-dirty
+
+## test: lint, packaging, every unit and integration test (every program also on AArch64, under qemu-user
 ## on other hosts; the regression corpus tests/regress included), the exhaustive EX2/LG2 check
 ## (release, all cores) and a fixed-seed differential fuzz slice: 20,000 programs on the
 ## interpreter and every backend this host can run.
-test: lint test-fast
+test: lint package test-fast
 	$(CARGO) test --release --test float_exhaustive
 	$(CARGO) build --release --bin picajit
 	$(PICAJIT) fuzz --cases 20000 --seed 1

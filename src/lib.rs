@@ -32,6 +32,8 @@ pub mod case;
 pub mod engine;
 pub mod float;
 pub mod frontend;
+#[cfg(feature = "fuzz")]
+#[doc(hidden)]
 pub mod fuzz;
 pub mod interp;
 pub mod isa;

@@ -1,10 +1,11 @@
 //! Executable memory and the one call boundary into generated code.
 //!
 //! [`ExecCode`] copies finished machine code into a fresh anonymous mapping and flips it to
-//! read+execute (never writable and executable at once). [`ExecCode::run`] is the only place
-//! generated code is entered; it is safe to call because the code was produced by this crate's
-//! backend for a tier the host supports (checked at construction), and it touches nothing but
-//! the context it is handed (and its own read-only constant pool).
+//! read+execute (never writable and executable at once). [`ExecCode::run_aos`] and
+//! [`ExecCode::run_soa`] enter generated code through one private call boundary; they are safe
+//! to call because the code was produced by this crate's backend for a tier the host supports
+//! (checked at construction), and it touches nothing but the context it is handed (and its
+//! own read-only constant pool).
 
 use std::io;
 

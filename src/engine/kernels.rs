@@ -30,6 +30,7 @@ impl MachineCode {
         }
     }
     /// Instructions before the constant pool (the static size of the kernel).
+    #[cfg(feature = "dump")]
     pub fn instruction_count(&self) -> usize {
         match self {
             MachineCode::X64(c) => x64::instruction_count(c),
@@ -51,6 +52,7 @@ impl MachineCode {
         }
     }
     /// The code as text, one instruction per line, then the constant pool.
+    #[cfg(feature = "dump")]
     pub fn disassemble(&self) -> String {
         match self {
             MachineCode::X64(c) => x64::disassemble(c),

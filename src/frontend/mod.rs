@@ -34,7 +34,7 @@
 //! [`graph::MAX_STATES`] abstract states. The engine runs those on the interpreter, exactly.
 //! Everything else — vertex and geometry shaders with uniform control flow, including
 //! unstructured jumps, stack overflow and the CALL quirks — lowers. Geometry shaders' EMIT and
-//! SETEMIT become [`Op::Emit`]/[`Op::SetEmit`] (the emitter state is batch-uniform along a
+//! SETEMIT become [`Op::Emit`](picajit_codegen::ir::Op::Emit)/[`Op::SetEmit`](picajit_codegen::ir::Op::SetEmit) (the emitter state is batch-uniform along a
 //! uniform path, so every lane emits together).
 //!
 //! # How the state graph becomes IR

@@ -1,6 +1,6 @@
 //! Differential fuzzing: random programs from the opcode table ([`gen`]), run on the reference
-//! interpreter and every backend and compared bit for bit ([`check`]), failing cases reduced
-//! ([`minimize`]) and described ([`report`]). `picajit fuzz` drives it; the regression corpus
+//! interpreter and every backend and compared bit for bit ([`check()`]), failing cases reduced
+//! ([`minimize()`]) and described ([`report`]). `picajit fuzz` drives it; the regression corpus
 //! (`tests/regress/`) and the `fuzz/` targets reuse it.
 //!
 //! A case is a PCAS [`Case`](crate::case::Case) plus the step budget it runs with (PCAS has no

@@ -3,14 +3,14 @@
 //!
 //! | bits    | field                                      |
 //! |---------|--------------------------------------------|
-//! | [3:0]   | write mask: bit 3 = x … bit 0 = w          |
-//! | [4]     | negate src1                                |
-//! | [12:5]  | src1 selectors: [12:11] x … [6:5] w        |
-//! | [13]    | negate src2                                |
-//! | [21:14] | src2 selectors                             |
-//! | [22]    | negate src3                                |
-//! | [30:23] | src3 selectors                             |
-//! | [31]    | unused (kept, so descriptors round-trip)   |
+//! | `[3:0]`   | write mask: bit 3 = x … bit 0 = w          |
+//! | `[4]`     | negate src1                                |
+//! | `[12:5]`  | src1 selectors: `[12:11]` x … `[6:5]` w        |
+//! | `[13]`    | negate src2                                |
+//! | `[21:14]` | src2 selectors                             |
+//! | `[22]`    | negate src3                                |
+//! | `[30:23]` | src3 selectors                             |
+//! | `[31]`    | unused (kept, so descriptors round-trip)   |
 
 /// A raw operand-descriptor word with typed accessors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

@@ -1,5 +1,5 @@
 //! The PICA200 instruction set: the one opcode table ([`opcode`]), the bit layout of every
-//! instruction format ([`format`]), registers ([`reg`]), operand descriptors ([`desc`]) and the
+//! instruction format ([`format`](mod@format)), registers ([`reg`]), operand descriptors ([`desc`]) and the
 //! typed [`Instruction`] with total decode and encode.
 //!
 //! Bits are sliced here and nowhere else: every other module works on the typed forms.

@@ -28,6 +28,7 @@ pub mod elf;
 pub mod runner;
 
 mod arith;
+#[cfg(feature = "dump")]
 pub mod dump;
 mod exec;
 mod flow;
@@ -46,6 +47,7 @@ use crate::timings::Clock;
 pub use crate::x64::{io_sets, CompileError, IoMode};
 
 use asm::Ops;
+#[cfg(feature = "dump")]
 pub use dump::{disassemble, instruction_count};
 pub use exec::{Kernel, RunError};
 

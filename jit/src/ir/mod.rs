@@ -8,7 +8,7 @@
 //! batch (loop counters, aL, the step budget) is not a variable: it lives in the batch context and
 //! is touched only by the control instructions and terminators.
 //!
-//! The instruction set is one table ([`op_table!`]): name, operand types, result type and the
+//! The instruction set is one table (`op_table!`): name, operand types, result type and the
 //! meaning of the two immediates. The printer, verifier, liveness and every backend match on
 //! [`Op`] exhaustively.
 

@@ -10,13 +10,14 @@
 //! operand); a spilled result is computed in `S0` and stored. Multi-instruction sequences read
 //! all their sources before they write their destination, so any aliasing is safe.
 //!
-//! Files by op family: [`arith`] (lane arithmetic, compares, masks, PICA multiply, conversions),
-//! [`special`] (RCP, RSQ, EX2, LG2), [`memory`] (inputs, outputs, uniforms and relative
-//! addressing), [`flow`] (terminators, loops, the step budget).
+//! Files by op family: `arith` (lane arithmetic, compares, masks, PICA multiply, conversions),
+//! `special` (RCP, RSQ, EX2, LG2), `memory` (inputs, outputs, uniforms and relative
+//! addressing), `flow` (terminators, loops, the step budget).
 
 pub mod asm;
 
 mod arith;
+#[cfg(feature = "dump")]
 mod dump;
 mod flow;
 mod io;
@@ -35,6 +36,7 @@ use crate::timings::Clock;
 
 pub use asm::Tier;
 use asm::{Mem, Ops};
+#[cfg(feature = "dump")]
 pub use dump::{disassemble, instruction_count};
 pub use io::IoMode;
 
