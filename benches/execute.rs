@@ -96,7 +96,7 @@ fn execute_par(c: &mut Criterion) {
 /// persistent job server, kernel already in the runner — a figure for the tests' cost, not for
 /// the code's speed on hardware.
 fn qemu_job(c: &mut Criterion) {
-    if Backend::Aarch64.is_native_here() || !Backend::available().contains(&Backend::Aarch64) {
+    if Backend::Aarch64.is_native_here() || !Backend::runnable().contains(&Backend::Aarch64) {
         return;
     }
     let mut group = c.benchmark_group("aarch64_qemu_job");

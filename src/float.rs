@@ -29,6 +29,7 @@
 //!
 //! The exhaustive measurement of [`ex2`] and [`lg2`] over all 2^32 inputs is in [`check`].
 
+#[doc(hidden)]
 pub mod check;
 
 // ------------------------------------------------------------------------------------------------
@@ -101,32 +102,45 @@ pub fn flr(a: f32) -> f32 {
 
 /// EX2 input clamp, low bound. `2^-151` rounds to `+0` in binary32, so `-inf` and every
 /// `x ≤ -151` give exactly `+0`.
+#[doc(hidden)]
 pub const EX2_CLAMP_LO: f32 = -151.0;
 /// EX2 input clamp, high bound. `2^129` overflows binary32, so `+inf` and every `x ≥ 129` give
 /// exactly `+inf`.
+#[doc(hidden)]
 pub const EX2_CLAMP_HI: f32 = 129.0;
 
 /// `ln(2)^0 / 0!` (bits `0x3FF0000000000000`).
+#[doc(hidden)]
 pub const EX2_C0: f64 = 1.0;
 /// `ln(2)^1 / 1!`, correctly rounded to f64 (bits `0x3FE62E42FEFA39EF`).
+#[doc(hidden)]
 pub const EX2_C1: f64 = std::f64::consts::LN_2;
 /// `ln(2)^2 / 2!` (bits `0x3FCEBFBDFF82C58F`).
+#[doc(hidden)]
 pub const EX2_C2: f64 = 0.240_226_506_959_100_72;
 /// `ln(2)^3 / 3!` (bits `0x3FAC6B08D704A0C0`).
+#[doc(hidden)]
 pub const EX2_C3: f64 = 0.055_504_108_664_821_58;
 /// `ln(2)^4 / 4!` (bits `0x3F83B2AB6FBA4E77`).
+#[doc(hidden)]
 pub const EX2_C4: f64 = 0.009_618_129_107_628_477;
 /// `ln(2)^5 / 5!` (bits `0x3F55D87FE78A6731`).
+#[doc(hidden)]
 pub const EX2_C5: f64 = 0.001_333_355_814_642_844_3;
 /// `ln(2)^6 / 6!` (bits `0x3F2430912F86C787`).
+#[doc(hidden)]
 pub const EX2_C6: f64 = 0.000_154_035_303_933_816_1;
 /// `ln(2)^7 / 7!` (bits `0x3EEFFCBFC588B0C7`).
+#[doc(hidden)]
 pub const EX2_C7: f64 = 1.525_273_380_405_984_1e-5;
 /// `ln(2)^8 / 8!` (bits `0x3EB62C0223A5C824`).
+#[doc(hidden)]
 pub const EX2_C8: f64 = 1.321_548_679_014_431e-6;
 /// `ln(2)^9 / 9!` (bits `0x3E7B5253D395E7C4`).
+#[doc(hidden)]
 pub const EX2_C9: f64 = 1.017_808_600_923_97e-7;
 /// `ln(2)^10 / 10!` (bits `0x3E3E4CF5158B8ECA`).
+#[doc(hidden)]
 pub const EX2_C10: f64 = 7.054_911_620_801_123e-9;
 
 /// `1.5 · 2^52 + 1023` (bits `0x43380000000003FF`). For an integer `n` with `|n| < 2^50`,
@@ -134,6 +148,7 @@ pub const EX2_C10: f64 = 7.054_911_620_801_123e-9;
 /// that left by 52 keeps only the low 12 bits, `n + 1023`, in the exponent field: the bits of
 /// `2^n` as an f64, with no float→integer conversion instruction (SSE/AVX2 have none for
 /// packed f64 → i64).
+#[doc(hidden)]
 pub const EX2_SCALE_MAGIC: f64 = 6_755_399_441_056_767.0;
 
 /// EX2: `2^x`, the project's own algorithm (`spec/semantics.md` §5).
@@ -211,30 +226,42 @@ pub fn ex2(x: f32) -> f32 {
 // ------------------------------------------------------------------------------------------------
 
 /// `2 / (1 · ln 2)`, correctly rounded to f64 (bits `0x40071547652B82FE`).
+#[doc(hidden)]
 pub const LG2_C1: f64 = 2.885_390_081_777_926_8;
 /// `2 / (3 · ln 2)` (bits `0x3FEEC709DC3A03FD`).
+#[doc(hidden)]
 pub const LG2_C3: f64 = 0.961_796_693_925_975_6;
 /// `2 / (5 · ln 2)` (bits `0x3FE2776C50EF9BFE`).
+#[doc(hidden)]
 pub const LG2_C5: f64 = 0.577_078_016_355_585_3;
 /// `2 / (7 · ln 2)` (bits `0x3FDA61762A7ADED9`).
+#[doc(hidden)]
 pub const LG2_C7: f64 = 0.412_198_583_111_132_4;
 /// `2 / (9 · ln 2)` (bits `0x3FD484B13D7C02A9`).
+#[doc(hidden)]
 pub const LG2_C9: f64 = 0.320_598_897_975_325_2;
 /// `2 / (11 · ln 2)` (bits `0x3FD0C9A84994022D`).
+#[doc(hidden)]
 pub const LG2_C11: f64 = 0.262_308_189_252_538_8;
 /// `2 / (13 · ln 2)` (bits `0x3FCC68F568D31760`).
+#[doc(hidden)]
 pub const LG2_C13: f64 = 0.221_953_083_213_686_67;
 
 /// `√2` correctly rounded to f64 (bits `0x3FF6A09E667F3BCD`): mantissas above it are halved so
 /// that `m ∈ (√2/2, √2]`.
+#[doc(hidden)]
 pub const LG2_SQRT2: f64 = std::f64::consts::SQRT_2;
 /// Mask of the f64 mantissa field.
+#[doc(hidden)]
 pub const LG2_MANT_MASK: u64 = 0x000F_FFFF_FFFF_FFFF;
 /// Bits of `1.0_f64` (exponent field 1023).
+#[doc(hidden)]
 pub const LG2_ONE_BITS: u64 = 0x3FF0_0000_0000_0000;
 /// Bits of `2^52`: OR-ing a biased exponent `b < 2^52` into its mantissa gives `2^52 + b`.
+#[doc(hidden)]
 pub const LG2_EXP_MAGIC_BITS: u64 = 0x4330_0000_0000_0000;
 /// `2^52 + 1023` (bits `0x43300000000003FF`): `(2^52 + b) − LG2_EXP_BIAS = b − 1023`, exact.
+#[doc(hidden)]
 pub const LG2_EXP_BIAS: f64 = 4_503_599_627_371_519.0;
 
 /// LG2: `log2(x)`, the project's own algorithm (`spec/semantics.md` §5).

@@ -1,7 +1,52 @@
 //! # picajit
 //!
-//! A recompiler for Nintendo 3DS PICA200 vertex and geometry shader bytecode, with a reference
-//! interpreter that is the executable form of the project's semantics (`spec/semantics.md`).
+//! Runs Nintendo 3DS PICA200 vertex and geometry shaders: a JIT that recompiles shader
+//! bytecode into x86-64 (SSE4.1, AVX2) or AArch64 NEON code for batches of vertices, and a
+//! reference interpreter — the executable form of the project's semantics — that every
+//! backend matches bit for bit. Also a picasso-compatible assembler and disassembler, SHBIN
+//! reading and writing, and PCAS/PCOU case files.
+//!
+//! ```
+//! use picajit::asm::{assemble, Source};
+//! use picajit::engine::{Backend, Engine};
+//! use picajit::program::VertexStatus;
+//! use picajit::Uniforms;
+//!
+//! // A vertex shader in picasso's language (or read a .shbin with `Shbin::parse`).
+//! let text = "
+//!     .fvec scale
+//!     .out pos position
+//!     .proc main
+//!         mul pos, scale, v0
+//!         end
+//!     .end";
+//! let (shbin, _warnings) = assemble(&[Source::new("scale.v.pica", text)]).expect("assembles");
+//! let program = shbin.program(0)?; // DVLE 0: code, operand descriptors, entry, kind
+//! let dvle = shbin.dvle(0)?;
+//!
+//! // Uniforms by name: indices into `Uniforms::f` (c0 is index 0).
+//! let mut uniforms = Uniforms::default();
+//! dvle.apply_constants(&mut uniforms); // .constf/.consti/.setb values
+//! let scale = dvle.float_uniform("scale").expect("declared");
+//! uniforms.f[scale][0] = [2.0, 3.0, 4.0, 5.0];
+//!
+//! // The best JIT this host has; shaders are compiled once and cached.
+//! let engine = Engine::new(Backend::Auto)?;
+//! let shader = engine.compile(&program);
+//!
+//! // Per vertex: 16 input registers (v0..v15) in, 16 output registers (o0..o15) out.
+//! let inputs = vec![[[1.0f32, 1.0, 1.0, 1.0]; 16]; 100];
+//! let mut outputs = vec![[[0.0f32; 4]; 16]; inputs.len()];
+//! let mut status = vec![VertexStatus::Ended; inputs.len()];
+//! shader.run(&uniforms, &inputs, &mut outputs, &mut status)?;
+//! assert_eq!(outputs[99][0], [2.0, 3.0, 4.0, 5.0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! **Output buffers.** Every batch run (`Shader::run`, `run_par`, `run_soa`,
+//! `Interpreter::run`, `run_par`) stores exactly the output registers the program can write
+//! ([`Program::outputs_written`]) — 0.0 in a vertex that did not write one — and leaves the
+//! others as the buffer held them: start from zeroed buffers to read 0.0 there.
 //!
 //! ```text
 //!  .pica text ──asm──▶ SHBIN bytes ──shbin──▶ Program { code[4096], descs[128], entry, tables }
@@ -15,22 +60,32 @@
 //! ```
 //!
 //! Modules:
-//! - [`isa`]: the one PICA200 opcode table, typed decode/encode of every format, operand
-//!   descriptors.
-//! - [`float`]: the one statement of PICA float rules (`pmul`, MIN/MAX, RCP/RSQ, EX2/LG2, float24).
-//! - [`shbin`]: DVLB/DVLP/DVLE read and write.
+//! - [`engine`]: [`Engine`](engine::Engine) (backend choice, compile cache) and
+//!   [`Shader`](engine::Shader) (AoS, SoA, parallel and geometry runs).
+//! - [`program`]: [`Program`] (code memory, descriptors, entry, kind), [`Uniforms`], vertex
+//!   registers and statuses.
+//! - [`shbin`]: DVLB/DVLP/DVLE read and write; uniforms, outputs and constants of a DVLE.
+//! - [`asm`]: the picasso-compatible assembler and the disassembler.
 //! - [`interp`]: the reference interpreter and its batch API.
 //! - [`case`]: PCAS/PCOU case files.
 //! - [`synthetic`]: seeded straight-line and branchy programs of any size (compile benches).
-//! - [`frontend`]: decoded program → codegen IR (control-flow recovery, ALU lowering), and the
-//!   IR evaluator.
 //! - [`pica`]: the shader units as GPU registers (register writes with byte masks, uploads,
 //!   attribute permutation, output map, geometry-stage configuration).
+//! - [`isa`]: the PICA200 opcode table, typed decode/encode of every format, operand
+//!   descriptors.
+//! - [`float`]: the PICA float rules (`pmul`, MIN/MAX, RCP/RSQ, EX2/LG2, float24).
+//! - [`codegen`]: the `picajit-codegen` crate (IR, register allocation, backends), for the
+//!   types that appear in [`engine`] signatures.
+//!
+//! Cargo features (all on by default): `cli` (the `picajit` command), `bench` (`jit-bench`),
+//! `fuzz` (the differential fuzzer), `dump` (native code as text). With
+//! `default-features = false` only what running shaders needs is built.
 
 pub mod asm;
 pub mod case;
 pub mod engine;
 pub mod float;
+#[doc(hidden)]
 pub mod frontend;
 #[cfg(feature = "fuzz")]
 #[doc(hidden)]
@@ -42,5 +97,6 @@ pub mod program;
 pub mod shbin;
 pub mod synthetic;
 
+pub use picajit_codegen as codegen;
 pub use program::{Program, Uniforms};
 pub use shbin::Shbin;

@@ -4,6 +4,8 @@
 
 use thiserror::Error;
 
+use crate::isa::{DstKind, Fmt2, Fmt3b, Fmt3i, Format, Instruction, Opcode};
+
 /// Words of code memory (`spec/semantics.md` §1).
 pub const CODE_WORDS: usize = 4096;
 /// Entries of operand-descriptor memory.
@@ -19,8 +21,10 @@ pub type Regs16 = [Vec4; 16];
 /// Vertex or geometry shader: decides whether EMIT/SETEMIT do anything (`spec/semantics.md` §7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum ShaderKind {
+    /// A vertex shader (EMIT and SETEMIT do nothing).
     #[default]
     Vertex,
+    /// A geometry shader (EMIT and SETEMIT build triangles).
     Geometry,
 }
 
@@ -40,10 +44,13 @@ pub struct Program {
 /// Why raw words could not be loaded as a [`Program`].
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum ProgramError {
+    /// More code words than code memory holds (the count).
     #[error("program has {0} code words; code memory holds at most 4096")]
     TooMuchCode(usize),
+    /// More operand descriptors than descriptor memory holds (the count).
     #[error("program has {0} operand descriptors; descriptor memory holds at most 128")]
     TooManyDescriptors(usize),
+    /// The entry point is not a code-memory address (the address).
     #[error("entry point {0} is outside code memory (0..4096)")]
     EntryOutOfRange(u32),
 }
@@ -76,6 +83,70 @@ impl Program {
         self.kind = kind;
         self
     }
+
+    /// The code words reachable from the entry (following every branch, call body and
+    /// fall-through), with their addresses: what the cache key hashes instead of all 4096 words.
+    pub fn reachable_words(&self) -> Vec<(u16, u32)> {
+        let mut seen = [0u64; CODE_WORDS / 64];
+        let mut todo = Vec::with_capacity(16);
+        todo.push(usize::from(self.entry));
+        let mut words = Vec::with_capacity(64);
+        let push = |todo: &mut Vec<usize>, a: usize| {
+            if a < CODE_WORDS {
+                todo.push(a);
+            }
+        };
+        while let Some(pc) = todo.pop() {
+            if seen[pc / 64] >> (pc % 64) & 1 != 0 {
+                continue;
+            }
+            seen[pc / 64] |= 1 << (pc % 64);
+            let word = self.code[pc];
+            words.push((pc as u16, word));
+            let instr = Instruction::decode(word);
+            if pc == CODE_WORDS - 1 || instr.opcode() == Opcode::End {
+                continue;
+            }
+            push(&mut todo, pc + 1);
+            let (dest, num) = match instr.opcode().format() {
+                Format::Fmt2 => {
+                    let f = Fmt2::decode(word);
+                    (f.dest, f.num)
+                }
+                Format::Fmt3b => {
+                    let f = Fmt3b::decode(word);
+                    (f.dest, f.num)
+                }
+                Format::Fmt3i => (Fmt3i::decode(word).dest, 0),
+                Format::Fmt0
+                | Format::Fmt1
+                | Format::Fmt1u
+                | Format::Fmt1i
+                | Format::Fmt1c
+                | Format::Fmt4
+                | Format::Fmt5
+                | Format::Fmt5i
+                | Format::Raw => continue,
+            };
+            // Targets and scope ends: DEST, DEST + NUM (else/return paths), DEST + 1 (loop end).
+            for a in [
+                usize::from(dest),
+                usize::from(dest) + usize::from(num),
+                usize::from(dest) + 1,
+            ] {
+                push(&mut todo, a);
+            }
+        }
+        words.sort_unstable();
+        words
+    }
+
+    /// The output registers the program can write (bit r = o_r): every `o` destination of an
+    /// ALU instruction in [`Program::reachable_words`]. Batch runs store exactly these
+    /// registers (see [`crate::interp::Interpreter::run`]).
+    pub fn outputs_written(&self) -> u16 {
+        outputs_written_by(&self.reachable_words())
+    }
 }
 
 impl std::fmt::Debug for Program {
@@ -89,7 +160,10 @@ impl std::fmt::Debug for Program {
     }
 }
 
-/// Uniform state shared by every vertex of a batch (`spec/semantics.md` §1).
+/// Uniform state shared by every vertex of a batch (`spec/semantics.md` §1), in the shader's
+/// view: `f[n]` is register c*n* as (x, y, z, w). A matrix takes one register per row (row k
+/// in `f[n + k]`, columns 0..3 in x..w). Find a DVLE's uniforms by name with
+/// [`Dvle::float_uniform`](crate::shbin::Dvle::float_uniform) and its siblings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Uniforms {
     /// Float uniforms c0..c95 (x, y, z, w).
@@ -115,6 +189,18 @@ impl Uniforms {
     pub fn bool(&self, id: u8) -> bool {
         self.b >> (id & 15) & 1 != 0
     }
+
+    /// Sets bool uniform `b<id>` (`id` < 16; higher ids are ignored).
+    pub fn set_bool(&mut self, id: usize, value: bool) {
+        if id < 16 {
+            let bit = 1u16 << id;
+            if value {
+                self.b |= bit;
+            } else {
+                self.b &= !bit;
+            }
+        }
+    }
 }
 
 /// How one vertex's invocation ended (the PCOU status codes).
@@ -126,4 +212,19 @@ pub enum VertexStatus {
     Ended = 0,
     /// The step budget of backward transfers ran out (`spec/semantics.md` §6).
     BudgetExhausted = 1,
+}
+
+/// [`Program::outputs_written`] over already collected reachable words.
+pub(crate) fn outputs_written_by(reachable: &[(u16, u32)]) -> u16 {
+    let mut regs = 0u16;
+    for &(_, word) in reachable {
+        let instr = Instruction::decode(word);
+        let writes_vector = !matches!(instr.opcode(), Opcode::Cmp | Opcode::Mova);
+        if let (Some(alu), true) = (instr.alu(), writes_vector) {
+            if let DstKind::Output(n) = alu.dst.kind() {
+                regs |= 1 << n;
+            }
+        }
+    }
+    regs
 }

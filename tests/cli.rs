@@ -252,6 +252,8 @@ fn info_names_the_lovepotion_tables() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     for needle in [
+        "input inPosition = v0",
+        "input inTexCoord = v2",
         "uniform projMtx = c0..c3",
         "uniform mdlvMtx = c4..c7",
         "output o0.xyzw = position",
@@ -287,6 +289,56 @@ fn bad_files_fail_with_a_message() {
         .output()
         .unwrap();
     assert!(!out.status.success());
+    // Unknown magic bytes are shown as text.
+    let zip = dir.join("archive.zip");
+    std::fs::write(&zip, b"PK\x03\x04rest").unwrap();
+    let out = picajit()
+        .args(["run", zip.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(r#"starts with "PK\x03\x04""#), "{stderr}");
+}
+
+#[test]
+fn asm_on_a_binary_file_says_so() {
+    let file = corpus().join("lovebrew__lovepotion__main_v_pica.shbin");
+    let dir = temp_dir("asm-binary");
+    let out = picajit()
+        .args(["asm", file.to_str().unwrap(), "-o"])
+        .arg(dir.join("out.shbin"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("not assembly source: a SHBIN file") && stderr.contains("picajit disasm"),
+        "{stderr}"
+    );
+    assert!(!dir.join("out.shbin").exists());
+}
+
+#[test]
+fn run_says_1_vertex() {
+    let file = corpus().join("lovebrew__lovepotion__main_v_pica.shbin");
+    let out = picajit()
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "--vertices",
+            "1",
+            "--backend",
+            "interp",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stdout.contains(", 1 vertex, seed"), "{stdout}");
+    assert!(stderr.contains("1 vertex run on interp"), "{stderr}");
+    assert!(!stdout.contains("1 vertices") && !stderr.contains("1 vertices"));
 }
 
 #[test]

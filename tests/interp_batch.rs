@@ -200,3 +200,55 @@ fn budget_error_in_a_large_batch() {
         }
     }
 }
+
+/// The output contract of batch runs, on every engine: registers in the program's write set
+/// are stored in full, 0.0 where a vertex did not write them (here o4, written only by vertices
+/// whose v0.x is below 500, and o5.yzw, never written although o5.x is); registers outside it
+/// keep what the buffer held (`run_all` fills buffers with a marker and checks it survives in
+/// o6..o15, then reports those registers as 0.0).
+///
+/// ```text
+/// [0] mov o0, v0
+/// [1] cmp v0, <, <, v2          ; cc.x = v0.x < 500
+/// [2] ifc cc.x, dest 4, num 0   ; then [3]
+/// [3]   mov o4, v1
+/// [4] mov o5.x, v1
+/// [5] end
+/// ```
+#[test]
+fn output_contract_stores_exactly_the_write_set() {
+    let mut b = Builder::new();
+    b.mov(o(0), v(0))
+        .cmp(v(0), CmpOp::Lt, CmpOp::Lt, v(2))
+        .ifc(cond_x(true), 4, 0)
+        .mov(o(4), v(1))
+        .mov(o(5).mask("x"), v(1))
+        .end();
+    let program = b.program();
+    assert_eq!(program.outputs_written(), 0b11_0001);
+    let inputs: Vec<Regs16> = [10.0f32, 900.0, 20.0, 700.0, 30.0]
+        .iter()
+        .map(|&x| {
+            vecs(&[
+                [x, 0.0, 0.0, 0.0],
+                [1.0, 2.0, 3.0, 4.0],
+                [500.0, 0.0, 0.0, 0.0],
+            ])
+        })
+        .collect();
+    let runs = run_all(&program, &Uniforms::default(), &inputs);
+    for (n, inv) in runs.iter().enumerate() {
+        let x = inputs[n][0][0];
+        assert_bits(&inv.outputs[0], &[x, 0.0, 0.0, 0.0]);
+        let o4 = if x < 500.0 {
+            [1.0, 2.0, 3.0, 4.0]
+        } else {
+            [0.0; 4]
+        };
+        assert_bits(&inv.outputs[4], &o4);
+        assert_bits(&inv.outputs[5], &[1.0, 0.0, 0.0, 0.0]);
+        for r in [1, 2, 3, 6, 15] {
+            assert_bits(&inv.outputs[r], &[0.0; 4]);
+        }
+    }
+}

@@ -50,8 +50,10 @@ pub struct ExecCode {
 /// Why code could not be made executable.
 #[derive(Debug, thiserror::Error)]
 pub enum ExecError {
+    /// The host lacks the instructions of the tier.
     #[error("this host cannot run {0:?} code")]
     Unsupported(Tier),
+    /// Executable memory could not be mapped.
     #[error("mapping executable memory: {0}")]
     Map(#[from] io::Error),
 }

@@ -17,13 +17,16 @@ pub enum Backend {
     /// AArch64 with NEON, 4 vertices per batch: in-process on an AArch64 host, through a
     /// qemu-user job server elsewhere (exact, but slow: for testing).
     Aarch64,
-    /// The best JIT this host has (`PICAJIT_X64_TIER=sse41|avx2` forces a tier; AArch64 on
-    /// an AArch64 host); the interpreter on hosts without one. Never AArch64 through qemu.
+    /// The best JIT this host has: AVX2, else SSE4.1 on x86-64, NEON on AArch64, the
+    /// interpreter elsewhere; never AArch64 through qemu. The environment variable
+    /// `PICAJIT_X64_TIER=sse41|avx2` forces an x86-64 tier (for testing); any other value, or a
+    /// tier this CPU lacks, prints one warning on stderr and is ignored.
     Auto,
 }
 
 impl Backend {
-    /// Every concrete backend this host can run, interpreter first.
+    /// Every concrete backend this host runs natively, interpreter first: the ones to offer a
+    /// user. Backends that run only through an emulator are [`Backend::emulated`].
     pub fn available() -> Vec<Backend> {
         let mut all = vec![Backend::Interp];
         if Tier::Sse41.host_supports() {
@@ -32,10 +35,66 @@ impl Backend {
         if Tier::Avx2.host_supports() {
             all.push(Backend::X64Avx2);
         }
-        if aarch64::Kernel::host_supports() {
+        if cfg!(target_arch = "aarch64") && aarch64::Kernel::host_supports() {
             all.push(Backend::Aarch64);
         }
         all
+    }
+
+    /// Backends this host runs only through an emulator: AArch64 under qemu-user
+    /// (`qemu-aarch64-static`) on other hosts when qemu is installed. Exact, but far slower
+    /// than native code: for testing, never picked by [`Backend::Auto`].
+    pub fn emulated() -> Vec<Backend> {
+        if !cfg!(target_arch = "aarch64") && aarch64::Kernel::host_supports() {
+            vec![Backend::Aarch64]
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Every concrete backend this host can run, natively or emulated: [`Backend::available`]
+    /// then [`Backend::emulated`] (what the differential tests run).
+    pub fn runnable() -> Vec<Backend> {
+        let mut all = Backend::available();
+        all.extend(Backend::emulated());
+        all
+    }
+
+    /// What [`Backend::Auto`] stands for on this host (see there).
+    pub(super) fn auto() -> Backend {
+        let best = match Tier::host_best() {
+            Some(Tier::Avx2) => Backend::X64Avx2,
+            Some(Tier::Sse41) => Backend::X64Sse41,
+            None if cfg!(target_arch = "aarch64") => Backend::Aarch64,
+            None => Backend::Interp,
+        };
+        let Ok(forced) = std::env::var("PICAJIT_X64_TIER") else {
+            return best;
+        };
+        let chosen = match forced.as_str() {
+            "" => return best,
+            "sse41" => Backend::X64Sse41,
+            "avx2" => Backend::X64Avx2,
+            _ => {
+                warn_once(&format!(
+                    "PICAJIT_X64_TIER={forced:?} is not one of sse41, avx2 (lowercase); \
+                     using {} instead",
+                    best.name()
+                ));
+                return best;
+            }
+        };
+        match chosen.target() {
+            Some(t) if t.host_supports() => chosen,
+            _ => {
+                warn_once(&format!(
+                    "PICAJIT_X64_TIER={forced:?}: this CPU cannot run {}; using {} instead",
+                    chosen.name(),
+                    best.name()
+                ));
+                best
+            }
+        }
     }
 
     /// True if the backend runs natively on this host (not through an emulator).
@@ -106,10 +165,17 @@ impl std::fmt::Display for Target {
 /// Engine construction errors.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum EngineError {
+    /// The backend (named) needs instructions this CPU lacks, or, for AArch64 on another
+    /// host, qemu-user is not installed.
     #[error("backend {0} needs instructions this CPU does not have (aarch64 on another host: qemu-aarch64-static)")]
     Unsupported(&'static str),
-    #[error("PICAJIT_X64_TIER={0:?} is not one of sse41, avx2")]
-    BadTierOverride(String),
+}
+
+/// One warning per process on stderr (a bad `PICAJIT_X64_TIER` is worth saying once, not per
+/// engine).
+fn warn_once(message: &str) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| eprintln!("picajit: warning: {message}"));
 }
 
 /// How a compiled shader executes.

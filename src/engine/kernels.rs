@@ -17,7 +17,9 @@ use crate::program::{Regs16, Uniforms};
 /// Machine code of a kernel, for dumps.
 #[derive(Clone, Debug)]
 pub enum MachineCode {
+    /// x86-64 code (SSE4.1 or AVX2).
     X64(x64::Compiled),
+    /// AArch64 NEON code.
     Aarch64(aarch64::Compiled),
 }
 

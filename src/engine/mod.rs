@@ -33,12 +33,10 @@ pub use soa::SoaBuffer;
 use std::sync::{Arc, Mutex};
 
 use picajit_codegen::timings::Clock;
-use picajit_codegen::x64::Tier;
 use rustc_hash::FxHashMap;
 
 use crate::interp::DEFAULT_BUDGET;
-use crate::isa::{Fmt2, Fmt3b, Fmt3i, Format, Instruction, Opcode};
-use crate::program::{Program, ShaderKind, CODE_WORDS, DESC_WORDS};
+use crate::program::{Program, ShaderKind, DESC_WORDS};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct CacheKey {
@@ -59,20 +57,12 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// An engine for `backend` (`Auto` is resolved here).
+    /// An engine for `backend`. `Auto` is resolved here and never fails (see
+    /// [`Backend::Auto`]); a concrete backend this host cannot run is
+    /// [`EngineError::Unsupported`].
     pub fn new(backend: Backend) -> Result<Engine, EngineError> {
         let backend = match backend {
-            Backend::Auto => match std::env::var("PICAJIT_X64_TIER") {
-                Ok(t) if t == "sse41" => Backend::X64Sse41,
-                Ok(t) if t == "avx2" => Backend::X64Avx2,
-                Ok(t) if !t.is_empty() => return Err(EngineError::BadTierOverride(t)),
-                _ => match Tier::host_best() {
-                    Some(Tier::Avx2) => Backend::X64Avx2,
-                    Some(Tier::Sse41) => Backend::X64Sse41,
-                    None if cfg!(target_arch = "aarch64") => Backend::Aarch64,
-                    None => Backend::Interp,
-                },
-            },
+            Backend::Auto => Backend::auto(),
             b => b,
         };
         if let Some(t) = backend.target() {
@@ -100,7 +90,7 @@ impl Engine {
 
     /// Compiles `program`, or returns the cached shader for the same reachable code.
     pub fn compile(&self, program: &Program) -> Arc<Shader> {
-        let words = reachable_words(program);
+        let words = program.reachable_words();
         let key = CacheKey {
             descs: program.descs,
             entry: program.entry,
@@ -137,7 +127,7 @@ impl Engine {
     /// filled, so every call compiles; plain [`Engine::compile`] reads no clock at all.
     pub fn compile_timed(&self, program: &Program, timings: &mut Timings) -> Arc<Shader> {
         let mut clock = Clock::on(timings);
-        let words = reachable_words(program);
+        let words = program.reachable_words();
         clock.lap("reachability");
         let shader = Shader::build_timed(program, &words, self.backend, self.budget, &mut clock);
         let shader = Arc::new(shader);
@@ -154,62 +144,5 @@ impl Engine {
 /// How many code words are reachable from the entry of `program` (following every branch, call
 /// body and scope end): the words the cache key holds.
 pub fn reachable_len(program: &Program) -> usize {
-    reachable_words(program).len()
-}
-
-/// The code words reachable from the entry (following every branch, call body and
-/// fall-through), with their addresses: what the cache key hashes instead of all 4096 words.
-pub(crate) fn reachable_words(program: &Program) -> Vec<(u16, u32)> {
-    let mut seen = [0u64; CODE_WORDS / 64];
-    let mut todo = Vec::with_capacity(16);
-    todo.push(usize::from(program.entry));
-    let mut words = Vec::with_capacity(64);
-    let push = |todo: &mut Vec<usize>, a: usize| {
-        if a < CODE_WORDS {
-            todo.push(a);
-        }
-    };
-    while let Some(pc) = todo.pop() {
-        if seen[pc / 64] >> (pc % 64) & 1 != 0 {
-            continue;
-        }
-        seen[pc / 64] |= 1 << (pc % 64);
-        let word = program.code[pc];
-        words.push((pc as u16, word));
-        let instr = Instruction::decode(word);
-        if pc == CODE_WORDS - 1 || instr.opcode() == Opcode::End {
-            continue;
-        }
-        push(&mut todo, pc + 1);
-        let (dest, num) = match instr.opcode().format() {
-            Format::Fmt2 => {
-                let f = Fmt2::decode(word);
-                (f.dest, f.num)
-            }
-            Format::Fmt3b => {
-                let f = Fmt3b::decode(word);
-                (f.dest, f.num)
-            }
-            Format::Fmt3i => (Fmt3i::decode(word).dest, 0),
-            Format::Fmt0
-            | Format::Fmt1
-            | Format::Fmt1u
-            | Format::Fmt1i
-            | Format::Fmt1c
-            | Format::Fmt4
-            | Format::Fmt5
-            | Format::Fmt5i
-            | Format::Raw => continue,
-        };
-        // Targets and scope ends: DEST, DEST + NUM (else/return paths), DEST + 1 (loop end).
-        for a in [
-            usize::from(dest),
-            usize::from(dest) + usize::from(num),
-            usize::from(dest) + 1,
-        ] {
-            push(&mut todo, a);
-        }
-    }
-    words.sort_unstable();
-    words
+    program.reachable_words().len()
 }

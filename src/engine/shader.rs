@@ -17,7 +17,6 @@ use picajit_codegen::x64::{self};
 
 use crate::frontend;
 use crate::interp::{Interpreter, RunError};
-use crate::isa::{DstKind, Instruction, Opcode};
 use crate::program::{Program, Regs16, Uniforms, VertexStatus};
 
 /// A compiled shader: `Send + Sync`, shared through `Arc`.
@@ -66,7 +65,7 @@ impl Shader {
         budget: u32,
         clock: &mut Clock<'_>,
     ) -> Shader {
-        let static_outputs = written_outputs(reachable);
+        let static_outputs = crate::program::outputs_written_by(reachable);
         let interp_only = |path| Shader {
             exec: Exec::Interp,
             interp: OnceLock::new(),
@@ -152,16 +151,18 @@ impl Shader {
     }
 
     /// The output registers a run stores (bit r = o_r): every register the program can
-    /// write. A run leaves the other registers of the output buffers untouched.
+    /// write ([`Program::outputs_written`](crate::program::Program::outputs_written)). A run
+    /// leaves the other registers of the output buffers untouched.
     pub fn outputs_written(&self) -> u16 {
         self.outputs
     }
 
     /// Runs vertex `n` of `inputs` into `outputs[n]` and `status[n]` (AoS, any length). Only
-    /// the input registers the program reads are loaded and only the output registers it can
-    /// write ([`Shader::outputs_written`], all four components, 0.0 where not written) are
-    /// stored. Every status is written; the error names the first vertex that exhausted its
-    /// step budget.
+    /// the input registers the program reads are loaded. Outputs follow the contract of every
+    /// batch run ([`Interpreter::run`]): exactly the registers of [`Shader::outputs_written`]
+    /// are stored, all four components, 0.0 where a vertex did not write them; the others keep
+    /// what the buffer held (start from zeroed buffers to see 0.0 there). Every status is
+    /// written; the error names the first vertex that exhausted its step budget.
     pub fn run(
         &self,
         uniforms: &Uniforms,
@@ -337,20 +338,6 @@ pub(super) fn check_lengths(inputs: usize, outputs: usize, status: usize) -> Res
 }
 
 /// Output registers written by any reachable instruction (a superset of what runs write).
-pub(super) fn written_outputs(reachable: &[(u16, u32)]) -> u16 {
-    let mut regs = 0u16;
-    for &(_, word) in reachable {
-        let instr = Instruction::decode(word);
-        let writes_vector = !matches!(instr.opcode(), Opcode::Cmp | Opcode::Mova);
-        if let (Some(alu), true) = (instr.alu(), writes_vector) {
-            if let DstKind::Output(n) = alu.dst.kind() {
-                regs |= 1 << n;
-            }
-        }
-    }
-    regs
-}
-
 /// Makes the IR store registers `regs` too (as zeros unless written), so native runs define the
 /// same output registers as the interpreter path.
 pub(super) fn mark_outputs(func: &mut Function, regs: u16) {

@@ -462,7 +462,7 @@ mod tests {
         let cfg = crate::fuzz::Config::default();
         for seed in 0..40 {
             let case = crate::fuzz::generate(seed, &cfg);
-            if let Err(f) = check(&case, &Backend::available()) {
+            if let Err(f) = check(&case, &Backend::runnable()) {
                 panic!("seed {seed}: {}", f.summary());
             }
         }

@@ -39,6 +39,8 @@ pub struct Interpreter {
     entry: u32,
     kind: ShaderKind,
     budget: u32,
+    /// The output registers batch runs store ([`Program::outputs_written`]).
+    outputs: u16,
 }
 
 /// The result of one invocation.
@@ -56,6 +58,7 @@ pub struct Invocation {
 /// exhausted its budget, so a caller can inspect all of them.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum RunError {
+    /// The input, output and status slices of a batch differ in length.
     #[error(
         "batch slices differ in length: {inputs} inputs, {outputs} outputs, {status} statuses"
     )]
@@ -64,6 +67,8 @@ pub enum RunError {
         outputs: usize,
         status: usize,
     },
+    /// At least one vertex ran out of its step budget: the first such vertex, how many did,
+    /// and the budget. Every output and status was still written.
     #[error(
         "vertex {vertex} exhausted its step budget of {budget} backward transfers \
          ({count} vertices in the batch did)"
@@ -90,6 +95,7 @@ impl Interpreter {
             entry: u32::from(program.entry),
             kind: program.kind,
             budget: DEFAULT_BUDGET,
+            outputs: program.outputs_written(),
         }
     }
 
@@ -120,6 +126,14 @@ impl Interpreter {
     }
 
     /// Runs a batch: vertex `n` reads `inputs[n]` and writes `outputs[n]` and `status[n]`.
+    ///
+    /// **The output contract of every batch run** (this one, `run_par`, and the engine's
+    /// `Shader::run`, `run_par` and `run_soa` on every backend): of each vertex's 16 output
+    /// registers, exactly those in [`Program::outputs_written`] are stored — all four
+    /// components, 0.0 where this vertex did not write them — and the others keep what the
+    /// buffer held. Buffers that start zeroed therefore hold 0.0 in every register the program
+    /// never writes, as PCOU case files record it; a buffer reused across programs keeps the
+    /// previous run's values there. (`run_vertex` returns all 16, 0.0 where not written.)
     pub fn run(
         &self,
         uniforms: &Uniforms,
@@ -130,7 +144,7 @@ impl Interpreter {
         check_lengths(inputs, outputs, status)?;
         for ((input, out), st) in inputs.iter().zip(outputs.iter_mut()).zip(status.iter_mut()) {
             let inv = self.run_vertex(uniforms, input);
-            *out = inv.outputs;
+            self.store(&inv.outputs, out);
             *st = inv.status;
         }
         self.batch_result(status)
@@ -152,10 +166,24 @@ impl Interpreter {
             .with_min_len(64)
             .for_each(|((input, out), st)| {
                 let inv = self.run_vertex(uniforms, input);
-                *out = inv.outputs;
+                self.store(&inv.outputs, out);
                 *st = inv.status;
             });
         self.batch_result(status)
+    }
+
+    /// The output registers batch runs store (bit r = o_r; see [`Interpreter::run`]).
+    pub fn outputs_written(&self) -> u16 {
+        self.outputs
+    }
+
+    /// Copies the registers a batch run stores.
+    fn store(&self, from: &Regs16, to: &mut Regs16) {
+        for (r, (src, dst)) in from.iter().zip(to.iter_mut()).enumerate() {
+            if self.outputs >> r & 1 != 0 {
+                *dst = *src;
+            }
+        }
     }
 
     fn batch_result(&self, status: &[VertexStatus]) -> Result<(), RunError> {

@@ -338,6 +338,10 @@ impl OutputSemantic {
 
 /// One 8-byte uniform-table entry: a named register range in the unified numbering
 /// (v0..v15 → 0x00..0x0F, c0..c95 → 0x10..0x6F, i0..i3 → 0x70..0x73, b0..b15 → 0x78..0x87).
+///
+/// `first` and `last` are *unified* numbers: c0 is 0x10, so `first` is not an index into
+/// [`Uniforms::f`]. Look uniforms up with [`Dvle::float_uniform`], [`Dvle::int_uniform`],
+/// [`Dvle::bool_uniform`] (indices into the [`Uniforms`] fields) or [`UniformEntry::registers`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct UniformEntry {
     /// The name (from the symbol-table offset at +0). Must not contain NUL.
@@ -421,6 +425,13 @@ pub struct RegisterRange {
 }
 
 impl RegisterRange {
+    /// The registers' indices within their file: for [`RegisterFile::Float`] indices into
+    /// [`Uniforms::f`], for [`RegisterFile::Int`] into [`Uniforms::i`], for
+    /// [`RegisterFile::Bool`] bit numbers of [`Uniforms::b`].
+    pub fn indices(&self) -> std::ops::Range<usize> {
+        usize::from(self.first)..usize::from(self.last) + 1
+    }
+
     /// Number of registers in the range (0 if `last` < `first`).
     pub fn count(&self) -> usize {
         (usize::from(self.last) + 1).saturating_sub(usize::from(self.first))
@@ -510,9 +521,50 @@ impl Dvle {
         }
     }
 
-    /// The first uniform-table entry with this name.
+    /// The first uniform-table entry with this name (raw: unified register numbers).
     pub fn uniform_by_name(&self, name: &str) -> Option<&UniformEntry> {
         self.uniforms.iter().find(|u| u.name == name)
+    }
+
+    /// The typed register range of the uniform (or `.in` input) called `name`: `None` when no
+    /// entry has that name or its numbers are malformed.
+    pub fn uniform(&self, name: &str) -> Option<RegisterRange> {
+        self.uniform_by_name(name)?.registers()
+    }
+
+    fn uniform_in(&self, name: &str, file: RegisterFile) -> Option<std::ops::Range<usize>> {
+        self.uniform(name)
+            .filter(|r| r.file == file)
+            .map(|r| r.indices())
+    }
+
+    /// Indices into [`Uniforms::f`] of the float uniform `name` (`.fvec`), or `None` when there
+    /// is none of that name and kind. A matrix uses one register per **row**, x..w holding
+    /// columns 0..3 (so `dp4 o0.x, m[0], v0` is row 0 · v0, as picasso's examples write it):
+    ///
+    /// ```
+    /// # let src = ".fvec mvp[4]\n.out pos position\n.proc main\n dp4 pos.x, mvp[0], v0\n end\n.end\n";
+    /// # let (shbin, _) = picajit::asm::assemble(&[picajit::asm::Source::new("m.v.pica", src)]).unwrap();
+    /// let dvle = shbin.dvle(0)?;
+    /// let mut uniforms = picajit::Uniforms::default();
+    /// let rows = [[2.0, 0.0, 0.0, 0.0], [0.0, 2.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]];
+    /// let mvp = dvle.float_uniform("mvp").expect("declared");
+    /// uniforms.f[mvp].copy_from_slice(&rows);
+    /// # Ok::<(), picajit::shbin::ShbinError>(())
+    /// ```
+    pub fn float_uniform(&self, name: &str) -> Option<std::ops::Range<usize>> {
+        self.uniform_in(name, RegisterFile::Float)
+    }
+
+    /// Indices into [`Uniforms::i`] of the integer uniform `name` (`.ivec`).
+    pub fn int_uniform(&self, name: &str) -> Option<std::ops::Range<usize>> {
+        self.uniform_in(name, RegisterFile::Int)
+    }
+
+    /// Bit numbers in [`Uniforms::b`] of the bool uniform `name` (`.bool`); set one with
+    /// [`Uniforms::set_bool`].
+    pub fn bool_uniform(&self, name: &str) -> Option<std::ops::Range<usize>> {
+        self.uniform_in(name, RegisterFile::Bool)
     }
 
     /// The canonical symbol table: uniform names then label names, each NUL-terminated, without
@@ -552,13 +604,19 @@ impl Shbin {
             .map_or(true, |layout| !layout.fits(self))
     }
 
+    /// DVLE `index`, or [`ShbinError::NoSuchDvle`] when the file has fewer (indexing
+    /// `dvles` directly panics on a bad index).
+    pub fn dvle(&self, index: usize) -> Result<&Dvle, ShbinError> {
+        self.dvles.get(index).ok_or(ShbinError::NoSuchDvle {
+            index,
+            count: self.dvles.len(),
+        })
+    }
+
     /// The program of DVLE `dvle`: the DVLP code at address 0, its descriptor words at index 0,
     /// the DVLE's entry start and shader kind.
     pub fn program(&self, dvle: usize) -> Result<Program, ShbinError> {
-        let entry = self.dvles.get(dvle).ok_or(ShbinError::NoSuchDvle {
-            index: dvle,
-            count: self.dvles.len(),
-        })?;
+        let entry = self.dvle(dvle)?;
         let descs: Vec<u32> = self.dvlp.descs.iter().map(|d| d.word).collect();
         Program::from_words(&self.dvlp.code, &descs, entry.entry_start)
             .map(|program| program.with_kind(entry.kind))

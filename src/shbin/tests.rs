@@ -1283,3 +1283,35 @@ fn random_mutations_never_panic_and_round_trip() {
     );
     println!("mutations: accepted {accepted}, rejected {rejected}");
 }
+
+#[test]
+fn typed_uniform_lookup_counts_from_register_zero() {
+    let src = ".fvec pad[3], mvp[4]\n.ivec loops\n.bool flag\n.in pos v2\n.out o position\n\
+               .proc main\n dp4 o.x, mvp[0], pos\n end\n.end\n";
+    let (shbin, _) = crate::asm::assemble(&[crate::asm::Source::new("t.v.pica", src)]).unwrap();
+    let dvle = shbin.dvle(0).unwrap();
+    // The raw entry counts c0 as 0x10; the typed lookups count from register 0.
+    assert_eq!(dvle.uniform_by_name("mvp").unwrap().first, 0x13);
+    assert_eq!(dvle.float_uniform("mvp"), Some(3..7));
+    assert_eq!(dvle.float_uniform("pad"), Some(0..3));
+    assert_eq!(dvle.int_uniform("loops"), Some(0..1));
+    assert_eq!(dvle.bool_uniform("flag"), Some(0..1));
+    assert_eq!(
+        dvle.uniform("pos").map(|r| (r.file, r.indices())),
+        Some((RegisterFile::Input, 2..3))
+    );
+    // Wrong kind or unknown name: None, never another file's registers.
+    assert_eq!(dvle.float_uniform("loops"), None);
+    assert_eq!(dvle.int_uniform("mvp"), None);
+    assert_eq!(dvle.float_uniform("nope"), None);
+    assert!(matches!(
+        shbin.dvle(1),
+        Err(ShbinError::NoSuchDvle { index: 1, count: 1 })
+    ));
+    let mut u = crate::Uniforms::default();
+    u.set_bool(dvle.bool_uniform("flag").unwrap().start, true);
+    assert!(u.bool(0));
+    u.set_bool(0, false);
+    u.set_bool(16, true);
+    assert_eq!(u.b, 0);
+}

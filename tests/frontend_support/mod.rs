@@ -356,7 +356,7 @@ pub fn compare_native_on(
     budget: u32,
     aarch64: bool,
 ) -> Result<(), String> {
-    let available = Backend::available();
+    let available = Backend::runnable();
     if aarch64 && !available.contains(&Backend::Aarch64) {
         assert!(
             std::env::var_os("CI").is_none(),

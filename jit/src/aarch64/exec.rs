@@ -18,10 +18,13 @@ use crate::code::{EmitBuffer, Vertex};
 /// Why a kernel did not run.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// The qemu-user runner failed.
     #[error("{0}")]
     Runner(#[from] RunnerError),
+    /// Executable memory could not be mapped.
     #[error("mapping executable memory: {0}")]
     Map(#[from] std::io::Error),
+    /// The kernel was compiled for the other I/O layout.
     #[error("run_{0} needs a kernel of that I/O mode")]
     WrongMode(&'static str),
 }

@@ -28,14 +28,19 @@ use crate::code::{EmitBuffer, Vertex};
 /// Why a job could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum RunnerError {
+    /// No qemu-user binary was found.
     #[error("no qemu-aarch64-static or qemu-aarch64 found (set PICAJIT_QEMU_AARCH64 or install qemu-user-static)")]
     NoQemu,
+    /// Talking to the runner process failed.
     #[error("runner I/O: {0}")]
     Io(#[from] std::io::Error),
+    /// The kernel does not fit the runner's code region (its size).
     #[error("kernel of {0} bytes is larger than the runner's code region")]
     CodeTooLarge(usize),
+    /// The job's memory image does not fit the runner's data region (its size).
     #[error("job image of {0} bytes is larger than the runner's data region")]
     ImageTooLarge(usize),
+    /// The kernel was compiled for the other I/O layout.
     #[error("the kernel was compiled for {0:?} I/O")]
     WrongIo(IoMode),
 }

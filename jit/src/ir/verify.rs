@@ -62,14 +62,17 @@ fn imm_error(inst: &Inst) -> Option<String> {
 /// What is wrong with a function, and where.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum VerifyError {
+    /// An instruction is malformed (block, index in the block, what).
     #[error("b{block} #{index}: {message}")]
     Inst {
         block: usize,
         index: usize,
         message: String,
     },
+    /// A block's terminator is malformed.
     #[error("b{block} terminator: {message}")]
     Term { block: usize, message: String },
+    /// The function as a whole is malformed.
     #[error("function: {0}")]
     Function(String),
 }

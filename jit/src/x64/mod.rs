@@ -48,16 +48,22 @@ const S2: u8 = 13;
 const S3: u8 = 14;
 
 /// Compilation failures (the engine falls back to the interpreter on any of them).
+/// Why a function could not be compiled.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum CompileError {
+    /// Register allocation failed.
     #[error("register allocation: {0}")]
     Alloc(#[from] regalloc::AllocError),
+    /// The assembler refused an instruction.
     #[error("assembler: {0}")]
     Asm(String),
+    /// The IR does not verify.
     #[error("invalid IR: {0}")]
     Verify(#[from] crate::ir::VerifyError),
+    /// A variable is read before any write.
     #[error("the IR reads variable v{0} before any write")]
     Uninitialized(u32),
+    /// An operation this backend does not compile.
     #[error("this backend does not compile {0} yet")]
     Unsupported(&'static str),
 }

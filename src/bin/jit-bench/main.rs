@@ -92,7 +92,7 @@ fn main() -> ExitCode {
 
 /// The backends to measure: the interpreter first, then the requested ones in host order.
 fn backends(requested: &[BackendArg]) -> Result<Vec<Backend>, String> {
-    let available = Backend::available();
+    let available = Backend::runnable();
     let mut wanted = vec![Backend::Interp];
     if requested.is_empty() || requested.contains(&BackendArg::All) {
         // Emulated backends (AArch64 under qemu-user) measure the emulator, not the code:

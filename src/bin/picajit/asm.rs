@@ -50,6 +50,18 @@ fn sources(inputs: &[PathBuf]) -> Result<Vec<Source>, String> {
 
 fn read_text(path: &Path) -> Result<String, String> {
     let bytes = crate::read_file(path)?;
+    let what = if bytes.starts_with(b"DVLB") {
+        Some("a SHBIN file (it starts with \"DVLB\"); `picajit disasm` turns it into source")
+    } else if bytes.starts_with(b"PCAS") || bytes.starts_with(b"PCOU") {
+        Some("a case file; `picajit disasm` shows a PCAS case's program as source")
+    } else if bytes.contains(&0) {
+        Some("a binary file (it holds NUL bytes)")
+    } else {
+        None
+    };
+    if let Some(what) = what {
+        return Err(format!("{}: not assembly source: {what}", path.display()));
+    }
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 

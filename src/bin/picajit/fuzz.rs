@@ -175,7 +175,7 @@ struct Totals {
 }
 
 fn selected_backends(args: &[Backend]) -> Result<Vec<Backend>, String> {
-    let available = EngineBackend::available();
+    let available = EngineBackend::runnable();
     let all = [Backend::Interp, Backend::X64Sse41, Backend::X64Avx2];
     let mut chosen: Vec<Backend> = if args.is_empty() {
         all.iter()

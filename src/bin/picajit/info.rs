@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use picajit::isa::{Instruction, Opcode};
 use picajit::program::ShaderKind;
-use picajit::shbin::{Constant, Dvle, Shbin};
+use picajit::shbin::{Constant, Dvle, RegisterFile, Shbin};
 
 use crate::{read_file, CliResult};
 
@@ -125,6 +125,9 @@ fn print_dvle(n: usize, dvle: &Dvle) {
     }
     for u in &dvle.uniforms {
         match u.registers() {
+            Some(range) if range.file == RegisterFile::Input => {
+                outln!("  input {} = {range}", u.name)
+            }
             Some(range) => outln!("  uniform {} = {range}", u.name),
             None => outln!(
                 "  uniform {} = registers {:#x}..{:#x} (unknown space)",

@@ -150,9 +150,15 @@ pub fn load(path: &std::path::Path) -> Result<Loaded, String> {
             .map_err(|e| format!("{name}: {e}"));
     }
     Err(format!(
-        "{name}: neither a PCAS case nor a SHBIN file (magic {:?})",
-        &bytes[..bytes.len().min(4)]
+        "{name}: neither a PCAS case nor a SHBIN file (it starts with \"{}\"; a SHBIN starts \
+         with \"DVLB\", a case with \"PCAS\")",
+        bytes[..bytes.len().min(4)].escape_ascii()
     ))
+}
+
+/// "1 vertex", "2 vertices".
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The program of a PCAS file, or of DVLE `dvle` of a SHBIN file, and the file's contents.

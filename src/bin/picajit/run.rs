@@ -70,10 +70,10 @@ pub fn run(args: &RunArgs) -> CliResult {
             regs.sort_unstable();
             regs.dedup();
             outln!(
-                "{name}: DVLE {} (entry {:#05x}), {} vertices, seed {}, backend {} ({})",
+                "{name}: DVLE {} (entry {:#05x}), {}, seed {}, backend {} ({})",
                 args.dvle,
                 dvle.entry_start,
-                args.vertices,
+                crate::count(args.vertices, "vertex", "vertices"),
                 args.seed,
                 engine.backend().name(),
                 shader.path()
@@ -107,7 +107,8 @@ pub fn run(args: &RunArgs) -> CliResult {
         eprintln!("picajit: {name}: {err}");
     }
     eprintln!(
-        "{n} vertices run on {} ({}), step budget {budget}{}",
+        "{} run on {} ({}), step budget {budget}{}",
+        crate::count(n, "vertex", "vertices"),
         engine.backend().name(),
         shader.path(),
         if args.budget.is_none() && from_name.is_some() {
