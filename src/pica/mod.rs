@@ -1,8 +1,8 @@
 //! The shader units as the GPU sees them: the PICA200 internal registers an emulator forwards
 //! (`write(reg, value, byte_mask)`), the vertex (0x2B0…) and geometry (0x280…) shader blocks
 //! with their data ports, the rasterizer's output map and the geometry-stage configuration —
-//! everything needed to know which [`Program`](crate::Program) and
-//! [`Uniforms`](crate::Uniforms) a draw runs and how its inputs and outputs are routed.
+//! everything needed to know which [`Program`] and
+//! [`Uniforms`] a draw runs and how its inputs and outputs are routed.
 //! Facts: `reference/emulator-survey.md` §6–§8 and Azahar's `pica_core.cpp`, `shader_setup.cpp`.
 //!
 //! ```text

@@ -21,10 +21,10 @@ pub mod block {
     pub const BOOL_UNIFORMS: u16 = 0x00;
     /// Int uniforms i0–i3: four consecutive registers, bytes x, y, z, w from the low byte.
     pub const INT_UNIFORMS: u16 = 0x01;
-    /// INPUTBUFFER_CONFIG: [3:0] input attributes − 1, [15:8] GS "input to uniform",
-    /// [31:24] mode (0xA0 vertex, 0x08 geometry).
+    /// INPUTBUFFER_CONFIG: `[3:0]` input attributes − 1, `[15:8]` GS "input to uniform",
+    /// `[31:24]` mode (0xA0 vertex, 0x08 geometry).
     pub const INPUT_CONFIG: u16 = 0x09;
-    /// ENTRYPOINT: [15:0] the entry word address.
+    /// ENTRYPOINT: `[15:0]` the entry word address.
     pub const ENTRY: u16 = 0x0A;
     /// ATTRIBUTES_PERMUTATION_LOW/HIGH: 4 bits per input attribute (attribute k → register).
     pub const PERMUTATION_LOW: u16 = 0x0B;
@@ -33,7 +33,7 @@ pub mod block {
     pub const OUTPUT_MASK: u16 = 0x0D;
     /// CODETRANSFER_END: written after an upload; no effect here.
     pub const CODE_END: u16 = 0x0F;
-    /// FLOATUNIFORM_INDEX: [6:0] the next float uniform, bit 31 = f32 mode (else f24).
+    /// FLOATUNIFORM_INDEX: `[6:0]` the next float uniform, bit 31 = f32 mode (else f24).
     pub const FLOAT_INDEX: u16 = 0x10;
     /// FLOATUNIFORM_DATA0–7: eight aliases of the float-uniform data port.
     pub const FLOAT_DATA: u16 = 0x11;
@@ -49,28 +49,28 @@ pub mod block {
     pub const PORT_ALIASES: u16 = 8;
 }
 
-/// GPUREG_SH_OUTMAP_TOTAL: [2:0] the number of output attributes the rasterizer reads.
+/// GPUREG_SH_OUTMAP_TOTAL: `[2:0]` the number of output attributes the rasterizer reads.
 pub const OUTMAP_TOTAL: u16 = 0x04F;
 /// GPUREG_SH_OUTMAP_O0–O6: the semantic of each component of output attribute 0–6.
 pub const OUTMAP_O0: u16 = 0x050;
 /// Output attributes with an OUTMAP register.
 pub const OUTMAP_SLOTS: usize = 7;
-/// GPUREG_GEOSTAGE_CONFIG: [1:0] 2 = geometry shader in use, 0 = not; bit 31 variable
+/// GPUREG_GEOSTAGE_CONFIG: `[1:0]` 2 = geometry shader in use, 0 = not; bit 31 variable
 /// primitive mode.
 pub const GEOSTAGE_CONFIG: u16 = 0x229;
-/// GPUREG_VSH_NUM_ATTR: [3:0] vertex attributes the loader fetches − 1.
+/// GPUREG_VSH_NUM_ATTR: `[3:0]` vertex attributes the loader fetches − 1.
 pub const VSH_NUM_ATTR: u16 = 0x242;
 /// GPUREG_VSH_COM_MODE: bit 0 = the geometry unit has its own configuration ("exclusive"),
 /// so vertex-block writes are not mirrored into it.
 pub const VSH_COM_MODE: u16 = 0x244;
-/// GPUREG_VSH_OUTMAP_TOTAL1/2: [3:0] vertex-shader output attributes − 1 (the geometry
+/// GPUREG_VSH_OUTMAP_TOTAL1/2: `[3:0]` vertex-shader output attributes − 1 (the geometry
 /// pipeline reads TOTAL1).
 pub const VSH_OUTMAP_TOTAL1: u16 = 0x24A;
 pub const VSH_OUTMAP_TOTAL2: u16 = 0x251;
-/// GPUREG_GSH_MISC0: [7:0] mode (0 point, 1 variable primitive, 2 fixed primitive),
-/// [11:8] fixed vertex count − 1, [15:12] stride − 1, [23:16] first float uniform.
+/// GPUREG_GSH_MISC0: `[7:0]` mode (0 point, 1 variable primitive, 2 fixed primitive),
+/// `[11:8]` fixed vertex count − 1, `[15:12]` stride − 1, `[23:16]` first float uniform.
 pub const GSH_MISC0: u16 = 0x252;
-/// GPUREG_GSH_MISC1: [3:0]… main vertices of variable-primitive mode − 1 (the whole word
+/// GPUREG_GSH_MISC1: `[3:0]`… main vertices of variable-primitive mode − 1 (the whole word
 /// is read, as Azahar does).
 pub const GSH_MISC1: u16 = 0x254;
 
@@ -145,12 +145,12 @@ pub fn byte_mask(mask: u8) -> u32 {
 /// INPUTBUFFER_CONFIG of a block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InputConfig {
-    /// Input attributes loaded into v registers − 1 ([3:0]).
+    /// Input attributes loaded into v registers − 1 (`[3:0]`).
     pub max_attribute: u8,
     /// Geometry block: 1 = the vertex data goes to float uniforms (variable and fixed
-    /// primitive modes) ([15:8]).
+    /// primitive modes) (`[15:8]`).
     pub input_to_uniform: u8,
-    /// 0xA0 vertex, 0x08 geometry ([31:24]).
+    /// 0xA0 vertex, 0x08 geometry (`[31:24]`).
     pub mode: u8,
 }
 
@@ -164,7 +164,7 @@ impl InputConfig {
     }
 }
 
-/// The geometry pipeline's mode (GSH_MISC0 [7:0]).
+/// The geometry pipeline's mode (GSH_MISC0 `[7:0]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GsMode {
     /// Vertex outputs are concatenated into the geometry unit's input registers.
@@ -192,11 +192,11 @@ impl GsMode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GsConfig {
     pub mode: GsMode,
-    /// Fixed-primitive mode: vertices per invocation − 1 ([11:8]).
+    /// Fixed-primitive mode: vertices per invocation − 1 (`[11:8]`).
     pub fixed_vertices_minus_1: u8,
-    /// Attributes per vertex − 1 ([15:12]).
+    /// Attributes per vertex − 1 (`[15:12]`).
     pub stride_minus_1: u8,
-    /// Fixed-primitive mode: the first float uniform written ([23:16], 8 bits).
+    /// Fixed-primitive mode: the first float uniform written (`[23:16]`, 8 bits).
     pub start_index: u8,
 }
 
@@ -211,8 +211,8 @@ impl GsConfig {
     }
 }
 
-/// One OUTMAP_On register: the semantic id of each component (x [4:0], y [12:8], z [20:16],
-/// w [28:24]).
+/// One OUTMAP_On register: the semantic id of each component (x `[4:0]`, y `[12:8]`, z `[20:16]`,
+/// w `[28:24]`).
 pub fn outmap_ids(w: u32) -> [u8; 4] {
     std::array::from_fn(|c| ((w >> (8 * c)) & 0x1F) as u8)
 }
