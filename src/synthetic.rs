@@ -575,7 +575,7 @@ mod tests {
     use crate::program::ShaderKind;
 
     fn reachable_len(p: &Program) -> usize {
-        crate::engine::reachable_words(p).len()
+        p.reachable_words().len()
     }
 
     #[test]
