@@ -44,11 +44,13 @@ lint: setup
 	$(CARGO) clippy -p picajit --no-default-features --lib -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --workspace
 
-## package: `cargo package` of every published crate; its verification step builds each packaged
-## crate from the .crate file alone, without default features (for picajit: the lean library a
-## `default-features = false` user gets).
+## package: the lean library a `default-features = false` user gets, and `cargo package` of
+## every published crate (metadata, licences, file list; not re-verified from the .crate files:
+## cargo keeps an extracted copy of a local crate per version and would check the new picajit
+## against a stale picajit-codegen 0.1.0).
 package: setup
-	$(CARGO) package --workspace --no-default-features --allow-dirty
+	$(CARGO) build -p picajit --no-default-features --lib
+	$(CARGO) package --workspace --no-verify --allow-dirty
 
 ## test: lint, packaging, every unit and integration test (every program also on AArch64, under qemu-user
 ## on other hosts; the regression corpus tests/regress included), the exhaustive EX2/LG2 check
