@@ -418,3 +418,155 @@ fn dump_times_every_compile_phase_of_a_generated_program() {
         assert!(stderr.contains("--generate"), "{bad}: {stderr}");
     }
 }
+
+/// Assembles `text` (a `.v.pica` or `.g.pica` named `name`) with `picajit asm`.
+fn assembled(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let src = dir.join(name);
+    std::fs::write(&src, text).unwrap();
+    let out = dir.join(format!("{name}.shbin"));
+    let asm = picajit()
+        .arg("asm")
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        asm.status.success(),
+        "{}",
+        String::from_utf8_lossy(&asm.stderr)
+    );
+    out
+}
+
+#[test]
+fn run_takes_uniforms_and_inputs_by_name_and_saves_a_case() {
+    let dir = temp_dir("values");
+    let shbin = assembled(
+        &dir,
+        "scale.v.pica",
+        ".fvec scale, m[2]\n.in pos v0\n.out o position\n.out t texcoord0\n.proc main\n \
+         mul o, scale, pos\n dp4 t.x, m[0], pos\n dp4 t.y, m[1], pos\n end\n.end\n",
+    );
+    let values = dir.join("values.txt");
+    std::fs::write(&values, "# rows of m\nm = 1,0,0,0, 0,0,0,2\n").unwrap();
+    let case = dir.join("saved.pcas");
+    for backend in BACKENDS {
+        let out = picajit()
+            .arg("run")
+            .arg(&shbin)
+            .args(["--vertices", "2", "--backend", backend])
+            .args(["--uniform", "scale=2,3,4,5", "--input", "pos=1,1,1,1"])
+            .arg("--values")
+            .arg(&values)
+            .arg("--save-case")
+            .arg(&case)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // The inputs used, by their declared name, then the outputs.
+        assert!(
+            stdout.contains("inputs:") && stdout.contains("v0 pos"),
+            "{stdout}"
+        );
+        let rows: Vec<&str> = stdout.lines().filter(|l| l.contains(" ended ")).collect();
+        assert_eq!(rows.len(), 2, "{stdout}");
+        for row in rows {
+            let numbers: Vec<f32> = row
+                .split(|c: char| c.is_whitespace() || c == '|')
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            // vertex, o (2, 3, 4, 5), t (1, 2, 0, 0)
+            assert_eq!(
+                numbers[1..],
+                [2.0, 3.0, 4.0, 5.0, 1.0, 2.0, 0.0, 0.0],
+                "{row}"
+            );
+        }
+    }
+    // The saved case replays to the same outputs.
+    let bytes = std::fs::read(&case).unwrap();
+    let saved = Case::parse(&bytes).unwrap();
+    assert_eq!(saved.inputs.len(), 2);
+    assert_eq!(saved.inputs[1][0], [1.0; 4]);
+    assert_eq!(saved.uniforms.f[0], [2.0, 3.0, 4.0, 5.0]);
+    assert_eq!(saved.uniforms.f[2], [0.0, 0.0, 0.0, 2.0]);
+    // Bad settings fail with a message naming the setting.
+    let out = picajit()
+        .arg("run")
+        .arg(&shbin)
+        .args(["--uniform", "nope=1"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("`nope=1`") && stderr.contains("neither a register"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn run_prints_the_triangles_of_a_geometry_shader() {
+    let dir = temp_dir("geometry");
+    let shbin = assembled(
+        &dir,
+        "tri.g.pica",
+        ".gsh point c0\n.out p position\n.proc main\n setemit 0\n mov p, v0\n emit\n \
+         setemit 1\n mov p, v1\n emit\n setemit 2, prim\n mov p, v2\n emit\n end\n.end\n",
+    );
+    for backend in BACKENDS {
+        let out = picajit()
+            .arg("run")
+            .arg(&shbin)
+            .args(["--vertices", "1", "--backend", backend])
+            .args([
+                "--input",
+                "v0=1,0,0,1",
+                "--input",
+                "v1=0,1,0,1",
+                "--input",
+                "v2=0,0,1,1",
+            ])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert!(
+            stdout.contains("invocation 0: ended, 1 triangle"),
+            "{stdout}"
+        );
+        assert!(stdout.contains("triangle 0 (normal winding)"), "{stdout}");
+        for v in ["o0 (1, 0, 0, 1)", "o0 (0, 1, 0, 1)", "o0 (0, 0, 1, 1)"] {
+            assert!(stdout.contains(v), "{v} missing in\n{stdout}");
+        }
+        assert!(stderr.contains("1 geometry invocation run on"), "{stderr}");
+        assert!(stderr.contains("1 triangle emitted"), "{stderr}");
+    }
+}
+
+#[test]
+fn a_bad_tier_override_warns_and_falls_back() {
+    let file = corpus().join("lovebrew__lovepotion__main_v_pica.shbin");
+    for value in ["AVX2", "avx3"] {
+        let out = picajit()
+            .args(["run", file.to_str().unwrap(), "--vertices", "1"])
+            .env("PICAJIT_X64_TIER", value)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "warning: PICAJIT_X64_TIER=\"{value}\" is not one of sse41, avx2"
+            )),
+            "{stderr}"
+        );
+    }
+}

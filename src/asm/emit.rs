@@ -143,7 +143,18 @@ impl Asm {
     // ---- operand checks ----------------------------------------------------------------------
 
     fn dest(&mut self, p: Piece<'_>) -> Result<(Operand, u8), Fail> {
-        let o = self.operand(p)?;
+        let mut o = self.operand(p)?;
+        if o.reg.class == RegClass::Input {
+            let i = o.reg.index;
+            self.picasso_reads(Fail::new(
+                p,
+                format!(
+                    "an input register cannot be written: picasso writes the output register \
+                     with the same code, o{i}; write `o{i}` (or a temporary register)"
+                ),
+            ))?;
+            o.reg.class = RegClass::Output;
+        }
         if !matches!(o.reg.class, RegClass::Output | RegClass::Temp) {
             return Err(Fail::new(
                 p,
@@ -165,8 +176,27 @@ impl Asm {
         Ok((o, o.write_mask()))
     }
 
+    /// A source operand. An output register cannot be read: picasso encodes it as the input
+    /// register with the same code.
+    fn src_operand(&mut self, p: Piece<'_>) -> Result<Operand, Fail> {
+        let mut o = self.operand(p)?;
+        if o.reg.class == RegClass::Output {
+            let i = o.reg.index;
+            self.picasso_reads(Fail::new(
+                p,
+                format!(
+                    "output registers cannot be read: picasso writes the input register with \
+                     the same code, v{i}; write `v{i}` (or keep the value in a temporary \
+                     register)"
+                ),
+            ))?;
+            o.reg.class = RegClass::Input;
+        }
+        Ok(o)
+    }
+
     fn wide(&mut self, p: Piece<'_>, n: usize) -> Result<Operand, Fail> {
-        let o = self.operand(p)?;
+        let o = self.src_operand(p)?;
         check_wide(&o, p, n)?;
         Ok(o)
     }
@@ -256,8 +286,8 @@ impl Asm {
         );
         no_more(&mut args)?;
         let (dst, mask) = self.dest(d)?;
-        let a = self.operand(s1)?;
-        let b = self.operand(s2)?;
+        let a = self.src_operand(s1)?;
+        let b = self.src_operand(s2)?;
         let inv = inverted.filter(|_| narrow_code(&a) && !narrow_code(&b));
         if inv.is_some() {
             check_narrow(&a, s1, 1)?;
@@ -359,7 +389,7 @@ impl Asm {
         no_more(&mut args)?;
         let a = self.wide(s1, 1)?;
         let (cmpx, cmpy) = (cmp_op(x)?, cmp_op(y)?);
-        let b = self.operand(s2)?;
+        let b = self.src_operand(s2)?;
         check_narrow(&b, s2, 2)?;
         let desc = self.descriptor(st.head, op, 0, [src_mod(&a), src_mod(&b), NO_SRC], explicit)?;
         self.emit(
@@ -387,10 +417,10 @@ impl Asm {
         );
         no_more(&mut args)?;
         let (dst, mask) = self.dest(d)?;
-        let a = self.operand(s1)?;
+        let a = self.src_operand(s1)?;
         check_narrow(&a, s1, 1)?;
-        let b = self.operand(s2)?;
-        let c = self.operand(s3)?;
+        let b = self.src_operand(s2)?;
+        let c = self.src_operand(s3)?;
         let inv = narrow_code(&b)
             && (!narrow_code(&c) || (c.idx != AddrIdx::None && b.idx == AddrIdx::None));
         if inv {

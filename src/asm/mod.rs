@@ -1,11 +1,14 @@
 //! The assembler and disassembler of picasso's PICA200 shader language
 //! (`reference/picasso-language.md`).
 //!
-//! [`assemble`] turns source files into a [`Shbin`] byte-identical to what picasso writes for
-//! every program picasso accepts, except where picasso silently writes something other than
-//! what the text says (then the text is refused with a clear error, or means what it says — the
-//! README lists each case). Diagnostics are `file:line:col: error: message` with the offending
-//! text; every error of a file is reported, not only the first.
+//! [`assemble`] turns source files into a [`Shbin`] byte-identical to what picasso 2.7.1 writes
+//! for every program picasso accepts. Where picasso writes something other than what the text
+//! seems to say (sizes and constants read by `atoi`/`atof`, text after a register number, octal
+//! register numbers, uppercase register letters, output registers as sources, offsets that
+//! leave a register file, …) the result is picasso's bytes with a warning saying so;
+//! [`Options::strict`] refuses such text instead. The README lists each case. Diagnostics are
+//! `file:line:col: error: message` with the offending text; every error of a file is reported,
+//! not only the first.
 //!
 //! [`disassemble`] writes a SHBIN back as text in the same language that re-assembles to the
 //! same code words and operand descriptors for any input.
@@ -83,11 +86,17 @@ pub struct Options {
     /// Insert padding NOPs where the hardware needs them (picasso's default); when false, warn
     /// at each such spot instead (picasso's `-n`).
     pub auto_nop: bool,
+    /// Refuse text that picasso encodes as something other than what it says (`--strict`,
+    /// `-Werror`). By default such text assembles to picasso's bytes with a warning.
+    pub strict: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { auto_nop: true }
+        Options {
+            auto_nop: true,
+            strict: false,
+        }
     }
 }
 

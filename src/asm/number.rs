@@ -1,8 +1,8 @@
 //! Numeric literals. picasso reads numbers in three different ways (C base-0 integers for
 //! register numbers and counts, `atoi` for constants and sizes, `atof` for floats) and turns
-//! malformed text into 0 without a word; here every literal must be well formed, and where
-//! picasso's base-0 reading and the decimal reading of a register number disagree (`c010` is c8
-//! to picasso) the text is refused rather than guessed.
+//! malformed text into 0, or reads a prefix, without a word. Well-formed literals are read
+//! here; [`c_base0_split`], [`atoi`] and [`atof`] say what picasso reads from any other text,
+//! so that the assembler can write picasso's bytes with a warning (or refuse, `--strict`).
 
 /// A plain decimal integer with an optional sign (`12`, `-3`, `+7`).
 pub(crate) fn decimal(s: &str) -> Option<i64> {
@@ -30,6 +30,11 @@ pub(crate) fn unsigned(s: &str) -> Option<u64> {
 /// What C's `strtoll(s, _, 0)` reads from the start of `s` (no sign handling needed here):
 /// the value of the longest prefix in base 16 (`0x`), 8 (leading `0`) or 10.
 pub(crate) fn c_base0_prefix(s: &str) -> Option<u64> {
+    c_base0_split(s).map(|(v, _)| v)
+}
+
+/// [`c_base0_prefix`] and the number of bytes it reads.
+pub(crate) fn c_base0_split(s: &str) -> Option<(u64, usize)> {
     let b = s.as_bytes();
     let (radix, digits) =
         if b.len() > 2 && b[0] == b'0' && (b[1] | 0x20) == b'x' && b[2].is_ascii_hexdigit() {
@@ -43,7 +48,84 @@ pub(crate) fn c_base0_prefix(s: &str) -> Option<u64> {
     if len == 0 {
         return None;
     }
-    u64::from_str_radix(&digits[..len], radix).ok()
+    let value = u64::from_str_radix(&digits[..len], radix).ok()?;
+    Some((value, len + (s.len() - digits.len())))
+}
+
+/// What C's `atoi` reads from `s`: leading blanks, an optional sign, decimal digits; 0 when
+/// there are none. (Values beyond 32 bits are cut to 32, as glibc's `(int) strtol` does.)
+pub(crate) fn atoi(s: &str) -> i32 {
+    let t = s.trim_start();
+    let (negative, body) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let value = body
+        .bytes()
+        .take_while(u8::is_ascii_digit)
+        .fold(0i64, |v, d| {
+            v.saturating_mul(10).saturating_add(i64::from(d - b'0'))
+        });
+    (if negative { -value } else { value }) as i32
+}
+
+/// What C's `atof` (then a conversion to `float`) reads from `s`: the longest prefix that is a
+/// float literal after leading blanks; 0.0 when there is none.
+pub(crate) fn atof(s: &str) -> f32 {
+    let t = s.trim_start();
+    let b = t.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let digits = |i: &mut usize, hex: bool| {
+        let start = *i;
+        while b.get(*i).is_some_and(|c| {
+            if hex {
+                c.is_ascii_hexdigit()
+            } else {
+                c.is_ascii_digit()
+            }
+        }) {
+            *i += 1;
+        }
+        *i - start
+    };
+    let hex = b.len() > i + 2 && b[i] == b'0' && (b[i + 1] | 0x20) == b'x';
+    if hex {
+        i += 2;
+    }
+    let mut n = digits(&mut i, hex);
+    if b.get(i) == Some(&b'.') {
+        let dot = i;
+        i += 1;
+        let frac = digits(&mut i, hex);
+        if n + frac == 0 {
+            i = dot;
+        }
+        n += frac;
+    }
+    if n == 0 {
+        let lower = t.to_ascii_lowercase();
+        let rest = lower.trim_start_matches(['+', '-']);
+        let sign = if lower.starts_with('-') { -1.0 } else { 1.0 };
+        return if rest.starts_with("inf") {
+            sign * f32::INFINITY
+        } else if rest.starts_with("nan") {
+            f32::NAN
+        } else {
+            0.0
+        };
+    }
+    let exp = if hex { b'p' } else { b'e' };
+    if b.get(i).is_some_and(|c| c | 0x20 == exp) {
+        let mut j = i + 1;
+        if matches!(b.get(j), Some(b'+' | b'-')) {
+            j += 1;
+        }
+        if digits(&mut j, false) > 0 {
+            i = j;
+        }
+    }
+    float(&t[..i]).unwrap_or(0.0)
 }
 
 /// A number read the way picasso reads register numbers and counts (C base 0: `0x` hex,

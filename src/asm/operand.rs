@@ -163,6 +163,9 @@ impl Fail {
 pub(crate) trait Scope {
     fn alias(&self, name: &str) -> Option<Alias>;
     fn output_limit(&mut self) -> u32;
+    /// Text picasso reads as something other than what it says: a warning, then picasso's
+    /// reading (`Ok`), or the message as an error under `--strict` (`Err`).
+    fn picasso_reads(&mut self, fail: Fail) -> Result<(), Fail>;
 }
 
 /// Index-register names (case-insensitive), old picasso names included.
@@ -237,7 +240,7 @@ pub(crate) fn parse(p: Piece<'_>, scope: &mut dyn Scope) -> Result<Operand, Fail
         },
     };
     let (idx, offset) = match bracket {
-        Some(inner) => bracket_part(inner)?,
+        Some(inner) => bracket_part(inner, scope)?,
         None => (AddrIdx::None, 0),
     };
     let use_select = match sw {
@@ -260,29 +263,41 @@ pub(crate) fn parse(p: Piece<'_>, scope: &mut dyn Scope) -> Result<Operand, Fail
         ));
     }
     let index = base.index + offset;
-    if index >= base.class.count() {
-        return Err(Fail::new(
-            p,
-            format!(
-                "register offset out of range: {} (past {}{})",
-                p.s,
-                base.class.letter(),
-                base.class.count() - 1
-            ),
-        ));
-    }
-    Ok(Operand {
-        reg: Reg {
+    let reg = if index < base.class.count() {
+        Reg {
             class: base.class,
             index,
-        },
+        }
+    } else {
+        let out_of_range = format!(
+            "register offset out of range: {} (past {}{})",
+            p.s,
+            base.class.letter(),
+            base.class.count() - 1
+        );
+        // picasso adds the offset to the register code: it runs into the next file.
+        let code = base.code() + offset;
+        let Some(reg) = reg_of_code(u64::from(code)) else {
+            return Err(Fail::new(p, out_of_range));
+        };
+        scope.picasso_reads(Fail::new(
+            p,
+            format!(
+                "{out_of_range}: picasso adds the offset to the register code and writes \
+                 {reg}; write `{reg}`"
+            ),
+        ))?;
+        reg
+    };
+    Ok(Operand {
+        reg,
         negate,
         select,
         idx,
     })
 }
 
-fn bracket_part(inner: Piece<'_>) -> Result<(AddrIdx, u32), Fail> {
+fn bracket_part(inner: Piece<'_>, scope: &mut dyn Scope) -> Result<(AddrIdx, u32), Fail> {
     if let Some(idx) = index_register(inner.s) {
         return Ok((idx, 0));
     }
@@ -291,42 +306,81 @@ fn bracket_part(inner: Piece<'_>) -> Result<(AddrIdx, u32), Fail> {
             let (left, right) = (left.trim(), right.trim());
             let idx = index_register(left.s)
                 .ok_or_else(|| Fail::new(left, format!("invalid index register: {}", left.s)))?;
-            Ok((idx, offset(right)?))
+            Ok((idx, offset(right, scope)?))
         }
-        (whole, None) => Ok((AddrIdx::None, offset(whole)?)),
+        (whole, None) => Ok((AddrIdx::None, offset(whole, scope)?)),
     }
 }
 
-fn offset(p: Piece<'_>) -> Result<u32, Fail> {
+/// A register offset: picasso reads it with `atoi`, so text that is not a plain decimal
+/// number (`foo`, `0x10`, nothing) is whatever number it starts with, usually 0.
+fn offset(p: Piece<'_>, scope: &mut dyn Scope) -> Result<u32, Fail> {
+    let invalid = || Fail::new(p, format!("invalid register offset: {}", p.s));
     match number::decimal(p.s) {
         Some(v) if (0..=255).contains(&v) => Ok(v as u32),
-        Some(_) | None => Err(Fail::new(p, format!("invalid register offset: {}", p.s))),
+        Some(_) => Err(invalid()),
+        None => {
+            let read = number::atoi(p.s);
+            if !(0..=255).contains(&read) {
+                return Err(invalid());
+            }
+            let shown = if p.s.is_empty() {
+                "an empty offset"
+            } else {
+                p.s
+            };
+            scope.picasso_reads(Fail::new(
+                p,
+                format!(
+                    "picasso reads the register offset `{shown}` as {read} (C `atoi`); \
+                     write the offset as a decimal number{}",
+                    if read == 0 {
+                        ", or leave the brackets out"
+                    } else {
+                        ""
+                    }
+                ),
+            ))?;
+            Ok(read as u32)
+        }
     }
 }
 
 /// A register name such as `r3` (not an alias).
 pub(crate) fn register(name: Piece<'_>, scope: &mut dyn Scope) -> Result<Reg, Fail> {
     let mut chars = name.s.chars();
-    let class = chars.next().and_then(RegClass::from_letter);
+    let letter = chars.next();
+    let class = letter.and_then(RegClass::from_letter);
     let digits = chars.as_str();
     let Some(class) = class.filter(|_| digits.starts_with(|c: char| c.is_ascii_digit())) else {
         return Err(Fail::new(name, format!("invalid register: {}", name.s)));
     };
     let index = match number::unambiguous_count(digits) {
         Ok(n) => n,
-        Err(Some(picasso)) if digits.bytes().all(|b| b.is_ascii_digit()) => {
-            return Err(Fail::new(
-                name,
-                format!(
-                    "ambiguous register number: {} (picasso reads it as octal: {}{picasso}); \
-                     write it without leading zeros",
+        Err(Some(picasso)) => {
+            let l = class.letter();
+            let msg = match number::c_base0_split(digits) {
+                Some((_, len)) if len < digits.len() => format!(
+                    "picasso writes `{}` as {l}{picasso}, ignoring `{}` after the register \
+                     number; write `{l}{picasso}`",
                     name.s,
-                    class.letter()
+                    &digits[len..]
                 ),
-            ))
+                Some(_) | None => format!(
+                    "ambiguous register number: picasso reads `{}` as octal, {l}{picasso}; \
+                     write `{l}{picasso}` (or the number without leading zeros if decimal was \
+                     meant)",
+                    name.s
+                ),
+            };
+            scope.picasso_reads(Fail::new(name, msg))?;
+            picasso
         }
-        Err(_) => return Err(Fail::new(name, format!("invalid register: {}", name.s))),
+        Err(None) => return Err(Fail::new(name, format!("invalid register: {}", name.s))),
     };
+    if letter.is_some_and(|c| c.is_ascii_uppercase()) {
+        return uppercase(name, class, index, scope);
+    }
     let limit = match class {
         RegClass::Output => scope.output_limit(),
         RegClass::Input | RegClass::Temp | RegClass::Float | RegClass::Int | RegClass::Bool => {
@@ -345,6 +399,57 @@ pub(crate) fn register(name: Piece<'_>, scope: &mut dyn Scope) -> Result<Reg, Fa
     })
 }
 
+/// The register of picasso's internal code `n` (codes below 0x10 as input registers; an
+/// output register has the same code as the input register of its number).
+fn reg_of_code(n: u64) -> Option<Reg> {
+    [
+        RegClass::Bool,
+        RegClass::Int,
+        RegClass::Float,
+        RegClass::Temp,
+        RegClass::Input,
+    ]
+    .into_iter()
+    .find(|c| n >= u64::from(c.code_base()) && n < u64::from(c.code_base() + c.count()))
+    .map(|c| Reg {
+        class: c,
+        index: n as u32 - c.code_base(),
+    })
+}
+
+/// picasso reads the register letter case-sensitively: an uppercase letter adds no file base,
+/// so the number is the register *code* (`R1` is code 1: v1 as a source, o1 as a
+/// destination; `R20` is code 0x14, r4).
+fn uppercase(name: Piece<'_>, class: RegClass, n: u64, scope: &mut dyn Scope) -> Result<Reg, Fail> {
+    let reg = reg_of_code(n).ok_or_else(|| {
+        Fail::new(
+            name,
+            format!(
+                "invalid register: {} (picasso reads an uppercase register letter as a raw \
+                 register code, and {n} is none)",
+                name.s
+            ),
+        )
+    })?;
+    let meant = format!("{}{n}", class.letter());
+    let wrote = match reg.class {
+        RegClass::Input => format!("{reg} (o{} as a destination)", reg.index),
+        _ => reg.to_string(),
+    };
+    if reg.to_string() != meant {
+        scope.picasso_reads(Fail::new(
+            name,
+            format!(
+                "picasso reads an uppercase register letter as a raw register code: `{}` is \
+                 {wrote}, not {meant}; write `{reg}` for picasso's meaning or `{meant}` for the \
+                 other",
+                name.s
+            ),
+        ))?;
+    }
+    Ok(reg)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -357,6 +462,9 @@ mod tests {
         }
         fn output_limit(&mut self) -> u32 {
             self.1
+        }
+        fn picasso_reads(&mut self, fail: Fail) -> Result<(), Fail> {
+            Err(fail)
         }
     }
 
@@ -405,14 +513,18 @@ mod tests {
         assert_eq!(p("c0[LCNT]").unwrap().idx, AddrIdx::AL);
         assert_eq!(p("r3.rgba").unwrap().select, IDENTITY);
         assert_eq!(p("r3.stpq").unwrap().select, IDENTITY);
-        // Uppercase register letters name the register (picasso would encode code 1).
+        // Uppercase register letters are raw codes to picasso: `V1` is v1 anyway.
         assert_eq!(
-            p("R1").unwrap().reg,
+            p("V1").unwrap().reg,
             Reg {
-                class: RegClass::Temp,
+                class: RegClass::Input,
                 index: 1
             }
         );
+        // …but `R1` is code 1, v1: refused here (the test scope is strict).
+        assert!(p("R1")
+            .unwrap_err()
+            .contains("`R1` is v1 (o1 as a destination), not r1"));
         assert_eq!(p("v15").unwrap().reg.index, 15);
     }
 
@@ -433,7 +545,9 @@ mod tests {
         assert_eq!(p("r1.").unwrap_err(), "invalid swizzling mask: ");
         assert_eq!(p("c1[-2]").unwrap_err(), "invalid register offset: -2");
         assert_eq!(p("c1[2+a0.x]").unwrap_err(), "invalid index register: 2");
-        assert_eq!(p("c1[0x10]").unwrap_err(), "invalid register offset: 0x10");
+        assert!(p("c1[0x10]")
+            .unwrap_err()
+            .starts_with("picasso reads the register offset `0x10` as 0"));
         assert_eq!(p("c1[2").unwrap_err(), "missing closing bracket: c1[2");
         assert_eq!(
             p("r1[a0.x]").unwrap_err(),
@@ -441,11 +555,12 @@ mod tests {
         );
         assert!(p("c010")
             .unwrap_err()
-            .starts_with("ambiguous register number: c010"));
+            .starts_with("ambiguous register number: picasso reads `c010` as octal, c8"));
         // Hex is unambiguous: c0x10 is c16, as for picasso.
         assert_eq!(p("c0x10").unwrap().reg.index, 16);
-        assert_eq!(p("c0x1g").unwrap_err(), "invalid register: c0x1g");
-        assert_eq!(p("r2d2").unwrap_err(), "invalid register: r2d2");
+        assert!(p("c0x1g").unwrap_err().contains("as c1, ignoring `g`"));
+        assert!(p("r2d2").unwrap_err().contains("as r2, ignoring `d2`"));
+        assert_eq!(p("rx").unwrap_err(), "invalid register: rx");
         assert_eq!(p("r16").unwrap_err(), "invalid temporary register: r16");
         assert_eq!(
             p("i4").unwrap_err(),
@@ -453,7 +568,7 @@ mod tests {
         );
         assert!(p("r15[1]")
             .unwrap_err()
-            .starts_with("register offset out of range"));
+            .starts_with("register offset out of range: r15[1] (past r15): picasso adds the offset to the register code and writes c0"));
         assert_eq!(p("").unwrap_err(), "invalid register: ");
     }
 }

@@ -380,6 +380,18 @@ impl Asm {
         self.diags.push(d);
     }
 
+    /// Text picasso accepts but encodes as something other than what it says: the caller
+    /// goes on with picasso's reading after a warning, or stops with the same message as an
+    /// error under `--strict`.
+    pub fn picasso_reads(&mut self, fail: Fail) -> Result<(), Fail> {
+        if self.opts.strict {
+            return Err(fail);
+        }
+        let d = self.diag(Severity::Warning, fail);
+        self.diags.push(d);
+        Ok(())
+    }
+
     fn diag(&self, severity: Severity, fail: Fail) -> Diagnostic {
         Diagnostic::at(
             severity,
@@ -497,5 +509,9 @@ impl Scope for Asm {
 
     fn output_limit(&mut self) -> u32 {
         self.dvle().output_limit()
+    }
+
+    fn picasso_reads(&mut self, fail: Fail) -> Result<(), Fail> {
+        Asm::picasso_reads(self, fail)
     }
 }

@@ -47,18 +47,93 @@ fn vector<'a>(st: &Statement<'a>) -> Result<Vector<'a>, Fail> {
     Ok(Vector { name, values })
 }
 
-/// A float constant component: a float literal (converted to float24 by picasso's truncating
-/// rule), or `!word` (extension: the 32-bit table word exactly).
-fn float_word(p: Piece<'_>) -> Result<u32, Fail> {
-    if let Some(raw) = p.s.strip_prefix('!') {
-        return number::unsigned(raw)
-            .filter(|&v| v <= u64::from(u32::MAX))
-            .map(|v| v as u32)
-            .ok_or_else(|| Fail::new(p, format!("invalid raw word: {}", p.s)));
+/// The value of `a op b` (one of `+ - * /` between two plain numbers), which picasso's
+/// `atoi`/`atof` would cut at the operator: what such text seems to mean.
+fn arithmetic(s: &str) -> Option<f64> {
+    let at = s
+        .char_indices()
+        .skip(1)
+        .find(|&(i, c)| "+-*/".contains(c) && !s[..i].ends_with(['e', 'E']))?
+        .0;
+    let (a, b) = (s[..at].trim(), s[at + 1..].trim());
+    let (a, b) = (number::float(a)?, number::float(b)?);
+    let (a, b) = (f64::from(a), f64::from(b));
+    Some(match &s[at..at + 1] {
+        "+" => a + b,
+        "-" => a - b,
+        "*" => a * b,
+        _ => a / b,
+    })
+}
+
+/// "…, or `64` if the product was meant" for text that is simple arithmetic.
+fn meant(s: &str, integer: bool) -> String {
+    match arithmetic(s) {
+        Some(v) if integer && v.fract() == 0.0 && v.abs() < 1e15 => {
+            format!(", or `{v}` if the value of `{s}` was meant (no arithmetic is done)")
+        }
+        Some(v) if !integer && v.is_finite() => format!(
+            ", or `{}` if the value of `{s}` was meant (no arithmetic is done)",
+            v as f32
+        ),
+        Some(_) | None => String::new(),
     }
-    number::float(p.s)
-        .map(f32_to_f24)
-        .ok_or_else(|| Fail::new(p, format!("invalid float value: {}", p.s)))
+}
+
+impl Asm {
+    /// A float constant component: a float literal (converted to float24 by picasso's
+    /// truncating rule), or `!word` (extension: the 32-bit table word exactly). Other text is
+    /// what C's `atof` reads from it, as picasso writes it, with a warning.
+    fn float_word(&mut self, p: Piece<'_>) -> Result<u32, Fail> {
+        if let Some(raw) = p.s.strip_prefix('!') {
+            return number::unsigned(raw)
+                .filter(|&v| v <= u64::from(u32::MAX))
+                .map(|v| v as u32)
+                .ok_or_else(|| Fail::new(p, format!("invalid raw word: {}", p.s)));
+        }
+        if let Some(v) = number::float(p.s) {
+            return Ok(f32_to_f24(v));
+        }
+        let read = number::atof(p.s);
+        self.picasso_reads(Fail::new(
+            p,
+            format!(
+                "invalid float value: picasso reads `{}` as {read} (C `atof` stops at the first \
+                 character that is not part of a number); write `{read}`{}",
+                p.s,
+                meant(p.s, false)
+            ),
+        ))?;
+        Ok(f32_to_f24(read))
+    }
+
+    /// A decimal size (`name[N]`), read the way picasso's `atoi` reads it when it is not a
+    /// plain number; `what` names the directive's thing ("uniform", "array").
+    fn size(&mut self, name: &str, size: Piece<'_>, what: &str) -> Result<u32, Fail> {
+        let invalid = || Fail::new(size, format!("invalid {what} size: {name}[{}]", size.s));
+        if let Some(n) = number::decimal(size.s) {
+            return u32::try_from(n)
+                .ok()
+                .filter(|n| (1..=96).contains(n))
+                .ok_or_else(invalid);
+        }
+        let read = number::atoi(size.s);
+        if !(1..=96).contains(&read) {
+            return Err(invalid());
+        }
+        self.picasso_reads(Fail::new(
+            size,
+            format!(
+                "picasso reads the size `{}` as {read} (C `atoi` stops at the first character \
+                 that is not a digit); write `[{read}]`{}",
+                size.s,
+                meant(size.s, true)
+                    .replace("or `", "or `[")
+                    .replace("` if", "]` if")
+            ),
+        ))?;
+        Ok(read as u32)
+    }
 }
 
 /// The register of an internal code (c, i or b).
@@ -78,9 +153,25 @@ impl Asm {
     fn ints(&mut self, v: &Vector<'_>) -> Result<[u8; 4], Fail> {
         let mut out = [0u8; 4];
         for (slot, p) in out.iter_mut().zip(v.values) {
-            let n = number::decimal(p.s)
-                .filter(|n| i64::from(i32::MIN) <= *n && *n <= i64::from(i32::MAX))
-                .ok_or_else(|| Fail::new(p, format!("invalid integer value: {}", p.s)))?;
+            let n = match number::decimal(p.s) {
+                Some(n) if i64::from(i32::MIN) <= n && n <= i64::from(i32::MAX) => n,
+                Some(_) => return Err(Fail::new(p, format!("invalid integer value: {}", p.s))),
+                None => {
+                    let read = number::atoi(p.s);
+                    let hex = number::unsigned(p.s)
+                        .map(|v| format!(", or `{v}` if the hex value was meant"))
+                        .unwrap_or_default();
+                    self.picasso_reads(Fail::new(
+                        p,
+                        format!(
+                            "invalid integer value: picasso reads `{}` as {read} (C `atoi` \
+                             reads decimal digits only); write `{read}`{hex}",
+                            p.s
+                        ),
+                    ))?;
+                    i64::from(read)
+                }
+            };
             if !(-128..=255).contains(&n) {
                 self.warn(
                     p,
@@ -95,10 +186,10 @@ impl Asm {
         Ok(out)
     }
 
-    fn floats(v: &Vector<'_>) -> Result<[u32; 4], Fail> {
+    fn floats(&mut self, v: &Vector<'_>) -> Result<[u32; 4], Fail> {
         let mut out = [0u32; 4];
         for (slot, p) in out.iter_mut().zip(v.values) {
-            *slot = float_word(p)?;
+            *slot = self.float_word(p)?;
         }
         Ok(out)
     }
@@ -134,15 +225,8 @@ impl Asm {
                             format!("unexpected text after ']': {}", after.s),
                         ));
                     }
-                    let n = number::decimal(size.s)
-                        .filter(|&n| (1..=96).contains(&n))
-                        .ok_or_else(|| {
-                            Fail::new(
-                                size,
-                                format!("invalid uniform size: {}[{}]", name.trim().s, size.s),
-                            )
-                        })?;
-                    (name.trim(), n as u32)
+                    let n = self.size(name.trim().s, size, "uniform")?;
+                    (name.trim(), n)
                 }
                 (name, None) => (name, 1),
             };
@@ -215,7 +299,7 @@ impl Asm {
         let space = self.space();
         let v = vector(&st)?;
         let value = match kind {
-            Kind::Float => ConstValue::Float(Self::floats(&v)?),
+            Kind::Float => ConstValue::Float(self.floats(&v)?),
             Kind::Int | Kind::Bool => ConstValue::Int(self.ints(&v)?),
         };
         self.alias_free(v.name)?;
@@ -248,7 +332,7 @@ impl Asm {
             if !v.name.is_empty() {
                 return Err(Fail::new(v.name, "invalid syntax"));
             }
-            let words = Self::floats(&v)?;
+            let words = self.floats(&v)?;
             if let Some(Block::Array { elems, .. }) = self.stack.last_mut() {
                 elems.push(words);
             }
@@ -281,15 +365,7 @@ impl Asm {
         let size = if size_text.is_empty() {
             None
         } else {
-            let n = number::decimal(size_text.s)
-                .filter(|&n| (1..=96).contains(&n))
-                .ok_or_else(|| {
-                    Fail::new(
-                        size_text,
-                        format!("invalid array size: {}[{}]", name.s, size_text.s),
-                    )
-                })?;
-            Some(n as u32)
+            Some(self.size(name.s, size_text, "array")?)
         };
         if !is_identifier(name.s) {
             return Err(Fail::new(name, format!("invalid array name: {}", name.s)));
@@ -359,7 +435,7 @@ impl Asm {
                         format!("invalid floating point vector uniform: {}", v.name.s),
                     ));
                 }
-                ConstValue::Float(Self::floats(&v)?)
+                ConstValue::Float(self.floats(&v)?)
             }
             Kind::Int | Kind::Bool => {
                 if o.reg.class != RegClass::Int {

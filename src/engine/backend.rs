@@ -198,3 +198,24 @@ impl std::fmt::Display for ExecPath {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Backend;
+
+    #[test]
+    fn available_lists_native_backends_and_emulated_the_others() {
+        let native = Backend::available();
+        let emulated = Backend::emulated();
+        assert_eq!(native[0], Backend::Interp);
+        assert!(native.iter().all(|b| b.is_native_here()), "{native:?}");
+        assert!(emulated.iter().all(|b| !b.is_native_here()), "{emulated:?}");
+        let runnable = Backend::runnable();
+        assert_eq!(runnable.len(), native.len() + emulated.len());
+        assert!(runnable
+            .iter()
+            .all(|b| native.contains(b) || emulated.contains(b)));
+        // Auto never resolves to an emulated backend.
+        assert!(!emulated.contains(&Backend::auto()));
+    }
+}

@@ -5,6 +5,7 @@
 mod diagnostics;
 mod encodings;
 mod fuzz;
+mod picasso_compat;
 mod roundtrip;
 
 use super::{assemble, assemble_with, Diagnostic, Options, Source};
@@ -27,9 +28,14 @@ pub(super) fn asm_files(files: &[(&str, &str)]) -> Shbin {
     }
 }
 
-/// The diagnostics of a source that must fail.
+/// The diagnostics of a source that must fail under `--strict` (which also refuses what
+/// picasso reads differently from the text; `picasso_compat` checks the default for those).
 pub(super) fn errors(text: &str) -> Vec<Diagnostic> {
-    match assemble(&[Source::new("t.pica", text)]) {
+    let strict = Options {
+        strict: true,
+        ..Options::default()
+    };
+    match assemble_with(&[Source::new("t.pica", text)], &strict).map(|a| a.shbin) {
         Ok(_) => panic!("assembly unexpectedly succeeded:\n{text}"),
         Err(d) => d.into_iter().filter(Diagnostic::is_error).collect(),
     }
@@ -37,7 +43,13 @@ pub(super) fn errors(text: &str) -> Vec<Diagnostic> {
 
 /// The warnings of a source that must succeed (with padding NOPs on or off).
 pub(super) fn warnings(text: &str, auto_nop: bool) -> Vec<Diagnostic> {
-    match assemble_with(&[Source::new("t.pica", text)], &Options { auto_nop }) {
+    match assemble_with(
+        &[Source::new("t.pica", text)],
+        &Options {
+            auto_nop,
+            ..Options::default()
+        },
+    ) {
         Ok(a) => a.warnings,
         Err(d) => panic!("assembly failed:\n{}", render(&d)),
     }

@@ -25,6 +25,10 @@ pub struct AsmArgs {
     /// Do not insert padding NOPs; warn where one is needed instead.
     #[arg(short = 'n', long = "no-nop")]
     no_nop: bool,
+    /// Refuse text that picasso encodes as something other than what it says (by default it
+    /// assembles to picasso's bytes with a warning). `-Werror` is an alias.
+    #[arg(long)]
+    strict: bool,
     /// Print help.
     #[arg(long, action = ArgAction::Help)]
     help: Option<bool>,
@@ -69,6 +73,7 @@ pub fn asm(args: &AsmArgs) -> CliResult {
     let sources = sources(&args.inputs)?;
     let options = Options {
         auto_nop: !args.no_nop,
+        strict: args.strict,
     };
     match assemble_with(&sources, &options) {
         Ok(assembly) => {

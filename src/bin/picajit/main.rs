@@ -28,6 +28,7 @@ mod fuzz;
 mod info;
 mod inputs;
 mod run;
+mod values;
 mod worker;
 
 use std::path::PathBuf;
@@ -102,7 +103,14 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // `-Werror` (the C compilers' spelling) is `asm --strict`.
+    let cli = Cli::parse_from(std::env::args_os().map(|a| {
+        if a == "-Werror" {
+            "--strict".into()
+        } else {
+            a
+        }
+    }));
     let result = match cli.command {
         Command::Run(args) => run::run(&args),
         Command::Info { file } => info::info(&file),

@@ -1,16 +1,19 @@
 //! `picajit run`: a PCAS case (writing PCOU with `-o`), or a DVLE of a SHBIN file on seeded
-//! random uniforms and inputs, printed as a table of the outputs the DVLE declares; on any
+//! random uniforms and inputs, with values set by `--uniform`/`--input`/`--values` on top;
+//! prints the inputs used and a table of the outputs (the DVLE's declared ones), and the
+//! triangles a geometry shader emits; `--save-case` writes the run as a PCAS case. On any
 //! backend.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use picajit::case::CaseOutput;
-use picajit::engine::Engine;
-use picajit::program::{Regs16, VertexStatus};
+use picajit::case::{Case, CaseOutput};
+use picajit::engine::{Engine, GeometryOutput, Shader};
+use picajit::program::{Regs16, ShaderKind, Uniforms, VertexStatus};
+use picajit::shbin::{Dvle, RegisterFile};
 
-use crate::{inputs, load_program, Backend, CliResult, Loaded};
+use crate::{inputs, load_program, values, Backend, CliResult, Loaded};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -35,6 +38,20 @@ pub struct RunArgs {
     /// file's name (as `picajit fuzz` saves them), else 1048576.
     #[arg(long)]
     budget: Option<u32>,
+    /// Set a uniform: `c4=1,0,0,0`, `i0=4,0,1`, `b3=true`, or a name the DVLE declares
+    /// (`mvp=…` with 4 numbers per register, one row per register; `mvp[2]=…`). Repeatable.
+    #[arg(long = "uniform", value_name = "NAME=VALUES")]
+    uniforms: Vec<String>,
+    /// Set an input register of every vertex: `v0=1,2,3,1` or a `.in` name. Repeatable.
+    #[arg(long = "input", value_name = "NAME=VALUES")]
+    inputs: Vec<String>,
+    /// A text file of settings, one `name = values` per line (`#` comments), applied before
+    /// `--uniform` and `--input`.
+    #[arg(long, value_name = "FILE")]
+    values: Option<PathBuf>,
+    /// Write the program, uniforms and inputs of this run as a PCAS case file.
+    #[arg(long, value_name = "FILE.pcas")]
+    save_case: Option<PathBuf>,
 }
 
 pub fn run(args: &RunArgs) -> CliResult {
@@ -55,7 +72,7 @@ pub fn run(args: &RunArgs) -> CliResult {
         .map_err(|e| e.to_string())?
         .with_budget(budget);
     let shader = engine.compile(&program);
-    let (uniforms, vertex_inputs, regs) = match &loaded {
+    let (mut uniforms, mut vertex_inputs, regs) = match &loaded {
         Loaded::Case(case) => (case.uniforms.clone(), case.inputs.clone(), None),
         Loaded::Shbin(shbin) => {
             let dvle = &shbin.dvles[args.dvle];
@@ -85,6 +102,40 @@ pub fn run(args: &RunArgs) -> CliResult {
             )
         }
     };
+    let dvle = match &loaded {
+        Loaded::Shbin(shbin) => shbin.dvles.get(args.dvle),
+        Loaded::Case(_) => None,
+    };
+    let mut settings = match &args.values {
+        Some(path) => values::from_file(path)?,
+        None => Vec::new(),
+    };
+    for (list, flag) in [(&args.uniforms, "--uniform"), (&args.inputs, "--input")] {
+        settings.extend(list.iter().map(|text| values::Setting {
+            text: text.clone(),
+            origin: flag.to_string(),
+        }));
+    }
+    for setting in &settings {
+        values::apply(setting, dvle, &mut uniforms, &mut vertex_inputs)?;
+    }
+    if let Some(path) = &args.save_case {
+        let case = Case::from_program(&program, &uniforms, &vertex_inputs);
+        std::fs::write(path, case.to_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+        eprintln!("case written to {}", path.display());
+    }
+    if args.output.is_none() {
+        print_inputs(&vertex_inputs, dvle);
+    }
+    if program.kind == ShaderKind::Geometry && args.output.is_none() {
+        return run_geometry(
+            &shader,
+            &uniforms,
+            &vertex_inputs,
+            &engine,
+            &name.to_string(),
+        );
+    }
     let n = vertex_inputs.len();
     let mut out = CaseOutput {
         outputs: vec![[[0.0; 4]; 16]; n],
@@ -116,6 +167,107 @@ pub fn run(args: &RunArgs) -> CliResult {
         } else {
             ""
         }
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The input registers of the run: those the DVLE declares (`.in`), else the non-zero ones.
+fn print_inputs(inputs: &[Regs16], dvle: Option<&Dvle>) {
+    let mut regs: Vec<(usize, String)> = dvle
+        .map(|d| {
+            d.uniforms
+                .iter()
+                .filter_map(|u| {
+                    let r = u.registers()?;
+                    (r.file == RegisterFile::Input)
+                        .then(|| r.indices().map(move |i| (i, format!("v{i} {}", u.name))))
+                })
+                .flatten()
+                .collect()
+        })
+        .unwrap_or_default();
+    if regs.is_empty() {
+        regs = all_written(inputs)
+            .into_iter()
+            .map(|r| (r, format!("v{r}")))
+            .collect();
+    }
+    regs.sort();
+    regs.dedup_by_key(|r| r.0);
+    if regs.is_empty() {
+        outln!("inputs: all zero");
+        return;
+    }
+    outln!("inputs:");
+    out!("{:>6}", "vertex");
+    for (_, label) in &regs {
+        out!(" | {label:^47}");
+    }
+    outln!();
+    for (n, vertex) in inputs.iter().enumerate() {
+        out!("{n:>6}");
+        for &(r, _) in &regs {
+            out!(" |");
+            for x in vertex[r] {
+                out!(" {x:>11.5}");
+            }
+        }
+        outln!();
+    }
+    outln!("outputs:");
+}
+
+/// A geometry shader: each invocation's status and the triangles it emitted (the output
+/// registers of each triangle vertex that any of them wrote).
+fn run_geometry(
+    shader: &Shader,
+    uniforms: &Uniforms,
+    inputs: &[Regs16],
+    engine: &Engine,
+    name: &str,
+) -> CliResult {
+    let mut geo = GeometryOutput::default();
+    let result = shader.run_geometry_into(uniforms, inputs, &mut geo);
+    let mut total = 0;
+    for i in 0..geo.len() {
+        let prims = geo.primitives_of(i);
+        total += prims.len();
+        let st = match geo.status[i] {
+            VertexStatus::Ended => "ended",
+            VertexStatus::BudgetExhausted => "budget exhausted",
+        };
+        outln!(
+            "invocation {i}: {st}, {}",
+            crate::count(prims.len(), "triangle", "triangles")
+        );
+        for (t, prim) in prims.iter().enumerate() {
+            let regs = all_written(&prim.vertices);
+            outln!(
+                "  triangle {t} ({} winding)",
+                if prim.winding { "inverted" } else { "normal" }
+            );
+            for vertex in &prim.vertices {
+                out!("   ");
+                for &r in &regs {
+                    out!(" o{r} (");
+                    for (k, x) in vertex[r].iter().enumerate() {
+                        out!("{}{x}", if k == 0 { "" } else { ", " });
+                    }
+                    out!(")");
+                }
+                outln!();
+            }
+        }
+    }
+    if let Err(err) = result {
+        eprintln!("picajit: {name}: {err}");
+    }
+    eprintln!(
+        "{} run on {} ({}): {} emitted",
+        crate::count(geo.len(), "geometry invocation", "geometry invocations"),
+        engine.backend().name(),
+        shader.path(),
+        crate::count(total, "triangle", "triangles")
     );
     Ok(ExitCode::SUCCESS)
 }

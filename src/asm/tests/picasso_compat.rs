@@ -1,0 +1,294 @@
+//! picasso compatibility: text that picasso 2.7.1 accepts but encodes as something other than
+//! what it seems to say assembles to picasso's bytes, with a warning that says what picasso
+//! wrote and how to write it unambiguously; `--strict` (`Options::strict`) refuses it with the
+//! same message. Each test holds the SHBIN that picasso 2.7.1 (devkitPro, built from its
+//! source) wrote for the test's source, as hex.
+
+use super::{render, Options};
+use crate::asm::{assemble, assemble_with, Source};
+
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// `text` assembles to `picasso` (hex) with exactly one warning, whose first line is
+/// `headline`; under `--strict` the same message is the one error.
+fn check(text: &str, picasso: &str, headline: &str) {
+    let sources = [Source::new("t.v.pica", text)];
+    let (shbin, warnings) = match assemble(&sources) {
+        Ok(ok) => ok,
+        Err(d) => panic!("refused:\n{}", render(&d)),
+    };
+    assert_eq!(
+        shbin.to_bytes(),
+        hex(picasso),
+        "bytes differ from picasso 2.7.1's"
+    );
+    let lines: Vec<String> = warnings.iter().map(|w| w.headline()).collect();
+    assert_eq!(lines, [headline], "{}", render(&warnings));
+    let strict = Options {
+        strict: true,
+        ..Options::default()
+    };
+    let errors = assemble_with(&sources, &strict).expect_err("--strict refuses it");
+    let errors: Vec<String> = errors
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| d.headline())
+        .collect();
+    assert_eq!(errors, [headline.replacen(": warning: ", ": error: ", 1)]);
+}
+
+/// `.fvec name[32*2]`: picasso's `atoi` reads the size as 32 (the uniform after it starts at c32).
+#[test]
+fn fvec_size() {
+    check(
+        concat!(
+            ".fvec arr[32*2]\n",
+            ".fvec after\n",
+            ".out pos position\n",
+            ".proc main\n",
+            " mov pos, after\n",
+            " end\n",
+            ".end\n",
+        ),
+        // picasso 2.7.1
+        "44564c42010000004400000044564c5000000000280000000200000030000000010000003800000000000000\
+         00000000000000000000044c000000886f0300000000000044564c4502100000000000000200000000000100\
+         000000004000000000000000400000000000000040000000010000004800000002000000580000000a000000\
+         000000000f0000000000000010002f000400000030003000617272006166746572000000",
+        "t.v.pica:1:11: warning: picasso reads the size `32*2` as 32 (C `atoi` stops at the first character that is not a digit); write `[32]`, or `[64]` if the value of `32*2` was meant (no arithmetic is done)",
+    );
+}
+
+/// `.constf c(1.0, 1.0/128.0, …)`: picasso's `atof` reads `1.0/128.0` as 1.0.
+#[test]
+fn constf_div() {
+    check(
+        concat!(
+            ".constf k(1.0, 1.0/128.0, 1.0, 1.0)\n",
+            ".out pos position\n",
+            ".proc main\n",
+            " mov pos, k\n",
+            " end\n",
+            ".end\n",
+        ),
+        // picasso 2.7.1
+        "44564c42010000004400000044564c5000000000280000000200000030000000010000003800000000000000\
+         000000000000000000f0074c000000886f0300000000000044564c4502100000000000000200000000000100\
+         000000004000000001000000540000000000000054000000010000005c000000000000005c00000000000000\
+         02005f0000003f0000003f0000003f0000003f00000000000f000000",
+        "t.v.pica:1:16: warning: invalid float value: picasso reads `1.0/128.0` as 1 (C `atof` stops at the first character that is not part of a number); write `1`, or `0.0078125` if the value of `1.0/128.0` was meant (no arithmetic is done)",
+    );
+}
+
+/// `.setb b1, true`: `.setb` takes blank-separated arguments; picasso reads `b1,` as b1.
+#[test]
+fn setb_comma() {
+    check(
+        concat!(
+            ".setb b1, true\n",
+            ".out pos position\n",
+            ".proc main\n",
+            " mov pos, v0\n",
+            " end\n",
+            ".end\n",
+        ),
+        // picasso 2.7.1
+        "44564c42010000004400000044564c5000000000280000000200000030000000010000003800000000000000\
+         00000000000000000000004c000000886f0300000000000044564c4502100000000000000200000000000100\
+         000000004000000001000000540000000000000054000000010000005c000000000000005c00000000000000\
+         0000010001000000000000000000000000000000000000000f000000",
+        "t.v.pica:1:7: warning: picasso writes `b1,` as b1, ignoring `,` after the register number; write `b1`",
+    );
+}
+
+/// `mov outtc1, outtc0`: an output register as a source is the input register of the same number to picasso.
+#[test]
+fn out_src() {
+    check(
+        concat!(
+            ".out outtc0 texcoord0\n",
+            ".out outtc1 texcoord1\n",
+            ".proc main\n",
+            " mov outtc0, v2\n",
+            " mov outtc1, outtc0\n",
+            " end\n",
+            ".end\n",
+        ),
+        // picasso 2.7.1
+        "44564c42010000004800000044564c5000000000280000000300000034000000010000003c00000000000000\
+         00000000000000000020004c0000204c000000886f0300000000000044564c45021000000000000003000000\
+         0000030000000000400000000000000040000000000000004000000002000000500000000000000050000000\
+         00000000030000000f000000050001000f000000",
+        "t.v.pica:5:15: warning: output registers cannot be read: picasso writes the input register with the same code, v0; write `v0` (or keep the value in a temporary register)",
+    );
+}
+
+/// `r1x`: text after a register number is ignored.
+#[test]
+fn reg_tail() {
+    check(
+        concat!(
+            ".out pos position\n",
+            ".proc main\n",
+            " mov pos, r1x\n",
+            " end\n",
+            ".end\n",
+        ),
+        // picasso 2.7.1
+        "44564c42010000004400000044564c5000000000280000000200000030000000010000003800000000000000\
+         00000000000000000010014c000000886f0300000000000044564c4502100000000000000200000000000100\
+         0000000040000000000000004000000000000000400000000100000048000000000000004800000000000000\
+         000000000f000000",
+        "t.v.pica:3:11: warning: picasso writes `r1x` as r1, ignoring `x` after the register number; write `r1`",
+    );
+}
+
+/// `c010`: a leading zero makes the number octal (C `strtoll` base 0).
+#[test]
+fn reg_octal() {
+    check(
+        concat!(
+            ".out pos position\n",
+            ".proc main\n",
+            " mov pos, c010\n",
+            " end\n",
+            ".end\n",
+        ),
+        // picasso 2.7.1
+        "44564c42010000004400000044564c5000000000280000000200000030000000010000003800000000000000\
+         00000000000000000080024c000000886f0300000000000044564c4502100000000000000200000000000100\
+         0000000040000000000000004000000000000000400000000100000048000000000000004800000000000000\
+         000000000f000000",
+        "t.v.pica:3:11: warning: ambiguous register number: picasso reads `c010` as octal, c8; write `c8` (or the number without leading zeros if decimal was meant)",
+    );
+}
+
+/// `c2 3`: text after the register number is ignored, blanks included.
+#[test]
+fn reg_space() {
+    check(
+        concat!(
+            ".out pos position\n",
+            ".proc main\n",
+            " mov pos, c2 3\n",
+            " end\n",
+            ".end\n",
+        ),
+        // picasso 2.7.1
+        "44564c42010000004400000044564c5000000000280000000200000030000000010000003800000000000000\
+         00000000000000000020024c000000886f0300000000000044564c4502100000000000000200000000000100\
+         0000000040000000000000004000000000000000400000000100000048000000000000004800000000000000\
+         000000000f000000",
+        "t.v.pica:3:11: warning: picasso writes `c2 3` as c2, ignoring ` 3` after the register number; write `c2`",
+    );
+}
+
+/// `R1`: picasso's register letters are case-sensitive; an uppercase one adds no file base.
+#[test]
+fn upper() {
+    check(
+        concat!(
+            ".out pos position\n",
+            ".proc main\n",
+            " mov r0, R1\n",
+            " mov pos, r0\n",
+            " end\n",
+            ".end\n",
+        ),
+        // picasso 2.7.1
+        "44564c42010000004800000044564c5000000000280000000300000034000000010000003c00000000000000\
+         00000000000000000010004e0000014c000000886f0300000000000044564c45021000000000000003000000\
+         0000010000000000400000000000000040000000000000004000000001000000480000000000000048000000\
+         00000000000000000f000000",
+        "t.v.pica:3:10: warning: picasso reads an uppercase register letter as a raw register code: `R1` is v1 (o1 as a destination), not r1; write `v1` for picasso's meaning or `r1` for the other",
+    );
+}
+
+/// `mov v0, r1`: an input register as a destination is the output register of the same number.
+#[test]
+fn in_dest() {
+    check(
+        concat!(
+            ".out pos position\n",
+            ".proc main\n",
+            " mov v0, r1\n",
+            " end\n",
+            ".end\n",
+        ),
+        // picasso 2.7.1
+        "44564c42010000004400000044564c5000000000280000000200000030000000010000003800000000000000\
+         00000000000000000010014c000000886f0300000000000044564c4502100000000000000200000000000100\
+         0000000040000000000000004000000000000000400000000100000048000000000000004800000000000000\
+         000000000f000000",
+        "t.v.pica:3:6: warning: an input register cannot be written: picasso writes the output register with the same code, o0; write `o0` (or a temporary register)",
+    );
+}
+
+/// `.consti k(0x10, …)`: `atoi` reads no hex.
+#[test]
+fn const_int() {
+    check(
+        concat!(
+            ".consti k(0x10, 1, 2, 3)\n",
+            ".out pos position\n",
+            ".proc main\n",
+            " mov pos, v0\n",
+            " end\n",
+            ".end\n",
+        ),
+        // picasso 2.7.1
+        "44564c42010000004400000044564c5000000000280000000200000030000000010000003800000000000000\
+         00000000000000000000004c000000886f0300000000000044564c4502100000000000000200000000000100\
+         000000004000000001000000540000000000000054000000010000005c000000000000005c00000000000000\
+         0100030000010203000000000000000000000000000000000f000000",
+        "t.v.pica:1:11: warning: invalid integer value: picasso reads `0x10` as 0 (C `atoi` reads decimal digits only); write `0`, or `16` if the hex value was meant",
+    );
+}
+
+/// `arr[foo]`: a register offset is read with `atoi`.
+#[test]
+fn offset_text() {
+    check(
+        concat!(
+            ".fvec arr[4]\n",
+            ".out pos position\n",
+            ".proc main\n",
+            " mov pos, arr[foo]\n",
+            " end\n",
+            ".end\n",
+        ),
+        // picasso 2.7.1
+        "44564c42010000004400000044564c5000000000280000000200000030000000010000003800000000000000\
+         00000000000000000000024c000000886f0300000000000044564c4502100000000000000200000000000100\
+         0000000040000000000000004000000000000000400000000100000048000000010000005000000004000000\
+         000000000f000000000000001000130061727200",
+        "t.v.pica:4:15: warning: picasso reads the register offset `foo` as 0 (C `atoi`); write the offset as a decimal number, or leave the brackets out",
+    );
+}
+
+/// `r15[1]`: the offset runs into the next register file.
+#[test]
+fn offset_range() {
+    check(
+        concat!(
+            ".out pos position\n",
+            ".fvec c0dummy\n",
+            ".proc main\n",
+            " mov r0, r15[1]\n",
+            " mov pos, r0\n",
+            " end\n",
+            ".end\n",
+        ),
+        // picasso 2.7.1
+        "44564c42010000004800000044564c5000000000280000000300000034000000010000003c00000000000000\
+         00000000000000000000024e0000014c000000886f0300000000000044564c45021000000000000003000000\
+         0000010000000000400000000000000040000000000000004000000001000000480000000100000050000000\
+         08000000000000000f0000000000000010001000633064756d6d7900",
+        "t.v.pica:4:10: warning: register offset out of range: r15[1] (past r15): picasso adds the offset to the register code and writes c0; write `c0`",
+    );
+}
