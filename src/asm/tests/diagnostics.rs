@@ -48,7 +48,8 @@ fn instruction_level() {
         &proc_with("mov r0, o1"),
         2,
         9,
-        "invalid source1 register: o1",
+        "output registers cannot be read: picasso writes the input register with the same \
+         code, v1; write `v1` (or keep the value in a temporary register)",
     );
     expect(
         &proc_with("mad r0, r1, r2, b1"),
@@ -66,7 +67,8 @@ fn instruction_level() {
         &proc_with("mov v0, r1"),
         2,
         5,
-        "invalid destination register: v0",
+        "an input register cannot be written: picasso writes the output register with the \
+         same code, o0; write `o0` (or a temporary register)",
     );
     expect(
         &proc_with("add r0, c1, c2[a0.x]"),
@@ -320,12 +322,19 @@ fn uniforms_and_constants() {
     );
     expect(".constf k(1, 2, 3)\n", 1, 1, "missing parameter");
     expect(".constf k(1, 2, 3, 4\n", 1, 9, "invalid syntax");
-    expect(".constf k(1, 2, x, 4)\n", 1, 17, "invalid float value: x");
+    expect(
+        ".constf k(1, 2, x, 4)\n",
+        1,
+        17,
+        "invalid float value: picasso reads `x` as 0 (C `atof` stops at the first character \
+         that is not part of a number); write `0`",
+    );
     expect(
         ".consti k(1, 2, 0x10, 4)\n",
         1,
         17,
-        "invalid integer value: 0x10",
+        "invalid integer value: picasso reads `0x10` as 0 (C `atoi` reads decimal digits \
+         only); write `0`, or `16` if the hex value was meant",
     );
     expect(".setb b3 maybe\n", 1, 10, "invalid bool value: maybe");
     expect(
@@ -400,13 +409,12 @@ fn where_picasso_writes_something_else() {
     let e = &errors(&proc_with("mov r0, c010"))[0];
     assert!(e
         .message
-        .starts_with("ambiguous register number: c010 (picasso reads it as octal: c8)"));
+        .starts_with("ambiguous register number: picasso reads `c010` as octal, c8"));
     expect(
         &proc_with("mov r0, c08"),
         2,
         9,
-        "ambiguous register number: c08 (picasso reads it as octal: c0); write it without \
-         leading zeros",
+        "picasso writes `c08` as c0, ignoring `8` after the register number; write `c0`",
     );
     // Unknown setemit flags: picasso prints an error and still writes the file.
     expect(
@@ -416,7 +424,12 @@ fn where_picasso_writes_something_else() {
         "unknown setemit flag: wat",
     );
     // Trailing text picasso ignores.
-    expect(&proc_with("mov r0, r1x"), 2, 9, "invalid register: r1x");
+    expect(
+        &proc_with("mov r0, r1x"),
+        2,
+        9,
+        "picasso writes `r1x` as r1, ignoring `x` after the register number; write `r1`",
+    );
     expect(
         &proc_with("mov r0, c1[3]z.x"),
         2,
@@ -427,7 +440,8 @@ fn where_picasso_writes_something_else() {
         &proc_with("mov r0, c1[foo]"),
         2,
         12,
-        "invalid register offset: foo",
+        "picasso reads the register offset `foo` as 0 (C `atoi`); write the offset as a \
+         decimal number, or leave the brackets out",
     );
     // An offset leaving the register file (picasso: r15[1] is c0).
     let e = &errors(&proc_with("mov r0, r15[1]"))[0];
@@ -435,7 +449,13 @@ fn where_picasso_writes_something_else() {
         .message
         .starts_with("register offset out of range: r15[1]"));
     // Malformed constants (picasso: 0).
-    expect(".constf k(1, 2, 3, 4x)\n", 1, 20, "invalid float value: 4x");
+    expect(
+        ".constf k(1, 2, 3, 4x)\n",
+        1,
+        20,
+        "invalid float value: picasso reads `4x` as 4 (C `atof` stops at the first character \
+         that is not part of a number); write `4`",
+    );
     // .in and .out take only their own register kinds (picasso reads the code).
     expect(".in a o3\n", 1, 7, "invalid input register: o3");
     expect(".out a pos v0\n", 1, 12, "invalid output register: v0");
@@ -536,7 +556,8 @@ fn extension_diagnostics() {
         ".constf k(0x1.8p, 1, 1, 1)\n",
         1,
         11,
-        "invalid float value: 0x1.8p",
+        "invalid float value: picasso reads `0x1.8p` as 1.5 (C `atof` stops at the first \
+         character that is not part of a number); write `1.5`",
     );
     expect(
         ".constf k(!0x1ffffffff, 1, 1, 1)\n",

@@ -182,9 +182,11 @@ fn aliases_compose_swizzles_and_negation() {
 }
 
 #[test]
-fn uppercase_register_letters_name_the_register() {
-    // picasso would encode R1 as code 1 (v1); here R1 is r1 (0x11<<12).
-    assert_eq!(words(&body("mov R0, R1")), words(&body("mov r0, r1")));
+fn uppercase_register_letters_are_register_codes() {
+    // As picasso: an uppercase letter adds no file base, so R1 is code 1 (v1 as a source, o1
+    // as a destination) and R20 is code 0x14 (r4); with a warning (picasso_compat).
+    assert_eq!(words(&body("mov R0, R1")), words(&body("mov o0, v1")));
+    assert_eq!(words(&body("mov r0, R20")), words(&body("mov r0, r4")));
     // v15 is an input register (picasso refuses it).
     assert_eq!(words(&body("mov r0, v15"))[0] & !0x7F, 0x4E00_F000);
 }

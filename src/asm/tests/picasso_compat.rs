@@ -34,12 +34,12 @@ fn check(text: &str, picasso: &str, headline: &str) {
         ..Options::default()
     };
     let errors = assemble_with(&sources, &strict).expect_err("--strict refuses it");
-    let errors: Vec<String> = errors
-        .iter()
-        .filter(|d| d.is_error())
-        .map(|d| d.headline())
-        .collect();
-    assert_eq!(errors, [headline.replacen(": warning: ", ": error: ", 1)]);
+    // The first error (a refused constant can cause more where it is used).
+    let first = errors.iter().find(|d| d.is_error()).map(|d| d.headline());
+    assert_eq!(
+        first,
+        Some(headline.replacen(": warning: ", ": error: ", 1))
+    );
 }
 
 /// `.fvec name[32*2]`: picasso's `atoi` reads the size as 32 (the uniform after it starts at c32).
@@ -124,7 +124,7 @@ fn out_src() {
          00000000000000000020004c0000204c000000886f0300000000000044564c45021000000000000003000000\
          0000030000000000400000000000000040000000000000004000000002000000500000000000000050000000\
          00000000030000000f000000050001000f000000",
-        "t.v.pica:5:15: warning: output registers cannot be read: picasso writes the input register with the same code, v0; write `v0` (or keep the value in a temporary register)",
+        "t.v.pica:5:14: warning: output registers cannot be read: picasso writes the input register with the same code, v0; write `v0` (or keep the value in a temporary register)",
     );
 }
 
@@ -277,7 +277,6 @@ fn offset_range() {
     check(
         concat!(
             ".out pos position\n",
-            ".fvec c0dummy\n",
             ".proc main\n",
             " mov r0, r15[1]\n",
             " mov pos, r0\n",
@@ -287,8 +286,8 @@ fn offset_range() {
         // picasso 2.7.1
         "44564c42010000004800000044564c5000000000280000000300000034000000010000003c00000000000000\
          00000000000000000000024e0000014c000000886f0300000000000044564c45021000000000000003000000\
-         0000010000000000400000000000000040000000000000004000000001000000480000000100000050000000\
-         08000000000000000f0000000000000010001000633064756d6d7900",
-        "t.v.pica:4:10: warning: register offset out of range: r15[1] (past r15): picasso adds the offset to the register code and writes c0; write `c0`",
+         0000010000000000400000000000000040000000000000004000000001000000480000000000000048000000\
+         00000000000000000f000000",
+        "t.v.pica:3:10: warning: register offset out of range: r15[1] (past r15): picasso adds the offset to the register code and writes c0; write `c0`",
     );
 }
