@@ -26,7 +26,9 @@ fn execute(c: &mut Criterion) {
             .into_iter()
             .filter(|b| b.is_native_here())
         {
-            let engine = Engine::new(backend).expect("available");
+            let engine = Engine::new(backend)
+                .expect("available")
+                .with_background_compile(false);
             let compiled = engine.compile(&shader.program);
             let mut out = vec![[[0.0; 4]; 16]; VERTICES];
             let mut status = vec![VertexStatus::Ended; VERTICES];
@@ -66,7 +68,9 @@ fn execute_par(c: &mut Criterion) {
         .into_iter()
         .filter(|b| b.is_native_here())
     {
-        let engine = Engine::new(backend).expect("available");
+        let engine = Engine::new(backend)
+            .expect("available")
+            .with_background_compile(false);
         let compiled = engine.compile(&shader.program);
         let mut out = vec![[[0.0; 4]; 16]; n];
         let mut status = vec![VertexStatus::Ended; n];

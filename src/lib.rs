@@ -48,6 +48,54 @@
 //! ([`Program::outputs_written`]) — 0.0 in a vertex that did not write one — and leaves the
 //! others as the buffer held them: start from zeroed buffers to read 0.0 there.
 //!
+//! An emulator's draw loop, from the register writes of a command list to output vertices in
+//! the rasterizer's semantic order ([`pica`] keeps the registers, [`pipeline`] draws):
+//!
+//! ```
+//! use std::sync::Arc;
+//! use picajit::engine::{Backend, Engine};
+//! use picajit::pica::program_commands;
+//! use picajit::pipeline::{Attribute, DrawOutput, Indices, Pipeline};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let engine = Arc::new(Engine::new(Backend::Auto)?); // the best JIT of this host
+//! let mut gpu = Pipeline::new(engine);
+//!
+//! // The game's command list: a shader upload (what libctru's shaderProgramUse writes for a
+//! // SHBIN: code, descriptors, constants, entry point, output map)…
+//! let source = include_str!("../examples/shaders/mvp.v.pica");
+//! let (shbin, _) = picajit::asm::assemble(&[picajit::asm::Source::new("mvp.v.pica", source)])
+//!     .map_err(|d| format!("{d:?}"))?;
+//! for w in program_commands(&shbin, 0)? {
+//!     gpu.write(w.reg, w.value, w.mask);
+//! }
+//! // …the input layout (two attributes, into v0 and v1)…
+//! gpu.write(0x2B9, 0xA000_0001, 0xF); // VSH_INPUTBUFFER_CONFIG
+//! gpu.write(0x2BB, 0x0000_0010, 0xF); // VSH_ATTRIBUTES_PERMUTATION_LOW
+//! // …and the uniforms: the matrix in c0–c3, float32 mode (index, then w, z, y, x).
+//! gpu.write(0x2C0, 0x8000_0000, 0xF);
+//! for row in [[2.0f32, 0.0, 0.0, 0.0], [0.0, 2.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]] {
+//!     for c in (0..4).rev() {
+//!         gpu.write(0x2C1, row[c].to_bits(), 0xF);
+//!     }
+//! }
+//!
+//! // A draw call: attributes as the vertex loader converted them, an index list.
+//! let positions = [-1.0f32, -1.0, 0.0, 1.0, -1.0, 0.0, -1.0, 1.0, 0.0, 1.0, 1.0, 0.0];
+//! let colors = [1.0f32, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, -3.0, 1.0, 1.0, 1.0];
+//! let attributes = [Attribute::packed(&positions, 3), Attribute::packed(&colors, 4)];
+//! let mut out = DrawOutput::new(); // reused from draw to draw
+//! gpu.draw(Indices::U16(&[0, 1, 2, 2, 1, 3]), &attributes, &mut out)?;
+//!
+//! // The vertex shader ran once per unique vertex; the index list refers to the results.
+//! assert_eq!(out.vertices.len(), 4);
+//! assert_eq!(out.indices, [0, 1, 2, 2, 1, 3]);
+//! assert_eq!(out.vertices[3].position(), [2.0, 2.0, 0.0, 1.0]);
+//! assert_eq!(out.vertices[3].color(), [1.0, 1.0, 1.0, 1.0]); // min(|c|, 1)
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! ```text
 //!  .pica text ──asm──▶ SHBIN bytes ──shbin──▶ Program { code[4096], descs[128], entry, tables }
 //!                                                  │
@@ -71,6 +119,8 @@
 //! - [`synthetic`]: seeded straight-line and branchy programs of any size (compile benches).
 //! - [`pica`]: the shader units as GPU registers (register writes with byte masks, uploads,
 //!   attribute permutation, output map, geometry-stage configuration).
+//! - [`pipeline`]: draws — unique vertices of an index list through the vertex (and geometry)
+//!   shader to output vertices in semantic order.
 //! - [`isa`]: the PICA200 opcode table, typed decode/encode of every format, operand
 //!   descriptors.
 //! - [`float`]: the PICA float rules (`pmul`, MIN/MAX, RCP/RSQ, EX2/LG2, float24).
@@ -93,6 +143,7 @@ pub mod fuzz;
 pub mod interp;
 pub mod isa;
 pub mod pica;
+pub mod pipeline;
 pub mod program;
 pub mod shbin;
 pub mod synthetic;

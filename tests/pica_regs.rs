@@ -4,7 +4,8 @@
 //! documents; arbitrary writes never panic.
 
 use picajit::pica::{
-    pack_vec_f24, program_commands, regs, semantic, FloatMode, GpuRegs, Unit, VS_CODE_WORDS,
+    pack_vec_f24, program_commands, regs, semantic, FloatMode, GpuRegs, SemanticSource, Unit,
+    VS_CODE_WORDS,
 };
 use picajit::program::{ShaderKind, Uniforms};
 use picajit::shbin::Shbin;
@@ -88,10 +89,11 @@ fn corpus_output_maps_follow_the_output_tables() {
     assert_eq!(map.slots[2], [12, 13, 31, 31]);
     assert_eq!(gpu.vs_output_total(), 3);
     let sources = map.sources(0b111);
-    assert_eq!(sources[usize::from(semantic::POSITION) + 3], Some((0, 3)));
-    assert_eq!(sources[usize::from(semantic::COLOR)], Some((1, 0)));
-    assert_eq!(sources[usize::from(semantic::TEXCOORD0) + 1], Some((2, 1)));
-    assert_eq!(sources[usize::from(semantic::VIEW)], None);
+    let out = |reg, comp| SemanticSource::Output { reg, comp };
+    assert_eq!(sources[usize::from(semantic::POSITION) + 3], out(0, 3));
+    assert_eq!(sources[usize::from(semantic::COLOR)], out(1, 0));
+    assert_eq!(sources[usize::from(semantic::TEXCOORD0) + 1], out(2, 1));
+    assert_eq!(sources[usize::from(semantic::VIEW)], SemanticSource::One);
 }
 
 #[test]
@@ -100,14 +102,17 @@ fn output_map_compacts_enabled_registers_and_later_components_win() {
     // o1 and o5 enabled: slot 0 is o1, slot 1 is o5; slot 2 has no register behind it.
     gpu.set_output_map(&[[0, 1, 2, 3], [8, 8, 31, 30], [4, 5, 6, 7]]);
     let sources = gpu.output_map().sources(0b10_0010);
-    assert_eq!(sources[0], Some((1, 0)));
-    assert_eq!(sources[3], Some((1, 3)));
+    let out = |reg, comp| SemanticSource::Output { reg, comp };
+    assert_eq!(sources[0], out(1, 0));
+    assert_eq!(sources[3], out(1, 3));
     // Both x and y of o5 name id 8: y (later) wins; id 30 writes nowhere.
-    assert_eq!(sources[8], Some((5, 1)));
-    assert_eq!(sources[4], None);
+    assert_eq!(sources[8], out(5, 1));
+    // Slot 2 has no register behind it: its semantics read 0.0.
+    assert_eq!(sources[4], SemanticSource::Zero);
+    assert_eq!(sources[12], SemanticSource::One);
     // OUTMAP_TOTAL limits the slots read.
     gpu.write(regs::OUTMAP_TOTAL, 1, 0xF);
-    assert_eq!(gpu.output_map().sources(0b10_0010)[8], None);
+    assert_eq!(gpu.output_map().sources(0b10_0010)[8], SemanticSource::One);
 }
 
 /// Survey §8 reference points (Azahar's float24 test), uploaded in f24 mode four at a time.

@@ -118,7 +118,7 @@ impl Shader {
             }
             Exec::Native(native) => with_context(|ctx| {
                 let kernels = native.kernels(uniforms);
-                self.prepare(ctx, uniforms, &native.rows);
+                self.load_uniforms(ctx, uniforms, &native.rows);
                 let w = native.target.lanes();
                 let written: Vec<usize> = (0..16).filter(|r| self.outputs >> r & 1 != 0).collect();
                 let mut records = std::mem::take(&mut out.records);

@@ -1,8 +1,12 @@
 //! Compiled kernels: machine code for dumps, executable code per I/O layout, and the
-//! uniform-specialized variants a native shader compiles on first use.
+//! uniform-specialized variants a native shader compiles on first use — by the running thread,
+//! or on the rayon pool while the generic kernels serve (background compiling).
 
 use super::backend::Target;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+
+use super::cache::Counters;
 
 use picajit_codegen::aarch64;
 use picajit_codegen::abi::Context;
@@ -24,6 +28,13 @@ pub enum MachineCode {
 }
 
 impl MachineCode {
+    /// Bytes of the whole kernel (code and constant pool).
+    pub fn code_bytes(&self) -> usize {
+        match self {
+            MachineCode::X64(c) => c.code.len(),
+            MachineCode::Aarch64(c) => c.code.len(),
+        }
+    }
     /// Bytes of code before the constant pool.
     pub fn code_len(&self) -> usize {
         match self {
@@ -136,44 +147,93 @@ impl Code {
 pub(super) struct Kernels {
     pub(super) func: Function,
     pub(super) aos: Code,
-    /// The SoA kernel, compiled on first use.
-    pub(super) soa: OnceLock<Result<Code, String>>,
+    aos_bytes: usize,
+    /// The SoA kernel, compiled on first use (or in the background).
+    soa: OnceLock<Result<Code, String>>,
+    soa_bytes: AtomicUsize,
+    soa_requested: AtomicBool,
 }
 
 impl Kernels {
-    pub(super) fn new(func: Function, target: Target) -> Result<(Kernels, MachineCode), String> {
-        Kernels::new_timed(func, target, &mut Clock::off())
+    pub(super) fn new(
+        func: Function,
+        target: Target,
+        counters: &Counters,
+    ) -> Result<(Kernels, MachineCode), String> {
+        Kernels::new_timed(func, target, counters, &mut Clock::off())
     }
 
     /// [`Kernels::new`], lapping `clock` (see [`Code::compile`]).
     pub(super) fn new_timed(
         func: Function,
         target: Target,
+        counters: &Counters,
         clock: &mut Clock<'_>,
     ) -> Result<(Kernels, MachineCode), String> {
         let (aos, compiled) = Code::compile(&func, target, IoMode::Aos, clock)?;
+        Counters::count(&counters.compiles);
         Ok((
             Kernels {
                 func,
                 aos,
+                aos_bytes: compiled.code_bytes(),
                 soa: OnceLock::new(),
+                soa_bytes: AtomicUsize::new(0),
+                soa_requested: AtomicBool::new(false),
             },
             compiled,
         ))
     }
 
-    pub(super) fn soa(&self, target: Target) -> Result<&Code, &str> {
+    /// The SoA kernel, compiled now by this thread if nobody has (waiting while another
+    /// thread compiles it).
+    pub(super) fn soa(&self, target: Target, counters: &Counters) -> Result<&Code, &str> {
         self.soa
             .get_or_init(|| {
-                Code::compile(&self.func, target, IoMode::Soa, &mut Clock::off()).map(|(c, _)| c)
+                let compiled = Code::compile(&self.func, target, IoMode::Soa, &mut Clock::off());
+                if let Ok((_, machine)) = &compiled {
+                    self.soa_bytes
+                        .store(machine.code_bytes(), Ordering::Relaxed);
+                    Counters::count(&counters.compiles);
+                }
+                compiled.map(|(c, _)| c)
             })
             .as_ref()
             .map_err(String::as_str)
+    }
+
+    /// The SoA kernel if it is compiled; otherwise `None`, after starting its compilation on
+    /// the rayon pool (once).
+    pub(super) fn soa_ready(
+        self: &Arc<Self>,
+        target: Target,
+        counters: &Arc<Counters>,
+    ) -> Option<Result<&Code, &str>> {
+        if let Some(done) = self.soa.get() {
+            return Some(done.as_ref().map_err(String::as_str));
+        }
+        if !self.soa_requested.swap(true, Ordering::AcqRel) {
+            let (kernels, counters) = (Arc::clone(self), Arc::clone(counters));
+            rayon::spawn(move || {
+                let _ = kernels.soa(target, &counters);
+            });
+        }
+        None
+    }
+
+    /// Machine-code bytes of the kernels compiled so far.
+    pub(super) fn bytes(&self) -> usize {
+        self.aos_bytes + self.soa_bytes.load(Ordering::Relaxed)
     }
 }
 
 /// Specialized kernels kept per shader; beyond this the generic kernel serves.
 pub(super) const MAX_VARIANTS: usize = 8;
+
+/// A uniform-specialized variant: its key (which of the shader's PICA-multiply uniform
+/// operands are finite and non-zero) and its kernels once compiled (`None` if compiling
+/// failed: the generic kernels serve).
+type Variant = (Vec<bool>, Arc<OnceLock<Option<Arc<Kernels>>>>);
 
 /// A natively compiled shader.
 #[derive(Debug)]
@@ -182,49 +242,149 @@ pub(super) struct Native {
     pub(super) generic: Arc<Kernels>,
     /// Kernels whose PICA multiplies by some uniform components are plain multiplies, keyed by
     /// which of `pmul_uniforms` are finite and non-zero.
-    pub(super) variants: Mutex<Vec<(Vec<bool>, Arc<Kernels>)>>,
-    pub(super) pmul_uniforms: Vec<(u32, u32)>,
+    pub(super) variants: Mutex<Vec<Variant>>,
+    pub(super) pmul_uniforms: Arc<[(u32, u32)]>,
     pub(super) target: Target,
     /// The function emits (a geometry shader): runs go through [`Shader::run_geometry`].
     pub(super) geometry: bool,
     /// Uniform components read through broadcast rows.
     pub(super) rows: Vec<(usize, usize)>,
+    /// Kernels a run needs but does not have yet are compiled on the rayon pool while the
+    /// generic ones serve (else by the running thread, before it runs).
+    pub(super) background: bool,
+    pub(super) counters: Arc<Counters>,
+}
+
+/// Compiles the variant of `generic` whose PICA multiplies by the uniform operands `key`
+/// marks safe are plain multiplies.
+fn compile_variant(
+    generic: &Kernels,
+    pmul_uniforms: &[(u32, u32)],
+    key: &[bool],
+    target: Target,
+    counters: &Counters,
+) -> Option<Arc<Kernels>> {
+    let safe = |c: u32, comp: u32| {
+        pmul_uniforms
+            .iter()
+            .zip(key)
+            .any(|(&(uc, ucomp), &ok)| ok && uc == c && ucomp == comp)
+    };
+    let (func, _) = opt::specialize_pmul(&generic.func, &safe);
+    Kernels::new(func, target, counters)
+        .ok()
+        .map(|(k, _)| Arc::new(k))
 }
 
 impl Native {
-    /// The kernels for a run with these uniforms: a variant whose PICA multiplies by the
-    /// finite, non-zero uniform components are plain multiplies, compiled on first use.
-    pub(super) fn kernels(&self, uniforms: &Uniforms) -> Arc<Kernels> {
-        let safe = |c: u32, comp: u32| {
-            uniforms
-                .f
-                .get(c as usize)
-                .is_some_and(|v| v[comp as usize & 3].is_finite() && v[comp as usize & 3] != 0.0)
-        };
-        let key: Vec<bool> = self
-            .pmul_uniforms
+    /// Which of `pmul_uniforms` are finite and non-zero in `uniforms`.
+    fn key(&self, uniforms: &Uniforms) -> Vec<bool> {
+        self.pmul_uniforms
             .iter()
-            .map(|&(c, comp)| safe(c, comp))
-            .collect();
+            .map(|&(c, comp)| {
+                uniforms.f.get(c as usize).is_some_and(|v| {
+                    v[comp as usize & 3].is_finite() && v[comp as usize & 3] != 0.0
+                })
+            })
+            .collect()
+    }
+
+    /// The kernels for a run with these uniforms: the variant whose PICA multiplies by the
+    /// finite, non-zero uniform components are plain multiplies when it is compiled; while it
+    /// compiles in the background (or when `wait` is false and it is not there yet), the
+    /// generic kernels. With background compiling off, or `wait`, a missing variant is
+    /// compiled now.
+    pub(super) fn kernels_for(&self, uniforms: &Uniforms, wait: bool) -> Arc<Kernels> {
+        let key = self.key(uniforms);
         if !key.contains(&true) {
             return Arc::clone(&self.generic);
         }
-        let mut list = self.variants.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, k)) = list.iter().find(|(k, _)| *k == key) {
-            return Arc::clone(k);
-        }
-        if list.len() >= MAX_VARIANTS {
-            return Arc::clone(&self.generic);
-        }
-        let (func, _) = opt::specialize_pmul(&self.generic.func, &safe);
-        match Kernels::new(func, self.target) {
-            Ok((k, _)) => {
-                let k = Arc::new(k);
-                list.push((key, Arc::clone(&k)));
-                k
+        let wait = wait || !self.background;
+        let cell = {
+            let mut list = self.variants.lock().unwrap_or_else(|p| p.into_inner());
+            match list.iter().find(|(k, _)| *k == key) {
+                Some((_, cell)) => Arc::clone(cell),
+                None if list.len() >= MAX_VARIANTS => return Arc::clone(&self.generic),
+                None => {
+                    let cell = Arc::new(OnceLock::new());
+                    list.push((key.clone(), Arc::clone(&cell)));
+                    if !wait {
+                        let job = Arc::clone(&cell);
+                        let generic = Arc::clone(&self.generic);
+                        let pmul = Arc::clone(&self.pmul_uniforms);
+                        let (target, counters) = (self.target, Arc::clone(&self.counters));
+                        let key = key.clone();
+                        rayon::spawn(move || {
+                            job.get_or_init(|| {
+                                compile_variant(&generic, &pmul, &key, target, &counters)
+                            });
+                        });
+                    }
+                    cell
+                }
             }
-            Err(_) => Arc::clone(&self.generic),
+        };
+        let ready = if wait {
+            Some(cell.get_or_init(|| {
+                compile_variant(
+                    &self.generic,
+                    &self.pmul_uniforms,
+                    &key,
+                    self.target,
+                    &self.counters,
+                )
+            }))
+        } else {
+            cell.get()
+        };
+        match ready {
+            Some(Some(k)) => Arc::clone(k),
+            Some(None) | None => Arc::clone(&self.generic),
         }
+    }
+
+    /// The kernels for a run with these uniforms ([`Native::kernels_for`]).
+    pub(super) fn kernels(&self, uniforms: &Uniforms) -> Arc<Kernels> {
+        self.kernels_for(uniforms, false)
+    }
+
+    /// Kernels for these uniforms whose SoA kernel is ready: the variant's, else the generic
+    /// ones'; `None` while neither is compiled (both are then being compiled in the
+    /// background). With background compiling off the SoA kernel is compiled now.
+    pub(super) fn soa_kernels(&self, uniforms: &Uniforms) -> Option<Arc<Kernels>> {
+        let kernels = self.kernels(uniforms);
+        if !self.background {
+            return kernels
+                .soa(self.target, &self.counters)
+                .is_ok()
+                .then_some(kernels);
+        }
+        if let Some(Ok(_)) = kernels.soa_ready(self.target, &self.counters) {
+            return Some(kernels);
+        }
+        match self.generic.soa_ready(self.target, &self.counters) {
+            Some(Ok(_)) => Some(Arc::clone(&self.generic)),
+            Some(Err(_)) | None => None,
+        }
+    }
+
+    /// Compiles, on this thread, every kernel a run with these uniforms can use: the
+    /// variant, and the SoA kernels of it and of the generic function.
+    pub(super) fn prepare(&self, uniforms: &Uniforms) {
+        let kernels = self.kernels_for(uniforms, true);
+        let _ = kernels.soa(self.target, &self.counters);
+        let _ = self.generic.soa(self.target, &self.counters);
+    }
+
+    /// Machine-code bytes of every kernel compiled so far.
+    pub(super) fn bytes(&self) -> usize {
+        let variants = self.variants.lock().unwrap_or_else(|p| p.into_inner());
+        self.generic.bytes()
+            + variants
+                .iter()
+                .filter_map(|(_, cell)| cell.get().and_then(Option::as_ref))
+                .map(|k| k.bytes())
+                .sum::<usize>()
     }
 }
 

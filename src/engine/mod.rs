@@ -2,18 +2,27 @@
 //!
 //! ```text
 //! Engine::new(Backend::Auto) ─ compile(&Program) ─▶ Arc<Shader> ─ run / run_soa / run_par
-//!        │ cache: (reachable code, descriptors, entry, kind, backend) → Arc<Shader>
+//!        │ cache: (reachable code, descriptors, entry, kind, backend) → Arc<Shader>,
+//!        │        LRU-bounded by machine-code bytes; stats()
 //! ```
+//!
+//! `compile` builds the generic kernel (exact for any uniforms). Other kernels — the SoA
+//! kernel, variants specialized to the uniforms of a run — are compiled when a run first
+//! needs them: by default on the rayon pool while that run and the next ones use the generic
+//! kernel (no run waits for a compile; [`Shader::prepare`] compiles them up front), or, with
+//! [`Engine::with_background_compile`]`(false)`, by the running thread before it runs.
 //!
 //! A shader runs natively when the frontend can lower it and the backend can compile it;
 //! otherwise (programs beyond the frontend's bounds) it runs on the reference interpreter —
 //! never a different answer, only a slower path. [`Shader::path`] says which, and why.
 //!
-//! Rooms: `backend` (which engine, targets, paths), `kernels` (compiled code and its
-//! uniform-specialized variants), `shader` (a compiled shader and its AoS runs), `soa`
-//! (planar buffers and SoA runs), `geometry` (geometry-shader runs and their flat results).
+//! Rooms: `backend` (which engine, targets, paths), `cache` (the bounded shader cache and
+//! its counters), `kernels` (compiled code, its uniform-specialized variants and background
+//! compiles), `shader` (a compiled shader and its AoS runs), `soa` (planar buffers and SoA
+//! runs), `geometry` (geometry-shader runs and their flat results).
 
 mod backend;
+mod cache;
 mod geometry;
 mod kernels;
 mod shader;
@@ -23,37 +32,33 @@ mod soa;
 mod timed_tests;
 
 pub use backend::{Backend, EngineError, ExecPath, Target};
+pub use cache::{EngineStats, DEFAULT_CACHE_BYTES};
 pub use geometry::GeometryOutput;
 pub use kernels::MachineCode;
 /// The compile-time breakdown [`Engine::compile_timed`] fills.
 pub use picajit_codegen::timings::Timings;
 pub use shader::Shader;
 pub use soa::SoaBuffer;
+pub(crate) use soa::SoaPlan;
 
 use std::sync::{Arc, Mutex};
 
 use picajit_codegen::timings::Clock;
-use rustc_hash::FxHashMap;
+
+use cache::{Cache, CacheKey, Counters};
 
 use crate::interp::DEFAULT_BUDGET;
-use crate::program::{Program, ShaderKind, DESC_WORDS};
+use crate::program::Program;
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct CacheKey {
-    words: Vec<(u16, u32)>,
-    descs: [u32; DESC_WORDS],
-    entry: u16,
-    kind: ShaderKind,
-    backend: Backend,
-    budget: u32,
-}
-
-/// Compiles and caches shaders for one backend.
+/// Compiles and caches shaders for one backend. `Send + Sync`: threads may compile and run
+/// through one engine at once.
 #[derive(Debug)]
 pub struct Engine {
     backend: Backend,
     budget: u32,
-    cache: Mutex<FxHashMap<CacheKey, Arc<Shader>>>,
+    background: bool,
+    cache: Mutex<Cache>,
+    counters: Arc<Counters>,
 }
 
 impl Engine {
@@ -73,8 +78,41 @@ impl Engine {
         Ok(Engine {
             backend,
             budget: DEFAULT_BUDGET,
-            cache: Mutex::new(FxHashMap::default()),
+            background: true,
+            cache: Mutex::new(Cache::new(DEFAULT_CACHE_BYTES)),
+            counters: Arc::default(),
         })
+    }
+
+    /// The same engine with another bound on its cache's machine-code bytes (default
+    /// [`DEFAULT_CACHE_BYTES`]). The most recently added shader always stays, so one
+    /// shader larger than the bound still compiles.
+    pub fn with_cache_bytes(self, bytes: usize) -> Engine {
+        self.cache
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .capacity = bytes;
+        self
+    }
+
+    /// The same engine with background compiling on (the default: kernels a run needs but
+    /// does not have are compiled on the rayon pool while the generic kernel serves) or off
+    /// (the running thread compiles them before it runs — deterministic, for tests and
+    /// benchmarks that must exercise every kernel).
+    pub fn with_background_compile(mut self, on: bool) -> Engine {
+        self.background = on;
+        self
+    }
+
+    /// What the cache did so far and what it holds.
+    pub fn stats(&self) -> EngineStats {
+        let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        EngineStats {
+            bytes: cache.bytes(),
+            shaders: cache.len(),
+            capacity: cache.capacity,
+            ..self.counters.snapshot()
+        }
     }
 
     /// The same engine with another step budget for the shaders it compiles.
@@ -105,16 +143,24 @@ impl Engine {
             .unwrap_or_else(|p| p.into_inner())
             .get(&key)
         {
-            return Arc::clone(s);
+            Counters::count(&self.counters.hits);
+            return s;
         }
+        Counters::count(&self.counters.misses);
         let shader = Arc::new(Shader::build(
             program,
             &key.words,
             self.backend,
             self.budget,
+            self.background,
+            &self.counters,
         ));
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        Arc::clone(cache.entry(key).or_insert(shader))
+        let (shader, evicted) = cache.insert(key, shader);
+        self.counters
+            .evictions
+            .fetch_add(evicted, std::sync::atomic::Ordering::Relaxed);
+        shader
     }
 
     /// A cold compile of `program`, timed: what [`Engine::compile`] does on a cache miss, with
@@ -129,7 +175,15 @@ impl Engine {
         let mut clock = Clock::on(timings);
         let words = program.reachable_words();
         clock.lap("reachability");
-        let shader = Shader::build_timed(program, &words, self.backend, self.budget, &mut clock);
+        let shader = Shader::build_timed(
+            program,
+            &words,
+            self.backend,
+            self.budget,
+            self.background,
+            &self.counters,
+            &mut clock,
+        );
         let shader = Arc::new(shader);
         clock.lap("shader");
         shader

@@ -3,6 +3,7 @@
 use rayon::prelude::*;
 
 use super::backend::{Backend, ExecPath};
+use super::cache::Counters;
 use super::geometry::GeometryOutput;
 use super::kernels::{Code, Exec, Kernels, MachineCode, Native};
 use std::cell::RefCell;
@@ -17,7 +18,8 @@ use picajit_codegen::x64::{self};
 
 use crate::frontend;
 use crate::interp::{Interpreter, RunError};
-use crate::program::{Program, Regs16, Uniforms, VertexStatus};
+use crate::isa::{Instruction, SrcKind};
+use crate::program::{Program, Regs16, Uniforms, VertexStatus, CODE_WORDS};
 
 /// A compiled shader: `Send + Sync`, shared through `Arc`.
 #[derive(Debug)]
@@ -31,6 +33,10 @@ pub struct Shader {
     pub(super) budget: u32,
     /// Output registers the program can write (bit r = o_r).
     pub(super) outputs: u16,
+    /// Input components a run loads, per register (bit c = component c).
+    pub(super) inputs: [u8; 16],
+    /// Code addresses reachable from the entry (bit a of word a / 64).
+    pub(super) reachable: Box<[u64; CODE_WORDS / 64]>,
 }
 
 thread_local! {
@@ -51,8 +57,18 @@ impl Shader {
         reachable: &[(u16, u32)],
         backend: Backend,
         budget: u32,
+        background: bool,
+        counters: &Arc<Counters>,
     ) -> Shader {
-        Shader::build_timed(program, reachable, backend, budget, &mut Clock::off())
+        Shader::build_timed(
+            program,
+            reachable,
+            backend,
+            budget,
+            background,
+            counters,
+            &mut Clock::off(),
+        )
     }
 
     /// [`Shader::build`], lapping `clock` at the frontend's and backend's phase boundaries and
@@ -63,9 +79,16 @@ impl Shader {
         reachable: &[(u16, u32)],
         backend: Backend,
         budget: u32,
+        background: bool,
+        counters: &Arc<Counters>,
         clock: &mut Clock<'_>,
     ) -> Shader {
         let static_outputs = crate::program::outputs_written_by(reachable);
+        let static_inputs = read_inputs(reachable);
+        let mut reach = Box::new([0u64; CODE_WORDS / 64]);
+        for &(a, _) in reachable {
+            reach[usize::from(a) / 64] |= 1 << (a % 64);
+        }
         let interp_only = |path| Shader {
             exec: Exec::Interp,
             interp: OnceLock::new(),
@@ -74,6 +97,8 @@ impl Shader {
             machine_code: None,
             budget,
             outputs: static_outputs,
+            inputs: static_inputs,
+            reachable: reach.clone(),
         };
         let Some(target) = backend.target() else {
             return interp_only(ExecPath::Interpreter);
@@ -84,18 +109,18 @@ impl Shader {
         };
         // Every register the program can write is stored, so the interpreter and native code
         // agree on which output registers a run defines.
-        let (_, ir_outputs) = x64::io_sets(&func);
+        let (ir_inputs, ir_outputs) = x64::io_sets(&func);
         let outputs = static_outputs | ir_outputs;
         mark_outputs(&mut func, outputs & !ir_outputs);
         let rows = uniform_rows(&func);
-        let pmul_uniforms = opt::pmul_uniform_operands(&func);
+        let pmul_uniforms = opt::pmul_uniform_operands(&func).into();
         let geometry = func
             .blocks
             .iter()
             .flat_map(|b| &b.insts)
             .any(|i| i.op == Op::Emit);
         clock.lap("prepare");
-        let (generic, compiled) = match Kernels::new_timed(func, target, clock) {
+        let (generic, compiled) = match Kernels::new_timed(func, target, counters, clock) {
             Ok(k) => k,
             Err(why) => return interp_only(ExecPath::Fallback(why)),
         };
@@ -107,6 +132,8 @@ impl Shader {
                 target,
                 rows,
                 geometry,
+                background,
+                counters: Arc::clone(counters),
             }),
             interp: OnceLock::new(),
             program: program.clone(),
@@ -114,6 +141,8 @@ impl Shader {
             machine_code: Some(compiled),
             budget,
             outputs,
+            inputs: ir_inputs,
+            reachable: reach,
         };
         clock.lap("shader");
         shader
@@ -122,6 +151,11 @@ impl Shader {
     pub(super) fn interp(&self) -> &Interpreter {
         self.interp
             .get_or_init(|| Interpreter::new(&self.program).with_budget(self.budget))
+    }
+
+    /// The step budget of each invocation.
+    pub fn budget(&self) -> u32 {
+        self.budget
     }
 
     /// How this shader executes.
@@ -155,6 +189,47 @@ impl Shader {
     /// leaves the other registers of the output buffers untouched.
     pub fn outputs_written(&self) -> u16 {
         self.outputs
+    }
+
+    /// The input registers a run reads (bit r = v_r): those whose values can change some
+    /// output or status. For native code, the registers the compiled kernel loads (reads whose
+    /// results the compiler proved dead are not counted); on the interpreter, every input
+    /// register a reachable instruction names. A SHBIN's input mask cannot stand in for this:
+    /// most real files leave it 0.
+    pub fn inputs_read(&self) -> u16 {
+        (0..16).fold(0, |m, r| if self.inputs[r] != 0 { m | 1 << r } else { m })
+    }
+
+    /// Per input register, the components a run reads (bit c = component c; see
+    /// [`Shader::inputs_read`]).
+    pub fn input_components(&self) -> [u8; 16] {
+        self.inputs
+    }
+
+    /// True if code address `addr` is reachable from the entry point: a change to any other
+    /// word cannot change what this shader runs.
+    pub fn reaches(&self, addr: u16) -> bool {
+        usize::from(addr) < CODE_WORDS
+            && self.reachable[usize::from(addr) / 64] >> (addr % 64) & 1 != 0
+    }
+
+    /// Compiles, on the calling thread, every kernel a run with these uniforms can use (the
+    /// uniform-specialized variant and the SoA kernels), so that no run compiles anything and
+    /// no run waits for a background compile. Runs never need it: without it they start at
+    /// once on the generic kernel.
+    pub fn prepare(&self, uniforms: &Uniforms) {
+        if let Exec::Native(native) = &self.exec {
+            native.prepare(uniforms);
+        }
+    }
+
+    /// Machine-code bytes of the kernels compiled for this shader so far (0 on the
+    /// interpreter).
+    pub fn code_bytes(&self) -> usize {
+        match &self.exec {
+            Exec::Native(native) => native.bytes(),
+            Exec::Interp => 0,
+        }
     }
 
     /// Runs vertex `n` of `inputs` into `outputs[n]` and `status[n]` (AoS, any length). Only
@@ -193,7 +268,7 @@ impl Shader {
                 let ran = with_context(|ctx| {
                     let kernels = native.kernels(uniforms);
                     let aos = &kernels.aos;
-                    self.prepare(ctx, uniforms, &native.rows);
+                    self.load_uniforms(ctx, uniforms, &native.rows);
                     let w = native.target.lanes();
                     let full = inputs.len() / w * w;
                     let mut bytes = vec![0u8; full / w];
@@ -281,7 +356,12 @@ impl Shader {
     }
 
     /// Uniform tables, bools, ints and the budget for a run.
-    pub(super) fn prepare(&self, ctx: &mut Context, uniforms: &Uniforms, rows: &[(usize, usize)]) {
+    pub(super) fn load_uniforms(
+        &self,
+        ctx: &mut Context,
+        uniforms: &Uniforms,
+        rows: &[(usize, usize)],
+    ) {
         ctx.uniforms[..96].copy_from_slice(&uniforms.f);
         for &(c, comp) in rows {
             ctx.uniform_rows[c * 4 + comp].0 = [uniforms.f[c][comp]; 16];
@@ -337,7 +417,21 @@ pub(super) fn check_lengths(inputs: usize, outputs: usize, status: usize) -> Res
     Ok(())
 }
 
-/// Output registers written by any reachable instruction (a superset of what runs write).
+/// Input components named by any reachable instruction (all four of each register named).
+pub(super) fn read_inputs(reachable: &[(u16, u32)]) -> [u8; 16] {
+    let mut comps = [0u8; 16];
+    for &(_, word) in reachable {
+        if let Some(alu) = Instruction::decode(word).alu() {
+            for src in &alu.src[..alu.num_src] {
+                if let SrcKind::Input(n) = src.kind() {
+                    comps[usize::from(n & 15)] = 0xF;
+                }
+            }
+        }
+    }
+    comps
+}
+
 /// Makes the IR store registers `regs` too (as zeros unless written), so native runs define the
 /// same output registers as the interpreter path.
 pub(super) fn mark_outputs(func: &mut Function, regs: u16) {

@@ -1,6 +1,8 @@
 //! Planar structure-of-arrays buffers and SoA runs (no transposes).
 
-use super::kernels::Exec;
+use std::sync::Arc;
+
+use super::kernels::{Exec, Kernels};
 use super::shader::{check_lengths, single, status_of, with_context, Shader, DIVERGED};
 use crate::interp::RunError;
 use crate::program::{Regs16, Uniforms, VertexStatus};
@@ -43,17 +45,140 @@ impl SoaBuffer {
             })
             .collect()
     }
-    pub(super) fn get(&self, r: usize, c: usize, v: usize) -> f32 {
-        self.data[(r * 4 + c) * self.len + v]
+}
+
+/// The registers of vertex `v` of planes of `n` vertices, registers outside `regs` (bit r)
+/// left 0.0.
+fn gather(planes: &[f32], n: usize, v: usize, regs: u16) -> Regs16 {
+    std::array::from_fn(|r| {
+        if regs >> r & 1 != 0 {
+            std::array::from_fn(|c| planes[(r * 4 + c) * n + v])
+        } else {
+            [0.0; 4]
+        }
+    })
+}
+
+/// Stores registers `regs` of `from` as vertex `v` of planes of `n` vertices.
+fn scatter(planes: &mut [f32], n: usize, v: usize, regs: u16, from: &Regs16) {
+    for r in (0..16).filter(|r| regs >> r & 1 != 0) {
+        for (c, &x) in from[r].iter().enumerate() {
+            planes[(r * 4 + c) * n + v] = x;
+        }
     }
-    pub(super) fn set(&mut self, r: usize, c: usize, v: usize, x: f32) {
-        self.data[(r * 4 + c) * self.len + v] = x;
+}
+
+/// How a shader runs planar data for one set of uniforms, decided once for any number of
+/// runs (a draw's chunks): the SoA kernel to use, or `None` for the interpreter or, while no
+/// SoA kernel is compiled yet, the AoS kernel through transposed copies.
+#[derive(Debug)]
+pub(crate) struct SoaPlan {
+    kernels: Option<Arc<Kernels>>,
+}
+
+impl SoaPlan {
+    pub(crate) fn new(shader: &Shader, uniforms: &Uniforms) -> SoaPlan {
+        let kernels = match &shader.exec {
+            Exec::Native(native) if !native.geometry => native.soa_kernels(uniforms),
+            Exec::Native(_) | Exec::Interp => None,
+        };
+        SoaPlan { kernels }
+    }
+
+    /// Runs `n` vertices of planar `inputs` into planar `outputs` (both at least `64 * n`
+    /// long; layout as [`SoaBuffer`]); stores the registers [`Shader::outputs_written`] says.
+    pub(crate) fn run(
+        &self,
+        shader: &Shader,
+        uniforms: &Uniforms,
+        inputs: &[f32],
+        outputs: &mut [f32],
+        n: usize,
+        status: &mut [VertexStatus],
+    ) -> Result<(), RunError> {
+        let status = &mut status[..n];
+        let (inputs, outputs) = (&inputs[..64 * n], &mut outputs[..64 * n]);
+        let native_code = match (&shader.exec, &self.kernels) {
+            (Exec::Native(native), Some(kernels)) => kernels
+                .soa(native.target, &native.counters)
+                .ok()
+                .map(|code| (native, kernels, code)),
+            (Exec::Native(_) | Exec::Interp, _) => None,
+        };
+        let Some((native, kernels, code)) = native_code else {
+            match &shader.exec {
+                Exec::Interp => shader.run_planes_interp(uniforms, inputs, outputs, n, status),
+                Exec::Native(_) => {
+                    // The AoS kernel through transposed copies of the registers the run reads
+                    // and writes: geometry shaders, and any shader while its SoA kernel is
+                    // being compiled.
+                    let read = shader.inputs_read();
+                    let aos: Vec<Regs16> = (0..n).map(|v| gather(inputs, n, v, read)).collect();
+                    let mut out = vec![[[0.0; 4]; 16]; n];
+                    let _ = shader.run(uniforms, &aos, &mut out, status);
+                    for (v, regs) in out.iter().enumerate() {
+                        scatter(outputs, n, v, shader.outputs, regs);
+                    }
+                }
+            }
+            return shader.result(status);
+        };
+        let ran = with_context(|ctx| {
+            shader.load_uniforms(ctx, uniforms, &native.rows);
+            let w = native.target.lanes();
+            let mut bytes = vec![0u8; n / w];
+            let full = code.run_soa(ctx, inputs, outputs, n, &mut bytes)? * w;
+            let mut diverged: Vec<usize> = Vec::new();
+            for (batch, &b) in bytes.iter().enumerate() {
+                let range = batch * w..batch * w + w;
+                if b == DIVERGED {
+                    diverged.extend(range);
+                } else {
+                    status[range].fill(status_of(b));
+                }
+            }
+            if full < n {
+                let rest = n - full;
+                let mut tin = vec![0.0; 64 * w];
+                let mut tout = vec![0.0; 64 * w];
+                for k in 0..64 {
+                    tin[k * w..k * w + rest].copy_from_slice(&inputs[k * n + full..k * n + n]);
+                    tout[k * w..k * w + rest].copy_from_slice(&outputs[k * n + full..k * n + n]);
+                }
+                let mut b = [0u8];
+                code.run_soa(ctx, &tin, &mut tout, w, &mut b)?;
+                if b[0] == DIVERGED {
+                    diverged.extend(full..n);
+                } else {
+                    for k in 0..64 {
+                        outputs[k * n + full..k * n + n]
+                            .copy_from_slice(&tout[k * w..k * w + rest]);
+                    }
+                    status[full..].fill(status_of(b[0]));
+                }
+            }
+            // Batches whose lanes disagreed: one vertex at a time through the AoS kernel.
+            for v in diverged {
+                let input = gather(inputs, n, v, u16::MAX);
+                let before = gather(outputs, n, v, u16::MAX);
+                let (out, st) = single(ctx, &kernels.aos, w, &input, &before)?;
+                scatter(outputs, n, v, shader.outputs, &out);
+                status[v] = st;
+            }
+            Ok::<(), String>(())
+        });
+        if ran.is_err() {
+            // Only the qemu job server can fail; the interpreter gives the same answer.
+            shader.run_planes_interp(uniforms, inputs, outputs, n, status);
+        }
+        shader.result(status)
     }
 }
 
 impl Shader {
     /// Runs planar SoA buffers (see [`SoaBuffer`]): no transposes. Stores the same registers
-    /// as [`Shader::run`].
+    /// as [`Shader::run`]. While the SoA kernel is being compiled in the background the
+    /// generic AoS kernel runs through transposed copies.
     pub fn run_soa(
         &self,
         uniforms: &Uniforms,
@@ -69,118 +194,29 @@ impl Shader {
                 status: status.len(),
             });
         }
-        let n = inputs.len;
-        if let Exec::Native(native) = &self.exec {
-            if native.geometry {
-                let aos = inputs.to_aos();
-                let mut out = outputs.to_aos();
-                let result = self.run(uniforms, &aos, &mut out, status);
-                *outputs = SoaBuffer::from_aos(&out);
-                return result;
-            }
-        }
-        match &self.exec {
-            Exec::Interp => {
-                for (v, st) in status.iter_mut().enumerate() {
-                    let regs: Regs16 =
-                        std::array::from_fn(|r| std::array::from_fn(|c| inputs.get(r, c, v)));
-                    let inv = self.interp().run_vertex(uniforms, &regs);
-                    for r in (0..16).filter(|r| self.outputs >> r & 1 != 0) {
-                        for c in 0..4 {
-                            outputs.set(r, c, v, inv.outputs[r][c]);
-                        }
-                    }
-                    *st = inv.status;
-                }
-            }
-            Exec::Native(native) => {
-                let kernels = native.kernels(uniforms);
-                let Ok(code) = kernels.soa(native.target) else {
-                    // The AoS kernel compiled, so this cannot happen; stay exact regardless.
-                    let aos = inputs.to_aos();
-                    let mut out = outputs.to_aos();
-                    let result = self.run(uniforms, &aos, &mut out, status);
-                    *outputs = SoaBuffer::from_aos(&out);
-                    return result;
-                };
-                let ran = with_context(|ctx| {
-                    self.prepare(ctx, uniforms, &native.rows);
-                    let w = native.target.lanes();
-                    let mut bytes = vec![0u8; n / w];
-                    let full =
-                        code.run_soa(ctx, &inputs.data, &mut outputs.data, n, &mut bytes)? * w;
-                    let mut diverged: Vec<usize> = Vec::new();
-                    for (batch, &b) in bytes.iter().enumerate() {
-                        let range = batch * w..batch * w + w;
-                        if b == DIVERGED {
-                            diverged.extend(range);
-                        } else {
-                            status[range].fill(status_of(b));
-                        }
-                    }
-                    if full < n {
-                        let rest = n - full;
-                        let mut tin = vec![0.0; 64 * w];
-                        let mut tout = vec![0.0; 64 * w];
-                        for k in 0..64 {
-                            tin[k * w..k * w + rest]
-                                .copy_from_slice(&inputs.data[k * n + full..k * n + n]);
-                            tout[k * w..k * w + rest]
-                                .copy_from_slice(&outputs.data[k * n + full..k * n + n]);
-                        }
-                        let mut b = [0u8];
-                        code.run_soa(ctx, &tin, &mut tout, w, &mut b)?;
-                        if b[0] == DIVERGED {
-                            diverged.extend(full..n);
-                        } else {
-                            for k in 0..64 {
-                                outputs.data[k * n + full..k * n + n]
-                                    .copy_from_slice(&tout[k * w..k * w + rest]);
-                            }
-                            status[full..].fill(status_of(b[0]));
-                        }
-                    }
-                    // Batches whose lanes disagreed: one vertex at a time through the AoS kernel.
-                    for v in diverged {
-                        let input: Regs16 =
-                            std::array::from_fn(|r| std::array::from_fn(|c| inputs.get(r, c, v)));
-                        let before: Regs16 =
-                            std::array::from_fn(|r| std::array::from_fn(|c| outputs.get(r, c, v)));
-                        let (out, st) = single(ctx, &kernels.aos, w, &input, &before)?;
-                        for r in (0..16).filter(|r| self.outputs >> r & 1 != 0) {
-                            for (c, &x) in out[r].iter().enumerate() {
-                                outputs.set(r, c, v, x);
-                            }
-                        }
-                        status[v] = st;
-                    }
-                    Ok::<(), String>(())
-                });
-                if ran.is_err() {
-                    // Only the qemu job server can fail; the interpreter gives the same answer.
-                    self.run_soa_interp(uniforms, inputs, outputs, status);
-                }
-            }
-        }
-        self.result(status)
+        SoaPlan::new(self, uniforms).run(
+            self,
+            uniforms,
+            &inputs.data,
+            &mut outputs.data,
+            inputs.len,
+            status,
+        )
     }
 
-    pub(super) fn run_soa_interp(
+    fn run_planes_interp(
         &self,
         uniforms: &Uniforms,
-        inputs: &SoaBuffer,
-        outputs: &mut SoaBuffer,
+        inputs: &[f32],
+        outputs: &mut [f32],
+        n: usize,
         status: &mut [VertexStatus],
     ) {
         for (v, st) in status.iter_mut().enumerate() {
-            let regs: Regs16 =
-                std::array::from_fn(|r| std::array::from_fn(|c| inputs.get(r, c, v)));
-            let inv = self.interp().run_vertex(uniforms, &regs);
-            for r in (0..16).filter(|r| self.outputs >> r & 1 != 0) {
-                for c in 0..4 {
-                    outputs.set(r, c, v, inv.outputs[r][c]);
-                }
-            }
+            let inv = self
+                .interp()
+                .run_vertex(uniforms, &gather(inputs, n, v, u16::MAX));
+            scatter(outputs, n, v, self.outputs, &inv.outputs);
             *st = inv.status;
         }
     }

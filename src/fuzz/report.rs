@@ -70,7 +70,7 @@ pub fn compiled(case: &FuzzCase, backend: Backend) -> String {
         return "the case does not load\n".to_string();
     };
     let engine = match Engine::new(backend) {
-        Ok(e) => e.with_budget(case.budget),
+        Ok(e) => e.with_budget(case.budget).with_background_compile(false),
         Err(e) => return format!("{e}\n"),
     };
     let shader = engine.compile(&program);

@@ -42,7 +42,7 @@ mod unit;
 mod upload;
 
 pub use commands::{program_commands, RegWrite};
-pub use outmap::{semantic, OutputMap, SEMANTIC_SLOTS};
+pub use outmap::{semantic, OutputMap, SemanticSource, SEMANTIC_SLOTS};
 pub use regs::{GsConfig, GsMode, InputConfig};
 pub use unit::{Changes, ShaderUnit, VS_CODE_WORDS};
 pub use upload::{pack_f24, pack_vec_f24, pack_vec_f32, unpack_f24, FloatMode, FloatQueue};
@@ -420,5 +420,17 @@ impl GpuRegs {
     /// Variable-primitive mode: the vertices of each primitive that pass all attributes.
     pub fn set_variable_main_vertices(&mut self, n: u32) {
         self.write(regs::GSH_MISC1, n.wrapping_sub(1), 0xF);
+    }
+
+    /// Sets b15 of the geometry unit (the geometry pipeline does after every invocation).
+    pub(crate) fn set_gs_b15(&mut self) {
+        let b = self.gs.uniforms().b | 0x8000;
+        self.gs.set_bools(b);
+    }
+
+    /// Writes a float uniform of the geometry unit directly (the geometry pipeline's
+    /// variable- and fixed-primitive modes); indices ≥ 96 are dropped.
+    pub(crate) fn set_gs_float(&mut self, index: usize, value: Vec4) {
+        self.gs.set_float(index, value);
     }
 }

@@ -30,6 +30,18 @@ pub mod semantic {
     pub const UNUSED: u8 = 31;
 }
 
+/// Where one semantic slot of an output vertex comes from ([`OutputMap::sources`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SemanticSource {
+    /// Component `comp` of output register `reg`.
+    Output { reg: u8, comp: u8 },
+    /// An attribute slot past the enabled output registers: 0.0 (hardware: undocumented;
+    /// Azahar passes whatever its attribute buffer held).
+    Zero,
+    /// No attribute slot names this semantic: 1.0, as hardware tests showed (survey §7).
+    One,
+}
+
 /// OUTMAP_TOTAL and OUTMAP_O0–O6.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct OutputMap {
@@ -41,21 +53,20 @@ pub struct OutputMap {
 
 impl OutputMap {
     /// Where each semantic slot comes from, given the output mask of the unit that produced
-    /// the vertex: `Some((register, component))`, or `None` for a slot nothing writes (it
-    /// reads 1.0, as hardware tests showed; survey §7). Slots are processed in order and
-    /// components x..w, so when two components name one semantic the later wins (as in
-    /// Azahar). An attribute slot past the enabled output registers maps nothing (hardware:
-    /// undocumented; Azahar would pass a stale value); ids 24–31 are written nowhere.
-    pub fn sources(&self, output_mask: u16) -> [Option<(u8, u8)>; SEMANTIC_SLOTS] {
+    /// the vertex (its enabled output registers, compacted in ascending order, are attribute
+    /// slots 0, 1, …). Slots are processed in order and components x..w, so when two
+    /// components name one semantic the later wins (as in Azahar); ids 24–31 are written
+    /// nowhere.
+    pub fn sources(&self, output_mask: u16) -> [SemanticSource; SEMANTIC_SLOTS] {
         let registers: Vec<u8> = (0..16).filter(|r| output_mask >> r & 1 != 0).collect();
-        let mut sources = [None; SEMANTIC_SLOTS];
+        let mut sources = [SemanticSource::One; SEMANTIC_SLOTS];
         for (j, ids) in self.slots.iter().enumerate().take(usize::from(self.count)) {
-            let Some(&reg) = registers.get(j) else {
-                continue;
-            };
             for (c, &id) in ids.iter().enumerate() {
                 if let Some(slot) = sources.get_mut(usize::from(id)) {
-                    *slot = Some((reg, c as u8));
+                    *slot = match registers.get(j) {
+                        Some(&reg) => SemanticSource::Output { reg, comp: c as u8 },
+                        None => SemanticSource::Zero,
+                    };
                 }
             }
         }

@@ -38,6 +38,7 @@ pub struct ShaderUnit {
     uniforms: Uniforms,
     queue: FloatQueue,
     changes: Changes,
+    loaded: bool,
 }
 
 impl ShaderUnit {
@@ -50,6 +51,7 @@ impl ShaderUnit {
             uniforms: Uniforms::default(),
             queue: FloatQueue::default(),
             changes: Changes::default(),
+            loaded: false,
         }
     }
 
@@ -97,6 +99,7 @@ impl ShaderUnit {
         let Some(slot) = self.code[..capacity].get_mut(addr as usize) else {
             return false;
         };
+        self.loaded = true;
         if *slot != word {
             *slot = word;
             self.changes.code_word(addr as u16);
@@ -152,6 +155,11 @@ impl ShaderUnit {
                 self.changes.uniforms = true;
             }
         }
+    }
+
+    /// True once any code word has been stored (a draw before that is an error).
+    pub fn loaded(&self) -> bool {
+        self.loaded
     }
 
     /// Words waiting in the float-uniform queue.

@@ -834,8 +834,11 @@ fn native(
     backend: Backend,
     mode: Mode,
 ) -> EngineRun {
+    // Kernels compiled by the running thread, so each run uses the SoA and uniform-specialized
+    // kernels, not the generic one that serves while they compile in the background.
     let engine = picajit::engine::Engine::new(backend)
         .expect("backend listed as available")
+        .with_background_compile(false)
         .with_budget(budget);
     let shader = engine.compile(program);
     if std::env::var_os("PICAJIT_TEST_PATHS").is_some() {

@@ -376,7 +376,10 @@ pub fn compare_native_on(
         if backend == Backend::Interp || (backend == Backend::Aarch64 && !aarch64) {
             continue;
         }
-        let engine = Engine::new(backend).expect("available").with_budget(budget);
+        let engine = Engine::new(backend)
+            .expect("available")
+            .with_budget(budget)
+            .with_background_compile(false);
         let shader = engine.compile(program);
         let n = inputs.len();
         let mut runs = Vec::new();

@@ -258,5 +258,5 @@ pub const LEGEND: &str = "\
 columns: PICA/v = PICA instructions executed per vertex (instrumented interpreter run, mean);
          ±MAD = median absolute deviation of the samples; ns/PICA = ns per PICA instruction per vertex;
          compile = cold compile (fresh engine), hit = cache hit, 1st run = first batch after compiling
-         (kernels compiled on first use included); x64/batch, x64/v = static instruction count of the
+         (on the generic kernel: the others compile in the background); x64/batch, x64/v = static instruction count of the
          native AoS kernel, per batch and per vertex";

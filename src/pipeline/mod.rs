@@ -1,0 +1,242 @@
+//! Draws: what an emulator's software vertex pipeline does with a draw call, from the state
+//! the register writes left ([`GpuRegs`]) to output vertices in semantic order.
+//!
+//! ```text
+//! indices ─▶ unique vertices (one pass, in order of first use) ─▶ chunks of 1024
+//!   per chunk: attributes the VS reads ─▶ SoA planes ─▶ SoA kernel ─▶ output planes
+//!              ─▶ output vertices (OUTMAP → 24 semantic slots) | raw o0–o15 | GS attribute buffers
+//! geometry stage (GEOSTAGE_CONFIG = 2): VS attribute buffers ─▶ point / variable / fixed
+//!   primitive mode ─▶ GS invocations (b15 set after each) ─▶ triangles + winding flags
+//! ```
+//!
+//! The vertex shader runs once per unique vertex, in batches; no index probes a cache while
+//! shaders run. Shaders are compiled when what they run changed: a draw compares the code
+//! words uploaded since the last draw with the addresses the current shader reaches, and
+//! looks a new shader up in the engine's cache only then (uniform-only changes never
+//! compile; the engine compiles uniform-specialized and SoA kernels in the background
+//! while the generic kernel serves).
+//!
+//! Rules where the survey and the hardware documentation are silent (hardware behaviour
+//! unknown; each is also the simplest exact choice):
+//! - Input registers no attribute is loaded into read 0.0; attributes are loaded in order,
+//!   so when the permutation names one register twice the later attribute wins (Azahar).
+//! - Output attribute slots: the enabled output registers compacted in ascending order;
+//!   slots past them read 0.0; registers the shader never writes read 0.0 (every invocation
+//!   starts with zeroed registers, `spec/semantics.md` §1).
+//! - Geometry point mode: the geometry unit's input count must be a multiple of the vertex
+//!   outputs per vertex (Azahar asserts it); an incomplete primitive at the end of a draw
+//!   is dropped in every mode.
+//! - Variable-primitive mode: a vertex count of 0 runs the geometry shader at once with
+//!   c0 = (0, 0, 0, 0).
+//! - Vertex data written to float uniforms past c95 (variable and fixed modes) is dropped.
+//! - Geometry-shader registers start zeroed at every invocation (the project's rule; Azahar
+//!   keeps them from the previous invocation, which b15 lets a program detect).
+
+mod geometry;
+mod semantic;
+mod types;
+mod unique;
+mod vertex;
+
+pub use types::{Attribute, DrawError, DrawOutput, Indices, OutputVertex};
+
+use std::sync::Arc;
+
+use crate::engine::{Backend, Engine, EngineError, Shader};
+use crate::pica::{GpuRegs, Unit};
+
+/// The shader a unit runs now, kept from draw to draw.
+#[derive(Debug, Default)]
+struct Current {
+    shader: Option<Arc<Shader>>,
+    entry: u16,
+}
+
+impl Current {
+    /// The unit's shader: the one kept, unless an upload since the last draw changed a word
+    /// it reaches, a descriptor, or the entry point — then the engine's (cached) compile.
+    fn get(
+        &mut self,
+        regs: &mut GpuRegs,
+        unit: Unit,
+        engine: &Engine,
+    ) -> Result<Arc<Shader>, DrawError> {
+        if !regs.unit(unit).loaded() {
+            return Err(DrawError::NoProgram { unit });
+        }
+        let changes = regs.take_changes(unit);
+        let entry = regs.entry(unit);
+        if let Some(shader) = &self.shader {
+            let code_changed = changes
+                .code
+                .is_some_and(|(lo, hi)| (lo..=hi).any(|a| shader.reaches(a)));
+            if !code_changed && !changes.descs && entry == self.entry {
+                return Ok(Arc::clone(shader));
+            }
+        }
+        let shader = engine.compile(&regs.program(unit));
+        self.shader = Some(Arc::clone(&shader));
+        self.entry = entry;
+        Ok(shader)
+    }
+}
+
+/// An emulator's vertex pipeline: register writes in, draws out. One per GPU; draws run on
+/// the calling thread (the engine may compile kernels on the rayon pool meanwhile).
+#[derive(Debug)]
+pub struct Pipeline {
+    engine: Arc<Engine>,
+    regs: GpuRegs,
+    vs: Current,
+    gs: Current,
+    scratch: Scratch,
+}
+
+/// Buffers reused from draw to draw.
+#[derive(Debug, Default)]
+struct Scratch {
+    dedup: unique::Dedup,
+    ids: Vec<u32>,
+    remap: Vec<u32>,
+    vertex: vertex::VertexBuffers,
+    geometry: geometry::GeometryBuffers,
+}
+
+impl Pipeline {
+    /// A pipeline compiling through `engine` (engines can be shared between pipelines).
+    pub fn new(engine: Arc<Engine>) -> Pipeline {
+        Pipeline {
+            engine,
+            regs: GpuRegs::new(),
+            vs: Current::default(),
+            gs: Current::default(),
+            scratch: Scratch::default(),
+        }
+    }
+
+    /// A pipeline with an engine of its own for `backend`.
+    pub fn with_backend(backend: Backend) -> Result<Pipeline, EngineError> {
+        Ok(Pipeline::new(Arc::new(Engine::new(backend)?)))
+    }
+
+    /// Forwards a register write ([`GpuRegs::write`]).
+    pub fn write(&mut self, reg: u16, value: u32, mask: u8) {
+        self.regs.write(reg, value, mask);
+    }
+
+    /// The registers and shader units.
+    pub fn regs(&self) -> &GpuRegs {
+        &self.regs
+    }
+
+    /// The registers, for the typed upload helpers.
+    pub fn regs_mut(&mut self) -> &mut GpuRegs {
+        &mut self.regs
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.engine
+    }
+
+    /// The vertex (and, if the geometry stage is on, geometry) shader the next draw runs,
+    /// compiled now if needed, with every kernel the current uniforms can use compiled on
+    /// this thread (so the next draw neither compiles nor waits).
+    pub fn prepare(&mut self) -> Result<(), DrawError> {
+        let vs = self.vs.get(&mut self.regs, Unit::Vertex, &self.engine)?;
+        vs.prepare(self.regs.uniforms(Unit::Vertex));
+        if self.regs.geometry_in_use() {
+            let gs = self.gs.get(&mut self.regs, Unit::Geometry, &self.engine)?;
+            gs.prepare(self.regs.uniforms(Unit::Geometry));
+        }
+        Ok(())
+    }
+
+    /// Runs a draw: the vertex shader once per unique vertex of `indices` with inputs from
+    /// `attributes` (attribute k is loaded into the register the vertex unit's permutation
+    /// names; the unit's INPUTBUFFER_CONFIG says how many), then, if the geometry stage is
+    /// on, the geometry shader in its mode. `out` is cleared and filled (module docs and
+    /// [`DrawOutput`]). On [`DrawError::BudgetExhausted`] every output is still written.
+    pub fn draw(
+        &mut self,
+        indices: Indices,
+        attributes: &[Attribute],
+        out: &mut DrawOutput,
+    ) -> Result<(), DrawError> {
+        out.clear();
+        if let Indices::Range { first, count } = indices {
+            if count > 0 && first.checked_add(count - 1).is_none() {
+                return Err(DrawError::RangeOverflow { first, count });
+            }
+        }
+        let vs = self.vs.get(&mut self.regs, Unit::Vertex, &self.engine)?;
+        if self.regs.geometry_in_use() {
+            let gs = self.gs.get(&mut self.regs, Unit::Geometry, &self.engine)?;
+            return geometry::draw(
+                &mut self.regs,
+                &vs,
+                &gs,
+                indices,
+                attributes,
+                &mut self.scratch,
+                out,
+            );
+        }
+        vertex_only(&self.regs, &vs, indices, attributes, &mut self.scratch, out)
+    }
+}
+
+/// A draw without the geometry stage.
+fn vertex_only(
+    regs: &GpuRegs,
+    vs: &Shader,
+    indices: Indices,
+    attributes: &[Attribute],
+    scratch: &mut Scratch,
+    out: &mut DrawOutput,
+) -> Result<(), DrawError> {
+    let max_id = scratch
+        .dedup
+        .run(indices, &mut scratch.ids, &mut scratch.remap);
+    let config = regs.input_config(Unit::Vertex);
+    let feeds = vertex::feeds(
+        attributes,
+        usize::from(config.max_attribute) + 1,
+        regs.permutation(Unit::Vertex),
+        vs.input_components(),
+        max_id,
+    )?;
+    let n = scratch.ids.len();
+    let table = semantic::table(
+        &regs.output_map(),
+        regs.output_mask(Unit::Vertex),
+        vs.outputs_written(),
+    );
+    out.vertices.resize(
+        n,
+        OutputVertex {
+            slots: [0.0; crate::pica::SEMANTIC_SLOTS],
+        },
+    );
+    if out.keep_raw {
+        out.raw.resize(n, [[0.0; 4]; 16]);
+    }
+    let written = vs.outputs_written();
+    let keep_raw = out.keep_raw;
+    let result = vertex::run(
+        vs,
+        regs.uniforms(Unit::Vertex),
+        &feeds,
+        &scratch.ids,
+        &mut scratch.vertex,
+        |first, planes, len| {
+            semantic::write_vertices(&table, planes, len, &mut out.vertices[first..first + len]);
+            if keep_raw {
+                semantic::write_raw(written, planes, len, &mut out.raw[first..first + len]);
+            }
+        },
+    );
+    out.indices.extend_from_slice(&scratch.remap);
+    out.vertex_ids.extend_from_slice(&scratch.ids);
+    result
+}

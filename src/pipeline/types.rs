@@ -1,0 +1,221 @@
+//! What a draw takes and gives: the index list or vertex range, where each input attribute
+//! comes from, the output vertices in semantic order, and the errors.
+
+use thiserror::Error;
+
+use crate::pica::{semantic, Unit, SEMANTIC_SLOTS};
+use crate::program::{Regs16, Vec4};
+
+/// The vertices of a draw, in the order primitives use them.
+#[derive(Clone, Copy, Debug)]
+pub enum Indices<'a> {
+    /// An index list of bytes.
+    U8(&'a [u8]),
+    /// An index list of 16-bit indices.
+    U16(&'a [u16]),
+    /// An index list of 32-bit indices.
+    U32(&'a [u32]),
+    /// Vertices `first`, `first + 1`, … `first + count − 1` (a non-indexed draw).
+    Range { first: u32, count: u32 },
+}
+
+impl Indices<'_> {
+    /// Number of indices.
+    pub fn len(&self) -> usize {
+        match *self {
+            Indices::U8(i) => i.len(),
+            Indices::U16(i) => i.len(),
+            Indices::U32(i) => i.len(),
+            Indices::Range { count, .. } => count as usize,
+        }
+    }
+
+    /// True if the draw has no index.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Index `n`.
+    pub fn get(&self, n: usize) -> u32 {
+        match *self {
+            Indices::U8(i) => u32::from(i[n]),
+            Indices::U16(i) => u32::from(i[n]),
+            Indices::U32(i) => i[n],
+            Indices::Range { first, .. } => first.wrapping_add(n as u32),
+        }
+    }
+}
+
+/// Where one input attribute of the vertex unit comes from (attribute k is loaded into the
+/// input register the unit's permutation names).
+#[derive(Clone, Copy, Debug)]
+pub enum Attribute<'a> {
+    /// Per vertex, floats already converted by the emulator: vertex `i` reads
+    /// `data[offset + i * stride ..]`, `components` (1–4) of them; the components it does not
+    /// have are (x, y, z) = 0.0, w = 1.0, as the vertex loader fills them.
+    Array {
+        data: &'a [f32],
+        offset: usize,
+        stride: usize,
+        components: u8,
+    },
+    /// The same value for every vertex (a fixed or default attribute).
+    Fixed(Vec4),
+}
+
+impl<'a> Attribute<'a> {
+    /// Tightly packed vectors of `components` floats from the start of `data`.
+    pub fn packed(data: &'a [f32], components: u8) -> Attribute<'a> {
+        Attribute::Array {
+            data,
+            offset: 0,
+            stride: usize::from(components),
+            components,
+        }
+    }
+}
+
+/// One output vertex: the rasterizer's 24 semantic slots (survey §7), by semantic id.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct OutputVertex {
+    pub slots: [f32; SEMANTIC_SLOTS],
+}
+
+impl OutputVertex {
+    fn group<const N: usize>(&self, first: u8) -> [f32; N] {
+        std::array::from_fn(|k| self.slots[usize::from(first) + k])
+    }
+    /// Position x, y, z, w (ids 0–3).
+    pub fn position(&self) -> [f32; 4] {
+        self.group(semantic::POSITION)
+    }
+    /// Normal quaternion x, y, z, w (ids 4–7).
+    pub fn quaternion(&self) -> [f32; 4] {
+        self.group(semantic::NORMAL_QUAT)
+    }
+    /// Colour r, g, b, a (ids 8–11), already `min(|c|, 1)`.
+    pub fn color(&self) -> [f32; 4] {
+        self.group(semantic::COLOR)
+    }
+    /// Texture coordinate 0 u, v (ids 12–13).
+    pub fn texcoord0(&self) -> [f32; 2] {
+        self.group(semantic::TEXCOORD0)
+    }
+    /// Texture coordinate 1 u, v (ids 14–15).
+    pub fn texcoord1(&self) -> [f32; 2] {
+        self.group(semantic::TEXCOORD1)
+    }
+    /// Texture coordinate 0 w (id 16).
+    pub fn texcoord0_w(&self) -> f32 {
+        self.slots[usize::from(semantic::TEXCOORD0_W)]
+    }
+    /// View vector x, y, z (ids 18–20).
+    pub fn view(&self) -> [f32; 3] {
+        self.group(semantic::VIEW)
+    }
+    /// Texture coordinate 2 u, v (ids 22–23).
+    pub fn texcoord2(&self) -> [f32; 2] {
+        self.group(semantic::TEXCOORD2)
+    }
+}
+
+/// A draw's results, in buffers reused from draw to draw.
+#[derive(Clone, Debug, Default)]
+pub struct DrawOutput {
+    /// Without a geometry shader: one per unique vertex of the draw, in order of first use.
+    /// With one: three per emitted triangle.
+    pub vertices: Vec<OutputVertex>,
+    /// Without a geometry shader: per index of the draw, the output vertex it refers to.
+    /// With one: 0, 1, 2, … (the vertices form a triangle list).
+    pub indices: Vec<u32>,
+    /// With a geometry shader: per triangle, its winding flag (SETEMIT's; Azahar's primitive
+    /// assembler then submits the first two vertices swapped). Empty otherwise.
+    pub windings: Vec<bool>,
+    /// Without a geometry shader: per output vertex, the vertex index it was loaded from.
+    pub vertex_ids: Vec<u32>,
+    /// When [`DrawOutput::raw`] is on, per output vertex its o0–o15 (0.0 in registers the
+    /// shader does not write): for emulators that map outputs themselves.
+    pub raw: Vec<Regs16>,
+    /// Fill [`DrawOutput::raw`].
+    pub keep_raw: bool,
+}
+
+impl DrawOutput {
+    /// Empty buffers; semantic output vertices only.
+    pub fn new() -> DrawOutput {
+        DrawOutput::default()
+    }
+
+    /// Empty buffers; the raw o0–o15 records too.
+    pub fn with_raw() -> DrawOutput {
+        DrawOutput {
+            keep_raw: true,
+            ..DrawOutput::default()
+        }
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.vertices.clear();
+        self.indices.clear();
+        self.windings.clear();
+        self.vertex_ids.clear();
+        self.raw.clear();
+    }
+}
+
+/// Why a draw did not run, or which vertex did not finish. Every error but
+/// [`DrawError::BudgetExhausted`] is found before any shader runs and leaves the output empty.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum DrawError {
+    #[error("no {unit:?} shader: no code word has been uploaded to that unit")]
+    NoProgram { unit: Unit },
+    #[error(
+        "input attribute {attribute} is missing: the vertex unit loads {expected} \
+         (INPUTBUFFER_CONFIG) and {given} were given"
+    )]
+    MissingAttribute {
+        attribute: usize,
+        expected: usize,
+        given: usize,
+    },
+    #[error("input attribute {attribute}: {components} components (an array has 1 to 4)")]
+    BadComponents { attribute: usize, components: u8 },
+    #[error(
+        "input attribute {attribute}: vertex {vertex} reads floats {start}..{end} of an array \
+         of {len}"
+    )]
+    AttributeOutOfBounds {
+        attribute: usize,
+        vertex: u32,
+        start: usize,
+        end: usize,
+        len: usize,
+    },
+    #[error("vertex range {first} + {count} passes 2^32")]
+    RangeOverflow { first: u32, count: u32 },
+    #[error("geometry stage: mode {0} is not point (0), variable (1) or fixed (2) primitive")]
+    GeometryMode(u8),
+    #[error("geometry stage: variable-primitive mode reads vertex counts from an index list, and this draw has none")]
+    VariableNeedsIndices,
+    #[error(
+        "geometry stage, point mode: {gs_inputs} geometry-shader inputs are not a multiple of \
+         the {vs_outputs} vertex-shader outputs per vertex"
+    )]
+    PointInputs { gs_inputs: usize, vs_outputs: usize },
+    #[error(
+        "geometry stage, fixed-primitive mode: stride {stride} differs from the {vs_outputs} \
+         vertex-shader outputs per vertex"
+    )]
+    FixedStride { stride: usize, vs_outputs: usize },
+    #[error(
+        "{unit:?} shader: invocation for vertex index {vertex} exhausted its step budget of \
+         {budget} ({count} invocations did; every output is written)"
+    )]
+    BudgetExhausted {
+        unit: Unit,
+        vertex: u32,
+        count: usize,
+        budget: u32,
+    },
+}

@@ -1,0 +1,656 @@
+//! Draws through `picajit::pipeline` on every engine: a draw equals the interpreter run per
+//! unique vertex followed by the output map; index lists of every width and ranges; strided,
+//! short and fixed attributes; raw records; the geometry stage in point, variable-primitive
+//! and fixed-primitive mode with b15; compile on change only; errors.
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use picajit::asm::{assemble, Source};
+use picajit::engine::{Backend, Engine};
+use picajit::interp::Interpreter;
+use picajit::pica::{program_commands, FloatMode, GsConfig, GsMode, Unit};
+use picajit::pipeline::{Attribute, DrawError, DrawOutput, Indices, OutputVertex, Pipeline};
+use picajit::program::{Regs16, Uniforms, Vec4};
+use picajit::shbin::Shbin;
+
+fn shbin_of(files: &[(&str, &str)]) -> Shbin {
+    let sources: Vec<Source> = files
+        .iter()
+        .map(|(name, text)| Source::new(name.to_string(), text.to_string()))
+        .collect();
+    match assemble(&sources) {
+        Ok((shbin, _)) => shbin,
+        Err(d) => panic!("{d:?}"),
+    }
+}
+
+fn example(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples/shaders")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// Every engine this host runs, each as a pipeline of its own. Kernels compile on first use on
+/// the drawing thread, so the SoA and uniform-specialized kernels run in every draw.
+fn pipelines() -> Vec<(Backend, Pipeline)> {
+    let available = Backend::available();
+    if !available.contains(&Backend::Aarch64) {
+        common::aarch64_missing();
+    }
+    available
+        .into_iter()
+        .map(|b| {
+            let engine = Engine::new(b).unwrap().with_background_compile(false);
+            (b, Pipeline::new(Arc::new(engine)))
+        })
+        .collect()
+}
+
+fn load(p: &mut Pipeline, shbin: &Shbin, dvle: usize) {
+    for w in program_commands(shbin, dvle).unwrap() {
+        p.write(w.reg, w.value, w.mask);
+    }
+}
+
+fn bits(v: &[f32]) -> Vec<u32> {
+    v.iter()
+        .map(|x| if x.is_nan() { 0x7FC0_0000 } else { x.to_bits() })
+        .collect()
+}
+
+/// The lighting example with three attributes: position (4 floats at offset 1 of an
+/// interleaved array of stride 7), normal (3 floats, packed), colour (fixed).
+struct Scene {
+    interleaved: Vec<f32>,
+    normals: Vec<f32>,
+    color: Vec4,
+    mvp: [Vec4; 4],
+}
+
+fn scene(vertices: usize) -> Scene {
+    let mut rng = fastrand::Rng::with_seed(5);
+    let mut f = || rng.f32() * 4.0 - 2.0;
+    Scene {
+        interleaved: (0..vertices * 7 + 1).map(|_| f()).collect(),
+        normals: (0..vertices * 3).map(|_| f()).collect(),
+        color: [0.25, -1.5, 0.75, f32::NAN],
+        mvp: [
+            [0.5, 0.0, 0.1, 1.0],
+            [0.0, 0.7, 0.0, -1.0],
+            [0.2, 0.0, 1.1, 0.0],
+            [0.0, 0.0, 0.3, 1.0],
+        ],
+    }
+}
+
+impl Scene {
+    fn attributes(&self) -> [Attribute<'_>; 3] {
+        [
+            Attribute::Array {
+                data: &self.interleaved,
+                offset: 1,
+                stride: 7,
+                components: 4,
+            },
+            Attribute::Array {
+                data: &self.normals,
+                offset: 0,
+                stride: 3,
+                components: 3,
+            },
+            Attribute::Fixed(self.color),
+        ]
+    }
+    /// The input registers vertex `id` loads (v0 position, v1 normal with w = 1, v2 colour).
+    fn inputs(&self, id: u32) -> Regs16 {
+        let i = id as usize;
+        let mut regs = [[0.0; 4]; 16];
+        regs[0].copy_from_slice(&self.interleaved[1 + 7 * i..5 + 7 * i]);
+        regs[1] = [
+            self.normals[3 * i],
+            self.normals[3 * i + 1],
+            self.normals[3 * i + 2],
+            1.0,
+        ];
+        regs[2] = self.color;
+        regs
+    }
+}
+
+fn lighting_setup(p: &mut Pipeline, s: &Scene) -> Shbin {
+    let shbin = shbin_of(&[("lighting.v.pica", &example("lighting.v.pica"))]);
+    load(p, &shbin, 0);
+    let regs = p.regs_mut();
+    regs.set_input_attributes(Unit::Vertex, 3, false);
+    regs.set_permutation(Unit::Vertex, std::array::from_fn(|k| k as u8));
+    regs.upload_floats(Unit::Vertex, 0, FloatMode::F32, &s.mvp);
+    regs.upload_floats(
+        Unit::Vertex,
+        4,
+        FloatMode::F32,
+        &[
+            [0.0, 0.6, 0.8, 0.0],
+            [1.0, 0.9, 0.8, 1.0],
+            [0.1, 0.1, 0.2, 1.0],
+        ],
+    );
+    shbin
+}
+
+/// The output vertex of one interpreter run of the lighting shader: o0 → position, o1 →
+/// colour as `min(|c|, 1)` (NaN → 1.0), every other slot 1.0.
+fn lighting_vertex(program: &Interpreter, uniforms: &Uniforms, inputs: &Regs16) -> OutputVertex {
+    let o = program.run_vertex(uniforms, inputs).outputs;
+    let mut slots = [1.0f32; 24];
+    slots[..4].copy_from_slice(&o[0]);
+    for c in 0..4 {
+        let a = o[1][c].abs();
+        slots[8 + c] = if a < 1.0 { a } else { 1.0 };
+    }
+    OutputVertex { slots }
+}
+
+#[test]
+fn draws_equal_the_interpreter_per_unique_vertex_then_the_output_map() {
+    let s = scene(300);
+    let u16s: Vec<u16> = (0..3000u32).map(|k| ((k * 7919) % 300) as u16).collect();
+    let u8s: Vec<u8> = (0..600u32).map(|k| ((k * 31) % 256) as u8).collect();
+    let u32s: Vec<u32> = (0..2050u32).map(|k| (k * 13) % 299 + 1).collect();
+    let draws = [
+        Indices::U16(&u16s),
+        Indices::U8(&u8s),
+        Indices::U32(&u32s),
+        Indices::Range {
+            first: 17,
+            count: 283,
+        },
+        Indices::Range { first: 0, count: 5 },
+        Indices::U16(&[]),
+    ];
+    for (backend, mut p) in pipelines() {
+        let shbin = lighting_setup(&mut p, &s);
+        let mut uniforms = p.regs().uniforms(Unit::Vertex).clone();
+        shbin.dvles[0].apply_constants(&mut uniforms);
+        assert_eq!(&uniforms, p.regs().uniforms(Unit::Vertex));
+        let interp = Interpreter::new(&shbin.program(0).unwrap());
+        let mut out = DrawOutput::with_raw();
+        for indices in draws {
+            p.draw(indices, &s.attributes(), &mut out).unwrap();
+            assert_eq!(out.indices.len(), indices.len(), "{backend:?}");
+            let mut seen = Vec::new();
+            for (k, &u) in out.indices.iter().enumerate() {
+                // Each index refers to the unique vertex loaded from it; unique vertices come in
+                // order of first use.
+                assert_eq!(out.vertex_ids[u as usize], indices.get(k), "{backend:?}");
+                if u as usize == seen.len() {
+                    seen.push(indices.get(k));
+                }
+                assert!((u as usize) < seen.len());
+            }
+            assert_eq!(seen, out.vertex_ids, "{backend:?}");
+            for (u, &id) in out.vertex_ids.iter().enumerate() {
+                let want = lighting_vertex(&interp, &uniforms, &s.inputs(id));
+                assert_eq!(
+                    bits(&out.vertices[u].slots),
+                    bits(&want.slots),
+                    "{backend:?} vertex {id}"
+                );
+                let raw = interp.run_vertex(&uniforms, &s.inputs(id)).outputs;
+                for (r, got) in out.raw[u].iter().enumerate() {
+                    let want = if r < 2 { raw[r] } else { [0.0; 4] };
+                    assert_eq!(bits(got), bits(&want), "{backend:?} vertex {id} o{r}");
+                }
+            }
+        }
+        // The last draw had no index.
+        assert!(out.vertices.is_empty());
+    }
+}
+
+/// What the geometry stage must produce, computed with the interpreter: per GS invocation
+/// (inputs, uniforms), its triangles mapped o0 → position, o1 → colour, other slots 1.0.
+fn gs_expected(gs: &Interpreter, runs: &[(Regs16, Uniforms)]) -> (Vec<OutputVertex>, Vec<bool>) {
+    let mut vertices = Vec::new();
+    let mut windings = Vec::new();
+    for (inputs, uniforms) in runs {
+        for tri in gs.run_vertex(uniforms, inputs).primitives {
+            for v in &tri.vertices {
+                let mut slots = [1.0f32; 24];
+                slots[..4].copy_from_slice(&v[0]);
+                for c in 0..4 {
+                    let a = v[1][c].abs();
+                    slots[8 + c] = if a < 1.0 { a } else { 1.0 };
+                }
+                vertices.push(OutputVertex { slots });
+            }
+            windings.push(tri.winding);
+        }
+    }
+    (vertices, windings)
+}
+
+/// The lighting shader's o0 and o1 for vertex `id` (the geometry stage's attribute buffer).
+fn vs_attributes(vs: &Interpreter, uniforms: &Uniforms, s: &Scene, id: u32) -> [Vec4; 2] {
+    let o = vs.run_vertex(uniforms, &s.inputs(id)).outputs;
+    [o[0], o[1]]
+}
+
+fn check_geometry(out: &DrawOutput, want: &(Vec<OutputVertex>, Vec<bool>), what: &str) {
+    assert_eq!(out.windings, want.1, "{what}: windings");
+    assert_eq!(out.vertices.len(), want.0.len(), "{what}: vertices");
+    for (k, (got, want)) in out.vertices.iter().zip(&want.0).enumerate() {
+        assert_eq!(bits(&got.slots), bits(&want.slots), "{what}: vertex {k}");
+    }
+    assert_eq!(
+        out.indices,
+        (0..out.vertices.len() as u32).collect::<Vec<_>>(),
+        "{what}"
+    );
+}
+
+const B15_GS: &str = "
+.gsh point c20
+.constf k(0.0, 1.0, 0.0, 0.0)
+.out outpos position
+.out outclr color
+.proc main
+    mov r0, k.xxxx
+    ifu b15
+        mov r0, k.yyyy
+    .end
+    setemit 0
+    mov outpos, v0
+    mov outclr, r0
+    emit
+    setemit 1
+    mov outpos, v2
+    mov outclr, v3
+    emit
+    setemit 2, prim inv
+    mov outpos, v4
+    mov outclr, r0
+    emit
+    end
+.end
+";
+
+#[test]
+fn geometry_point_mode_subdivides_and_sets_b15_after_every_invocation() {
+    let s = scene(40);
+    let list: Vec<u16> = (0..36u32).map(|k| ((k * 7) % 40) as u16).collect();
+    for gs_text in [example("subdivide.g.pica"), B15_GS.to_string()] {
+        for (backend, mut p) in pipelines() {
+            let vs_shbin = lighting_setup(&mut p, &s);
+            let gs_shbin = shbin_of(&[("gs.g.pica", &gs_text)]);
+            load(&mut p, &gs_shbin, 0);
+            let regs = p.regs_mut();
+            regs.set_geometry_stage(Some(GsConfig {
+                mode: GsMode::Point,
+                fixed_vertices_minus_1: 0,
+                stride_minus_1: 1,
+                start_index: 0,
+            }));
+            regs.set_vs_output_total(2);
+            regs.set_input_attributes(Unit::Geometry, 6, false);
+            regs.set_permutation(Unit::Geometry, std::array::from_fn(|k| k as u8));
+            regs.set_bool_uniforms(Unit::Geometry, 0);
+            let vs_uniforms = p.regs().uniforms(Unit::Vertex).clone();
+            let mut gs_uniforms = p.regs().uniforms(Unit::Geometry).clone();
+            let vs = Interpreter::new(&vs_shbin.program(0).unwrap());
+            let gs = Interpreter::new(&gs_shbin.program(0).unwrap());
+            let mut runs = Vec::new();
+            for tri in list.chunks(3) {
+                let mut inputs = [[0.0; 4]; 16];
+                for (v, &id) in tri.iter().enumerate() {
+                    let [pos, clr] = vs_attributes(&vs, &vs_uniforms, &s, u32::from(id));
+                    inputs[2 * v] = pos;
+                    inputs[2 * v + 1] = clr;
+                }
+                runs.push((inputs, gs_uniforms.clone()));
+                gs_uniforms.b |= 0x8000;
+            }
+            let want = gs_expected(&gs, &runs);
+            let mut out = DrawOutput::new();
+            p.draw(Indices::U16(&list), &s.attributes(), &mut out)
+                .unwrap();
+            check_geometry(&out, &want, &format!("{backend:?}"));
+            assert_eq!(out.windings.len(), if gs_text == B15_GS { 12 } else { 48 });
+            assert_eq!(p.regs().uniforms(Unit::Geometry).b & 0x8000, 0x8000);
+            if gs_text == B15_GS {
+                // Invocation 0 saw b15 clear, the others set.
+                assert_eq!(out.vertices[0].color()[0], 0.0);
+                assert_eq!(out.vertices[3].color()[0], 1.0);
+            }
+        }
+    }
+}
+
+const VARIABLE_GS: &str = "
+.gsh variable c20 1
+.out outpos position
+.out outclr color
+.proc main
+    setemit 0
+    mov outpos, c1
+    mov outclr, c2
+    emit
+    setemit 1
+    mov outpos, c3
+    mov outclr, c0
+    emit
+    setemit 2, prim inv
+    mov outpos, c4
+    mov outclr, c2
+    emit
+    end
+.end
+";
+
+#[test]
+fn geometry_variable_primitive_mode_reads_counts_from_the_index_list() {
+    let s = scene(20);
+    // Primitives of 3, 4 and 3 vertices, then an incomplete one (dropped).
+    let stream: Vec<u16> = vec![3, 5, 6, 7, 4, 1, 2, 3, 4, 3, 9, 5, 6, 4, 1];
+    for (backend, mut p) in pipelines() {
+        let vs_shbin = lighting_setup(&mut p, &s);
+        let gs_shbin = shbin_of(&[("gs.g.pica", VARIABLE_GS)]);
+        load(&mut p, &gs_shbin, 0);
+        let regs = p.regs_mut();
+        regs.set_geometry_stage(Some(GsConfig {
+            mode: GsMode::VariablePrimitive,
+            fixed_vertices_minus_1: 0,
+            stride_minus_1: 1,
+            start_index: 0,
+        }));
+        regs.set_vs_output_total(2);
+        regs.set_input_attributes(Unit::Geometry, 1, true);
+        regs.set_variable_main_vertices(1);
+        let vs_uniforms = p.regs().uniforms(Unit::Vertex).clone();
+        let base = p.regs().uniforms(Unit::Geometry).clone();
+        let vs = Interpreter::new(&vs_shbin.program(0).unwrap());
+        let gs = Interpreter::new(&gs_shbin.program(0).unwrap());
+        let mut runs = Vec::new();
+        let mut u = base.clone();
+        for prim in [&stream[1..4], &stream[5..9], &stream[10..13]] {
+            let n = prim.len() as f32;
+            u.f[0] = [n; 4];
+            let mut c = 1;
+            for (k, &id) in prim.iter().enumerate() {
+                let attrs = vs_attributes(&vs, &vs_uniforms, &s, u32::from(id));
+                let take = if k == 0 { 2 } else { 1 };
+                for a in &attrs[..take] {
+                    u.f[c] = *a;
+                    c += 1;
+                }
+            }
+            runs.push(([[0.0; 4]; 16], u.clone()));
+            u.b |= 0x8000;
+        }
+        let want = gs_expected(&gs, &runs);
+        let mut out = DrawOutput::new();
+        p.draw(Indices::U16(&stream), &s.attributes(), &mut out)
+            .unwrap();
+        check_geometry(&out, &want, &format!("{backend:?}"));
+        assert_eq!(out.windings, vec![true; 3]);
+        // The vertex data stays in the geometry unit's uniforms (c0 = the last count).
+        assert_eq!(p.regs().uniforms(Unit::Geometry).f[0], [3.0; 4]);
+        let err = p.draw(
+            Indices::Range { first: 0, count: 3 },
+            &s.attributes(),
+            &mut out,
+        );
+        assert_eq!(err, Err(DrawError::VariableNeedsIndices));
+    }
+}
+
+const FIXED_GS: &str = "
+.gsh fixed c20 c10 3
+.out outpos position
+.out outclr color
+.proc main
+    setemit 0
+    mov outpos, c10
+    mov outclr, c11
+    emit
+    setemit 1
+    mov outpos, c12
+    mov outclr, c13
+    emit
+    setemit 2, prim
+    mov outpos, c14
+    mov outclr, c15
+    emit
+    end
+.end
+";
+
+#[test]
+fn geometry_fixed_primitive_mode_writes_vertices_from_the_start_index() {
+    let s = scene(30);
+    let range = Indices::Range {
+        first: 4,
+        count: 10,
+    }; // three primitives, one vertex left over
+    for (backend, mut p) in pipelines() {
+        let vs_shbin = lighting_setup(&mut p, &s);
+        let gs_shbin = shbin_of(&[("gs.g.pica", FIXED_GS)]);
+        load(&mut p, &gs_shbin, 0);
+        let regs = p.regs_mut();
+        regs.set_geometry_stage(Some(GsConfig {
+            mode: GsMode::FixedPrimitive,
+            fixed_vertices_minus_1: 2,
+            stride_minus_1: 1,
+            start_index: 10,
+        }));
+        regs.set_vs_output_total(2);
+        regs.set_input_attributes(Unit::Geometry, 1, true);
+        let vs_uniforms = p.regs().uniforms(Unit::Vertex).clone();
+        let mut u = p.regs().uniforms(Unit::Geometry).clone();
+        let vs = Interpreter::new(&vs_shbin.program(0).unwrap());
+        let gs = Interpreter::new(&gs_shbin.program(0).unwrap());
+        let mut runs = Vec::new();
+        for prim in 0..3u32 {
+            for v in 0..3u32 {
+                let attrs = vs_attributes(&vs, &vs_uniforms, &s, 4 + prim * 3 + v);
+                u.f[10 + 2 * v as usize] = attrs[0];
+                u.f[11 + 2 * v as usize] = attrs[1];
+            }
+            runs.push(([[0.0; 4]; 16], u.clone()));
+            u.b |= 0x8000;
+        }
+        let want = gs_expected(&gs, &runs);
+        let mut out = DrawOutput::new();
+        p.draw(range, &s.attributes(), &mut out).unwrap();
+        check_geometry(&out, &want, &format!("{backend:?}"));
+        assert_eq!(out.windings, vec![false; 3]);
+    }
+}
+
+#[test]
+fn uniform_only_changes_never_compile_and_reachable_code_changes_do() {
+    let s = scene(16);
+    let engine = Arc::new(Engine::new(Backend::Auto).unwrap());
+    let mut p = Pipeline::new(Arc::clone(&engine));
+    lighting_setup(&mut p, &s);
+    let mut out = DrawOutput::new();
+    let list: Vec<u8> = (0..16).collect();
+    p.draw(Indices::U8(&list), &s.attributes(), &mut out)
+        .unwrap();
+    let first = engine.stats();
+    assert_eq!((first.misses, first.hits), (1, 0));
+    // New uniforms, bools, and code past the shader's end: no engine lookup at all.
+    p.regs_mut()
+        .upload_floats(Unit::Vertex, 0, FloatMode::F24, &[[2.0; 4]; 4]);
+    p.regs_mut().set_bool_uniforms(Unit::Vertex, 0x00F0);
+    p.regs_mut().upload_code(Unit::Vertex, 400, &[0x1234_5678]);
+    p.draw(Indices::U8(&list), &s.attributes(), &mut out)
+        .unwrap();
+    let second = engine.stats();
+    assert_eq!((second.misses, second.hits), (1, 0));
+    // A word the shader reaches: a new shader.
+    let word = p.regs().unit(Unit::Vertex).code()[3];
+    p.regs_mut().upload_code(Unit::Vertex, 3, &[word ^ 1 << 12]);
+    p.draw(Indices::U8(&list), &s.attributes(), &mut out)
+        .unwrap();
+    assert_eq!(engine.stats().misses, 2);
+    // Back to the old word: the cache has it.
+    p.regs_mut().upload_code(Unit::Vertex, 3, &[word]);
+    p.draw(Indices::U8(&list), &s.attributes(), &mut out)
+        .unwrap();
+    let last = engine.stats();
+    assert_eq!((last.misses, last.hits), (2, 1));
+    // A new entry point: a lookup (a miss: different code from there).
+    p.regs_mut().set_entry(Unit::Vertex, 1);
+    p.draw(Indices::U8(&list), &s.attributes(), &mut out)
+        .unwrap();
+    assert_eq!(engine.stats().misses, 3);
+}
+
+#[test]
+fn the_first_draw_of_a_new_shader_runs_at_once_and_matches() {
+    // Background compiling (the default): the first draws run the generic AoS kernel while
+    // the SoA and specialized kernels compile; every draw gives the same vertices.
+    let s = scene(64);
+    let list: Vec<u16> = (0..200u32).map(|k| ((k * 5) % 64) as u16).collect();
+    let mut reference: Option<Vec<Vec<u32>>> = None;
+    for backend in Backend::available() {
+        let engine = Arc::new(Engine::new(backend).unwrap());
+        let mut p = Pipeline::new(Arc::clone(&engine));
+        lighting_setup(&mut p, &s);
+        for round in 0..3 {
+            let mut out = DrawOutput::new();
+            p.draw(Indices::U16(&list), &s.attributes(), &mut out)
+                .unwrap();
+            let got: Vec<Vec<u32>> = out.vertices.iter().map(|v| bits(&v.slots)).collect();
+            match &reference {
+                None => reference = Some(got),
+                Some(r) => assert_eq!(&got, r, "{backend:?} round {round}"),
+            }
+            if round == 1 {
+                p.prepare().unwrap();
+            }
+        }
+    }
+}
+
+const LOOPING_VS: &str = "
+.out outpos position
+.proc main
+    mov outpos, v0
+l:
+    jmpu b0, l
+    end
+.end
+";
+
+#[test]
+fn errors_name_what_is_wrong() {
+    let s = scene(8);
+    let mut out = DrawOutput::new();
+    let mut p = Pipeline::with_backend(Backend::Auto).unwrap();
+    assert_eq!(
+        p.draw(
+            Indices::Range { first: 0, count: 3 },
+            &s.attributes(),
+            &mut out
+        ),
+        Err(DrawError::NoProgram { unit: Unit::Vertex })
+    );
+    lighting_setup(&mut p, &s);
+    let attrs = s.attributes();
+    assert_eq!(
+        p.draw(Indices::Range { first: 0, count: 3 }, &attrs[..2], &mut out),
+        Err(DrawError::MissingAttribute {
+            attribute: 2,
+            expected: 3,
+            given: 2
+        })
+    );
+    // Vertex 8 reads past the 57 floats of the interleaved array.
+    let err = p.draw(Indices::U8(&[0, 8]), &attrs, &mut out).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            DrawError::AttributeOutOfBounds {
+                attribute: 0,
+                vertex: 8,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(out.vertices.is_empty());
+    let bad = [
+        attrs[0],
+        Attribute::Array {
+            data: &s.normals,
+            offset: 0,
+            stride: 3,
+            components: 5,
+        },
+        attrs[2],
+    ];
+    assert_eq!(
+        p.draw(Indices::U8(&[0]), &bad, &mut out),
+        Err(DrawError::BadComponents {
+            attribute: 1,
+            components: 5
+        })
+    );
+    assert_eq!(
+        p.draw(
+            Indices::Range {
+                first: u32::MAX,
+                count: 2
+            },
+            &attrs,
+            &mut out
+        ),
+        Err(DrawError::RangeOverflow {
+            first: u32::MAX,
+            count: 2
+        })
+    );
+    p.regs_mut().set_geometry_stage(Some(GsConfig {
+        mode: GsMode::Invalid(7),
+        fixed_vertices_minus_1: 0,
+        stride_minus_1: 0,
+        start_index: 0,
+    }));
+    // (The vertex upload was mirrored into the geometry unit: it has code.)
+    assert_eq!(
+        p.draw(Indices::U8(&[0]), &attrs, &mut out),
+        Err(DrawError::GeometryMode(7))
+    );
+
+    // A vertex that loops forever: every output written, the error names it.
+    let mut p = Pipeline::new(Arc::new(
+        Engine::new(Backend::Auto).unwrap().with_budget(100),
+    ));
+    load(&mut p, &shbin_of(&[("loop.v.pica", LOOPING_VS)]), 0);
+    p.regs_mut().set_input_attributes(Unit::Vertex, 1, false);
+    p.regs_mut().set_bool_uniforms(Unit::Vertex, 1);
+    let err = p
+        .draw(Indices::U8(&[2, 1]), &attrs[..1], &mut out)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            DrawError::BudgetExhausted {
+                unit: Unit::Vertex,
+                vertex: 2,
+                count: 2,
+                budget: 100
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(out.vertices.len(), 2);
+    assert_eq!(out.vertices[1].position(), s.inputs(1)[0]);
+}
