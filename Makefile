@@ -7,7 +7,7 @@ FUZZ_TIME ?= 60
 FUZZ_TARGETS ?= shbin asm pcas compile_run
 PICAJIT = $(CARGO) run -q --release --bin picajit --
 
-.PHONY: all setup lint package test test-fast bench fuzz fuzz-parsers demo clean
+.PHONY: all setup lint package test test-fast bench fuzz fuzz-parsers demo clean header
 
 all: test
 
@@ -31,6 +31,13 @@ setup:
 	else \
 		echo "setup: WARNING: no qemu-aarch64-static: the AArch64 backend's tests will be SKIPPED"; \
 	fi
+	@if ! command -v cc >/dev/null || ! command -v c++ >/dev/null; then \
+		if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+			echo "setup: installing gcc and g++ (the C API examples are built by the tests)"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc g++ >/dev/null; \
+		fi; \
+	fi
+	@command -v cc >/dev/null && command -v c++ >/dev/null || { echo "setup: cc and c++ are needed (the C API examples are built by the tests)"; exit 1; }
 	@$(CARGO) fmt --version >/dev/null 2>&1 || { echo "rustfmt missing: rustup component add rustfmt"; exit 1; }
 	@$(CARGO) clippy --version >/dev/null 2>&1 || { echo "clippy missing: rustup component add clippy"; exit 1; }
 	@test -d $(CORPUS) || echo "warning: $(CORPUS) not found; corpus tests need the shared/ folder beside the repo"
@@ -107,3 +114,9 @@ demo:
 
 clean:
 	$(CARGO) clean
+
+## header: regenerate capi/include/picajit.h (cbindgen runs in capi's build script; a test
+## fails while the committed header differs from its output).
+header:
+	$(CARGO) build -q -p picajit-capi
+	cp "$$(ls -t $$(find target/debug/build -path '*picajit-capi-*/out/picajit.h') | head -1)" capi/include/picajit.h

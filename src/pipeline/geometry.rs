@@ -34,6 +34,8 @@ pub(super) fn draw(
     scratch: &mut Scratch,
     out: &mut DrawOutput,
 ) -> Result<(), DrawError> {
+    out.vertices.clear();
+    out.raw.clear();
     let config = regs.gs_config();
     let per_vertex = regs.vs_output_total();
     let buffers = &mut scratch.geometry;

@@ -163,7 +163,26 @@ impl Pipeline {
         attributes: &[Attribute],
         out: &mut DrawOutput,
     ) -> Result<(), DrawError> {
-        out.clear();
+        // Output vertices and raw records keep their length (every one the draw keeps is
+        // overwritten): no clearing of buffers the draw fills anyway.
+        out.indices.clear();
+        out.windings.clear();
+        out.vertex_ids.clear();
+        let result = self.run_draw(indices, attributes, out);
+        if let Err(e) = &result {
+            if !matches!(e, DrawError::BudgetExhausted { .. }) {
+                out.clear();
+            }
+        }
+        result
+    }
+
+    fn run_draw(
+        &mut self,
+        indices: Indices,
+        attributes: &[Attribute],
+        out: &mut DrawOutput,
+    ) -> Result<(), DrawError> {
         if let Indices::Range { first, count } = indices {
             if count > 0 && first.checked_add(count - 1).is_none() {
                 return Err(DrawError::RangeOverflow { first, count });
@@ -220,6 +239,8 @@ fn vertex_only(
     );
     if out.keep_raw {
         out.raw.resize(n, [[0.0; 4]; 16]);
+    } else {
+        out.raw.clear();
     }
     let written = vs.outputs_written();
     let keep_raw = out.keep_raw;

@@ -4,6 +4,7 @@
 //! host has. See the README's "Benchmarks" section for the method.
 
 mod chart;
+mod draw;
 mod load;
 mod machine;
 mod measure;
@@ -58,6 +59,12 @@ struct Args {
     /// Timed samples per configuration [default: 15, --quick 7].
     #[arg(long)]
     repetitions: Option<usize>,
+    /// Measure emulator draws instead (`picajit::pipeline`: register writes in, output
+    /// vertices in semantic order out) against a bare AoS `run` of the same unique vertices:
+    /// MVP, lighting and the SHBIN files given (default: a corpus shader from
+    /// ../shared/corpus/shbin when it is there).
+    #[arg(long)]
+    draw: bool,
 }
 
 /// Backend names on the command line.
@@ -128,6 +135,9 @@ fn backends(requested: &[BackendArg]) -> Result<Vec<Backend>, String> {
 
 fn run(args: &Args) -> Result<(), String> {
     let backends = backends(&args.backend)?;
+    if args.draw {
+        return run_draws(args, &backends);
+    }
     let workloads = if args.files.is_empty() {
         workload::builtins().map_err(|e| format!("built-in shaders: {e}"))?
     } else {
@@ -232,5 +242,43 @@ fn run(args: &Args) -> Result<(), String> {
     if let Some(path) = &args.svg {
         chart::draw(path, &rows, &machine)?;
     }
+    Ok(())
+}
+
+/// `--draw`: the draw table.
+fn run_draws(args: &Args, backends: &[Backend]) -> Result<(), String> {
+    const CORPUS: &str = "../shared/corpus/shbin/lovebrew__lovepotion__main_v_pica.shbin";
+    let mut workloads =
+        draw::workloads(args.files.is_empty().then(|| std::path::Path::new(CORPUS)))?;
+    for f in &args.files {
+        workloads.extend(draw::workloads(Some(f))?.into_iter().skip(2));
+    }
+    let samples = args
+        .repetitions
+        .unwrap_or(if args.quick { 7 } else { 15 })
+        .max(1);
+    let sample_ms = if args.quick { 8.0 } else { 25.0 };
+    let machine = machine::Machine::detect();
+    println!(
+        "draws: {} u16 indices over {} vertices (50% reuse, shuffled), each attribute in its \
+         own float array (stride {} floats, 4 components)",
+        draw::INDICES,
+        draw::VERTICES,
+        draw::STRIDE
+    );
+    println!(
+        "machine: {} ({} logical CPUs, load {:.2}); {samples} samples of ≥ {sample_ms} ms each, draw and run alternating, medians, thread CPU time",
+        machine.cpu_model,
+        machine.logical_cpus,
+        machine.load_average.map_or(0.0, |l| l[0])
+    );
+    let mut rows = Vec::new();
+    for w in &workloads {
+        for &b in backends {
+            rows.push(draw::measure(w, b, samples, sample_ms));
+        }
+    }
+    println!("\n{}", draw::table(&rows));
+    println!("{}", draw::LEGEND);
     Ok(())
 }

@@ -1,0 +1,269 @@
+//! `jit-bench --draw`: emulator draws through `picajit::pipeline` — register writes in,
+//! output vertices in semantic order out — against a bare AoS `Shader::run` on the same
+//! unique vertices, per backend; the draw right after a uniform-only change; the first draw
+//! of a new shader against its compile time.
+//!
+//! Each draw: 4096 u16 indices over 2048 vertices (every vertex used twice, in shuffled
+//! order: 50% reuse), each input attribute in a float array of its own with a stride wider
+//! than its components.
+
+use std::sync::Arc;
+
+use cpu_time::ThreadTime;
+use picajit::engine::{Backend, Engine};
+use picajit::pica::{program_commands, FloatMode, Unit};
+use picajit::pipeline::{Attribute, DrawOutput, Indices, Pipeline};
+use picajit::program::{Regs16, VertexStatus};
+use picajit::shbin::Shbin;
+
+use crate::measure::median;
+
+pub const INDICES: usize = 4096;
+pub const VERTICES: usize = 2048;
+/// Floats between vertices in every attribute array.
+pub const STRIDE: usize = 6;
+
+/// One draw workload: a SHBIN's DVLE 0 with the attributes it declares.
+pub struct DrawWorkload {
+    pub name: String,
+    shbin: Shbin,
+    attributes: usize,
+}
+
+/// The built-in draw set: MVP and lighting (assembled from examples/shaders) and one real
+/// corpus shader when `corpus` is readable.
+pub fn workloads(corpus: Option<&std::path::Path>) -> Result<Vec<DrawWorkload>, String> {
+    let asm = |name: &str, text: &str| -> Result<Shbin, String> {
+        picajit::asm::assemble(&[picajit::asm::Source::new(
+            name.to_string(),
+            text.to_string(),
+        )])
+        .map(|(s, _)| s)
+        .map_err(|d| format!("{name}: {d:?}"))
+    };
+    let mut all = vec![
+        DrawWorkload {
+            name: "mvp".into(),
+            shbin: asm(
+                "mvp.v.pica",
+                include_str!("../../../examples/shaders/mvp.v.pica"),
+            )?,
+            attributes: 2,
+        },
+        DrawWorkload {
+            name: "lighting".into(),
+            shbin: asm(
+                "lighting.v.pica",
+                include_str!("../../../examples/shaders/lighting.v.pica"),
+            )?,
+            attributes: 3,
+        },
+    ];
+    if let Some(path) = corpus {
+        if let Ok(bytes) = std::fs::read(path) {
+            let shbin = Shbin::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            all.push(DrawWorkload {
+                name: path
+                    .file_stem()
+                    .map_or("corpus".into(), |s| s.to_string_lossy().into_owned()),
+                shbin,
+                attributes: 3,
+            });
+        }
+    }
+    Ok(all)
+}
+
+/// The data of a draw: attribute arrays and the index list.
+struct Data {
+    arrays: Vec<Vec<f32>>,
+    indices: Vec<u16>,
+}
+
+fn data(attributes: usize) -> Data {
+    let mut rng = fastrand::Rng::with_seed(crate::workload::SEED);
+    let arrays = (0..attributes)
+        .map(|_| {
+            (0..VERTICES * STRIDE)
+                .map(|_| rng.f32() * 2.0 - 1.0)
+                .collect()
+        })
+        .collect();
+    let mut indices: Vec<u16> = (0..INDICES).map(|k| (k % VERTICES) as u16).collect();
+    rng.shuffle(&mut indices);
+    Data { arrays, indices }
+}
+
+impl Data {
+    fn attributes(&self) -> Vec<Attribute<'_>> {
+        self.arrays
+            .iter()
+            .map(|a| Attribute::Array {
+                data: a,
+                offset: 1,
+                stride: STRIDE,
+                components: 4,
+            })
+            .collect()
+    }
+    /// The unique vertices as input records (what a bare `run` takes).
+    fn records(&self, ids: &[u32]) -> Vec<Regs16> {
+        ids.iter()
+            .map(|&id| {
+                let mut regs = [[0.0; 4]; 16];
+                for (k, a) in self.arrays.iter().enumerate() {
+                    let at = 1 + id as usize * STRIDE;
+                    regs[k].copy_from_slice(&a[at..at + 4]);
+                }
+                regs
+            })
+            .collect()
+    }
+}
+
+/// A pipeline loaded with the workload's shader by register writes, attribute k in v_k, and
+/// seeded uniforms c0–c15 in float32 mode.
+fn loaded(engine: Arc<Engine>, w: &DrawWorkload, scale: f32) -> Pipeline {
+    let mut p = Pipeline::new(engine);
+    for c in program_commands(&w.shbin, 0).expect("DVLE 0") {
+        p.write(c.reg, c.value, c.mask);
+    }
+    set_uniforms(&mut p, scale);
+    let regs = p.regs_mut();
+    regs.set_input_attributes(Unit::Vertex, w.attributes as u8, false);
+    regs.set_permutation(Unit::Vertex, std::array::from_fn(|k| k as u8));
+    p
+}
+
+fn set_uniforms(p: &mut Pipeline, scale: f32) {
+    let mut rng = fastrand::Rng::with_seed(crate::workload::SEED + 1);
+    let rows: Vec<[f32; 4]> = (0..16)
+        .map(|_| std::array::from_fn(|_| scale * (rng.f32() * 2.0 - 1.0)))
+        .collect();
+    p.regs_mut()
+        .upload_floats(Unit::Vertex, 0, FloatMode::F32, &rows);
+}
+
+fn cpu_us(f: impl FnOnce()) -> f64 {
+    let t = ThreadTime::now();
+    f();
+    t.elapsed().as_secs_f64() * 1e6
+}
+
+/// One backend's figures for one workload.
+pub struct DrawRow {
+    pub shader: String,
+    pub backend: &'static str,
+    pub ns_per_index: f64,
+    pub draw_ns_per_vertex: f64,
+    pub run_ns_per_vertex: f64,
+    pub after_uniforms_us: f64,
+    pub first_draw_us: f64,
+    pub compile_us: f64,
+    pub vertices: usize,
+}
+
+/// Measures `w` on `backend`: `samples` round-robin samples of a draw and of a bare AoS
+/// `run` on its unique vertices, each sample at least `sample_ms` of work.
+pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f64) -> DrawRow {
+    let d = data(w.attributes);
+    let attributes = d.attributes();
+    let engine = Arc::new(Engine::new(backend).expect("an available backend"));
+    let mut p = loaded(Arc::clone(&engine), w, 1.0);
+    let mut out = DrawOutput::new();
+    p.prepare().expect("the shader loads");
+    let _ = p.draw(Indices::U16(&d.indices), &attributes, &mut out);
+    let ids = out.vertex_ids.clone();
+    let records = d.records(&ids);
+    let shader = engine.compile(&p.regs().program(Unit::Vertex));
+    let uniforms = p.regs().uniforms(Unit::Vertex).clone();
+    shader.prepare(&uniforms);
+    let mut run_out = vec![[[0.0; 4]; 16]; records.len()];
+    let mut status = vec![VertexStatus::Ended; records.len()];
+    let mut draw = || {
+        let _ = p.draw(Indices::U16(&d.indices), &attributes, &mut out);
+    };
+    let mut run = || {
+        let _ = shader.run(&uniforms, &records, &mut run_out, &mut status);
+    };
+    // Repetitions per sample from one timed call of each.
+    let reps = |us: f64| ((sample_ms * 1000.0 / us.max(0.01)).ceil() as usize).max(1);
+    draw();
+    let draw_reps = reps(cpu_us(&mut draw));
+    let run_reps = reps(cpu_us(&mut run));
+    let (mut draws, mut runs) = (Vec::new(), Vec::new());
+    for _ in 0..samples {
+        draws.push(cpu_us(|| (0..draw_reps).for_each(|_| draw())) * 1000.0 / draw_reps as f64);
+        runs.push(cpu_us(|| (0..run_reps).for_each(|_| run())) * 1000.0 / run_reps as f64);
+    }
+    let draw_ns = median(&mut draws);
+    let run_ns = median(&mut runs);
+
+    // A uniform-only change, then one draw (no prepare): never a compile.
+    let mut after = Vec::new();
+    for k in 0..samples {
+        set_uniforms(&mut p, if k % 2 == 0 { 0.5 } else { 1.0 });
+        after.push(cpu_us(|| {
+            let _ = p.draw(Indices::U16(&d.indices), &attributes, &mut out);
+        }));
+    }
+    // The first draw of a new shader (fresh engine: it compiles) against its cold compile.
+    let mut first = Vec::new();
+    let mut compile = Vec::new();
+    for _ in 0..samples.min(7) {
+        let engine = Arc::new(Engine::new(backend).expect("an available backend"));
+        let mut fresh = loaded(Arc::clone(&engine), w, 1.0);
+        first.push(cpu_us(|| {
+            let _ = fresh.draw(Indices::U16(&d.indices), &attributes, &mut out);
+        }));
+        let cold = Engine::new(backend).expect("an available backend");
+        let program = fresh.regs().program(Unit::Vertex);
+        compile.push(cpu_us(|| {
+            std::hint::black_box(cold.compile(&program));
+        }));
+    }
+    DrawRow {
+        shader: w.name.clone(),
+        backend: backend.name(),
+        ns_per_index: draw_ns / INDICES as f64,
+        draw_ns_per_vertex: draw_ns / ids.len() as f64,
+        run_ns_per_vertex: run_ns / ids.len() as f64,
+        after_uniforms_us: median(&mut after),
+        first_draw_us: median(&mut first),
+        compile_us: median(&mut compile),
+        vertices: ids.len(),
+    }
+}
+
+/// The table of draw rows.
+pub fn table(rows: &[DrawRow]) -> String {
+    let mut s = String::from(
+        "shader      backend    unique  ns/index  draw ns/v  run ns/v  draw/run  after-uniform µs  1st draw µs  compile µs\n\
+         ----------  ---------  ------  --------  ---------  --------  --------  ----------------  -----------  ----------\n",
+    );
+    for r in rows {
+        s += &format!(
+            "{:<10}  {:<9}  {:>6}  {:>8.2}  {:>9.2}  {:>8.2}  {:>7.2}×  {:>16.1}  {:>11.1}  {:>10.1}\n",
+            r.shader.chars().take(10).collect::<String>(),
+            r.backend,
+            r.vertices,
+            r.ns_per_index,
+            r.draw_ns_per_vertex,
+            r.run_ns_per_vertex,
+            r.draw_ns_per_vertex / r.run_ns_per_vertex,
+            r.after_uniforms_us,
+            r.first_draw_us,
+            r.compile_us,
+        );
+    }
+    s
+}
+
+/// What the draw table's columns mean.
+pub const LEGEND: &str = "columns: unique = vertices the draw's indices use; ns/index = one draw / its indices; draw ns/v,
+         run ns/v = one draw, and one bare AoS Shader::run of the same unique vertices (input records
+         built beforehand, output records), per unique vertex; draw/run = their ratio (below 1: the
+         draw is faster per vertex than the bare run); after-uniform = one draw right after a
+         uniform-only change (no compile); 1st draw = the first draw of a new shader on a fresh engine
+         (its compile included; the other kernels compile in the background); compile = a cold
+         Engine::compile of the same program";
