@@ -37,39 +37,48 @@ pub(super) fn clamp_color(c: f32) -> f32 {
 }
 
 /// Writes `out[j]` from lane `j` of the output planes (`plane(k)` = register k / 4,
-/// component k % 4, `n` lanes).
+/// component k % 4, `n` lanes): each vertex whole, from a template holding the constant
+/// slots, then its mapped slots from the planes (one pass over the vertices, each written
+/// once while it is in cache).
 pub(super) fn write_vertices(
     table: &[Slot; SEMANTIC_SLOTS],
     planes: &[f32],
     n: usize,
     out: &mut [OutputVertex],
 ) {
-    let color = usize::from(semantic::COLOR);
+    let color = usize::from(semantic::COLOR)..usize::from(semantic::COLOR) + 4;
+    let mut template = OutputVertex {
+        slots: [0.0; SEMANTIC_SLOTS],
+    };
+    let mut plain: Vec<(usize, &[f32])> = Vec::new();
+    let mut colors: Vec<(usize, &[f32])> = Vec::new();
     for (s, slot) in table.iter().enumerate() {
         match *slot {
             Slot::Const(x) => {
-                let x = if (color..color + 4).contains(&s) {
+                template.slots[s] = if color.contains(&s) {
                     clamp_color(x)
                 } else {
                     x
                 };
-                for v in out.iter_mut() {
-                    v.slots[s] = x;
-                }
             }
             Slot::Reg(reg, comp) => {
                 let k = usize::from(reg) * 4 + usize::from(comp);
                 let plane = &planes[k * n..k * n + n];
-                if (color..color + 4).contains(&s) {
-                    for (v, &x) in out.iter_mut().zip(plane) {
-                        v.slots[s] = clamp_color(x);
-                    }
+                if color.contains(&s) {
+                    colors.push((s, plane));
                 } else {
-                    for (v, &x) in out.iter_mut().zip(plane) {
-                        v.slots[s] = x;
-                    }
+                    plain.push((s, plane));
                 }
             }
+        }
+    }
+    for (j, v) in out.iter_mut().enumerate().take(n) {
+        *v = template;
+        for &(s, plane) in &plain {
+            v.slots[s] = plane[j];
+        }
+        for &(s, plane) in &colors {
+            v.slots[s] = clamp_color(plane[j]);
         }
     }
 }

@@ -122,13 +122,27 @@ fn gather(feeds: &[Feed; 16], read: &[u8; 16], ids: &[u32], planes: &mut [f32]) 
                 stride,
                 components,
             } => {
-                for c in (0..4).filter(|c| mask >> c & 1 != 0) {
+                // Components the array lacks: the loader's defaults.
+                for c in (components..4).filter(|c| mask >> c & 1 != 0) {
+                    let range = plane(planes, c);
+                    planes[range].fill(DEFAULT[c]);
+                }
+                let loaded = mask & ((1u8 << components) - 1);
+                if loaded == 0xF {
+                    // The common case: one pass, four planes, one bounds check per vertex.
+                    let (x, rest) = planes[r * 4 * n..(r * 4 + 4) * n].split_at_mut(n);
+                    let (y, rest) = rest.split_at_mut(n);
+                    let (z, w) = rest.split_at_mut(n);
+                    for (j, &id) in ids.iter().enumerate() {
+                        let at = offset + id as usize * stride;
+                        let v = &data[at..at + 4];
+                        (x[j], y[j], z[j], w[j]) = (v[0], v[1], v[2], v[3]);
+                    }
+                    continue;
+                }
+                for c in (0..components).filter(|c| loaded >> c & 1 != 0) {
                     let range = plane(planes, c);
                     let dst = &mut planes[range];
-                    if c >= components {
-                        dst.fill(DEFAULT[c]);
-                        continue;
-                    }
                     for (d, &id) in dst.iter_mut().zip(ids) {
                         *d = data[offset + id as usize * stride + c];
                     }
