@@ -128,6 +128,14 @@ fn library_dir() -> PathBuf {
 /// Builds an example with the system compiler against the static library.
 fn build(compiler: &str, source: &str, extra: &[&str]) -> PathBuf {
     let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("example-{compiler}"));
+    // `cargo test` links the tests against the rlib only: build the static library too (a
+    // no-op when it is current), in this test's target directory and profile.
+    let built = Command::new(env!("CARGO"))
+        .args(["build", "-q", "-p", "picajit-capi", "--lib"])
+        .env("CARGO_TARGET_DIR", library_dir().parent().unwrap())
+        .status()
+        .expect("cargo");
+    assert!(built.success(), "cargo build -p picajit-capi failed");
     let lib = library_dir().join("libpicajit_capi.a");
     assert!(lib.exists(), "{} missing", lib.display());
     let status = Command::new(compiler)
