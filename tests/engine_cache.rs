@@ -57,7 +57,7 @@ fn interp(p: &Program, u: &Uniforms, inputs: &[Regs16]) -> Vec<Regs16> {
 }
 
 fn backends() -> Vec<Backend> {
-    let all = Backend::available();
+    let all = Backend::runnable();
     if !all.contains(&Backend::Aarch64) {
         common::aarch64_missing();
     }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use picajit::asm::{assemble, Source};
 use picajit::engine::{Backend, Engine};
 use picajit::interp::Interpreter;
-use picajit::pica::{program_commands, FloatMode, GsConfig, GsMode, Unit};
+use picajit::pica::{program_commands, FloatMode, GsConfig, GsMode, SemanticSource, Unit};
 use picajit::pipeline::{Attribute, DrawError, DrawOutput, Indices, OutputVertex, Pipeline};
 use picajit::program::{Regs16, Uniforms, Vec4};
 use picajit::shbin::Shbin;
@@ -36,10 +36,11 @@ fn example(name: &str) -> String {
     .unwrap()
 }
 
-/// Every engine this host runs, each as a pipeline of its own. Kernels compile on first use on
-/// the drawing thread, so the SoA and uniform-specialized kernels run in every draw.
+/// Every engine this host runs (AArch64 under qemu too), each as a pipeline of its own.
+/// Kernels compile on first use on the drawing thread, so the uniform-specialized kernels run
+/// in every draw.
 fn pipelines() -> Vec<(Backend, Pipeline)> {
-    let available = Backend::available();
+    let available = Backend::runnable();
     if !available.contains(&Backend::Aarch64) {
         common::aarch64_missing();
     }
@@ -210,6 +211,123 @@ fn draws_equal_the_interpreter_per_unique_vertex_then_the_output_map() {
         }
         // The last draw had no index.
         assert!(out.vertices.is_empty());
+    }
+}
+
+const MIXED_VS: &str = "
+.fvec k
+.out opos position
+.out ocol color
+.out otc texcoord0
+.proc main
+    mov opos, v0
+    mul ocol, k, v1
+    mov r0, v3
+    add otc, v2, r0
+    end
+.end
+";
+
+#[test]
+fn output_maps_that_split_registers_and_short_attributes_follow_the_hardware_rules() {
+    // Attribute slots: o0 → position; o1.xyz → colour rgb (alpha unmapped: 1.0); o2 → texcoord0
+    // v, u, texcoord0 w, view y; o3 (enabled, never written: 0.0) → texcoord1; a fifth slot past
+    // the enabled registers (0.0) → texcoord2. Attributes of 4, 2 and 1 components and a fixed
+    // one; u32 lists whose largest index shrinks between draws (stale table entries).
+    let mut rng = fastrand::Rng::with_seed(11);
+    let mut f = |n: usize| -> Vec<f32> { (0..n).map(|_| rng.f32() * 6.0 - 3.0).collect() };
+    let (positions, pairs, singles) = (f(4 * 200), f(5 * 200), f(200));
+    let fixed: Vec4 = [0.5, -0.25, 2.0, f32::NAN];
+    let attributes = [
+        Attribute::packed(&positions, 4),
+        Attribute::Array {
+            data: &pairs,
+            offset: 2,
+            stride: 5,
+            components: 2,
+        },
+        Attribute::packed(&singles, 1),
+        Attribute::Fixed(fixed),
+    ];
+    let inputs = |id: u32| -> Regs16 {
+        let i = id as usize;
+        let mut regs = [[0.0; 4]; 16];
+        regs[0].copy_from_slice(&positions[4 * i..4 * i + 4]);
+        regs[1] = [pairs[2 + 5 * i], pairs[3 + 5 * i], 0.0, 1.0];
+        regs[2] = [singles[i], 0.0, 0.0, 1.0];
+        regs[3] = fixed;
+        regs
+    };
+    let shbin = shbin_of(&[("mixed.v.pica", MIXED_VS)]);
+    let interp = Interpreter::new(&shbin.program(0).unwrap());
+    let lists: [Vec<u32>; 3] = [
+        (0..700u32).map(|k| (k * 37) % 200).collect(),
+        (0..90u32).map(|k| (k * 11) % 50).collect(),
+        (0..300u32).map(|k| 199 - (k * 7) % 120).collect(),
+    ];
+    for (backend, mut p) in pipelines() {
+        load(&mut p, &shbin, 0);
+        let regs = p.regs_mut();
+        regs.set_input_attributes(Unit::Vertex, 4, false);
+        regs.set_permutation(Unit::Vertex, std::array::from_fn(|k| k as u8));
+        regs.upload_floats(Unit::Vertex, 0, FloatMode::F32, &[[2.0, -0.5, 1.5, -4.0]]);
+        regs.set_output_mask(Unit::Vertex, 0b1111);
+        regs.set_output_map(&[
+            [0, 1, 2, 3],
+            [8, 9, 10, 31],
+            [13, 12, 16, 19],
+            [14, 15, 31, 31],
+            [22, 23, 31, 31],
+        ]);
+        let sources = p.regs().output_map().sources(0b1111);
+        let uniforms = p.regs().uniforms(Unit::Vertex).clone();
+        let mut out = DrawOutput::with_raw();
+        for list in &lists {
+            p.draw(Indices::U32(list), &attributes, &mut out).unwrap();
+            assert_eq!(out.indices.len(), list.len());
+            for (k, &u) in out.indices.iter().enumerate() {
+                assert_eq!(out.vertex_ids[u as usize], list[k], "{backend:?}");
+            }
+            for (u, &id) in out.vertex_ids.iter().enumerate() {
+                let o = interp.run_vertex(&uniforms, &inputs(id)).outputs;
+                let want: Vec<f32> = sources
+                    .iter()
+                    .enumerate()
+                    .map(|(slot, source)| {
+                        let x = match *source {
+                            SemanticSource::Output { reg, comp } => {
+                                o[usize::from(reg)][usize::from(comp)]
+                            }
+                            SemanticSource::Zero => 0.0,
+                            SemanticSource::One => 1.0,
+                        };
+                        match (8..12).contains(&slot) {
+                            true if x.abs() < 1.0 => x.abs(),
+                            true => 1.0,
+                            false => x,
+                        }
+                    })
+                    .collect();
+                assert_eq!(
+                    bits(&out.vertices[u].slots),
+                    bits(&want),
+                    "{backend:?} vertex {id}"
+                );
+                // Written registers raw; o3 and the rest 0.0.
+                for (r, (got, o)) in out.raw[u].iter().zip(o).enumerate() {
+                    let want = if r < 3 { o } else { [0.0; 4] };
+                    assert_eq!(bits(got), bits(&want), "{backend:?} o{r}");
+                }
+            }
+            // The map really split registers: texcoord0 is (o2.y, o2.x), alpha 1.0, texcoord1
+            // and texcoord2 0.0.
+            let (v, id) = (&out.vertices[0], out.vertex_ids[0]);
+            let o = interp.run_vertex(&uniforms, &inputs(id)).outputs;
+            assert_eq!(bits(&v.texcoord0()), bits(&[o[2][1], o[2][0]]));
+            assert_eq!(v.color()[3], 1.0);
+            assert_eq!(v.texcoord1(), [0.0, 0.0]);
+            assert_eq!(v.texcoord2(), [0.0, 0.0]);
+        }
     }
 }
 
@@ -515,11 +633,11 @@ fn uniform_only_changes_never_compile_and_reachable_code_changes_do() {
 #[test]
 fn the_first_draw_of_a_new_shader_runs_at_once_and_matches() {
     // Background compiling (the default): the first draws run the generic AoS kernel while
-    // the SoA and specialized kernels compile; every draw gives the same vertices.
+    // the specialized kernels compile; every draw gives the same vertices.
     let s = scene(64);
     let list: Vec<u16> = (0..200u32).map(|k| ((k * 5) % 64) as u16).collect();
     let mut reference: Option<Vec<Vec<u32>>> = None;
-    for backend in Backend::available() {
+    for backend in Backend::runnable() {
         let engine = Arc::new(Engine::new(backend).unwrap());
         let mut p = Pipeline::new(Arc::clone(&engine));
         lighting_setup(&mut p, &s);

@@ -376,6 +376,11 @@ impl Native {
         let _ = self.generic.soa(self.target, &self.counters);
     }
 
+    /// Compiles, on this thread, the AoS kernel a run with these uniforms uses (the variant).
+    pub(super) fn prepare_aos(&self, uniforms: &Uniforms) {
+        let _ = self.kernels_for(uniforms, true);
+    }
+
     /// Machine-code bytes of every kernel compiled so far.
     pub(super) fn bytes(&self) -> usize {
         let variants = self.variants.lock().unwrap_or_else(|p| p.into_inner());

@@ -39,7 +39,6 @@ pub use kernels::MachineCode;
 pub use picajit_codegen::timings::Timings;
 pub use shader::Shader;
 pub use soa::SoaBuffer;
-pub(crate) use soa::SoaPlan;
 
 use std::sync::{Arc, Mutex};
 

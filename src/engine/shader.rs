@@ -223,6 +223,14 @@ impl Shader {
         }
     }
 
+    /// [`Shader::prepare`] for AoS runs only (what draws use): the uniform-specialized
+    /// variant, not the SoA kernels.
+    pub(crate) fn prepare_aos(&self, uniforms: &Uniforms) {
+        if let Exec::Native(native) = &self.exec {
+            native.prepare_aos(uniforms);
+        }
+    }
+
     /// Machine-code bytes of the kernels compiled for this shader so far (0 on the
     /// interpreter).
     pub fn code_bytes(&self) -> usize {
@@ -267,43 +275,11 @@ impl Shader {
             Exec::Native(native) => {
                 let ran = with_context(|ctx| {
                     let kernels = native.kernels(uniforms);
-                    let aos = &kernels.aos;
                     self.load_uniforms(ctx, uniforms, &native.rows);
+                    let mut bytes = Vec::new();
                     let w = native.target.lanes();
-                    let full = inputs.len() / w * w;
-                    let mut bytes = vec![0u8; full / w];
-                    aos.run_aos(ctx, &inputs[..full], &mut outputs[..full], &mut bytes, None)?;
-                    for (batch, &b) in bytes.iter().enumerate() {
-                        let range = batch * w..batch * w + w;
-                        if b == DIVERGED {
-                            for v in range {
-                                (outputs[v], status[v]) =
-                                    single(ctx, aos, w, &inputs[v], &outputs[v])?;
-                            }
-                        } else {
-                            status[range].fill(status_of(b));
-                        }
-                    }
-                    if full < inputs.len() {
-                        // The tail: padded to a whole batch in a scratch buffer.
-                        let rest = inputs.len() - full;
-                        let mut tin = vec![[[0.0; 4]; 16]; w];
-                        tin[..rest].copy_from_slice(&inputs[full..]);
-                        let mut tout = vec![[[0.0; 4]; 16]; w];
-                        tout[..rest].copy_from_slice(&outputs[full..]);
-                        let mut b = [0u8];
-                        aos.run_aos(ctx, &tin, &mut tout, &mut b, None)?;
-                        if b[0] == DIVERGED {
-                            for v in full..inputs.len() {
-                                (outputs[v], status[v]) =
-                                    single(ctx, aos, w, &inputs[v], &outputs[v])?;
-                            }
-                        } else {
-                            outputs[full..].copy_from_slice(&tout[..rest]);
-                            status[full..].fill(status_of(b[0]));
-                        }
-                    }
-                    Ok::<(), String>(())
+                    run_aos_batches(ctx, &kernels.aos, w, inputs, outputs, status, &mut bytes)
+                        .map(|_| ())
                 });
                 if ran.is_err() {
                     // Only the qemu job server can fail; the interpreter gives the same answer.
@@ -312,6 +288,33 @@ impl Shader {
             }
         }
         self.result(status)
+    }
+
+    /// Runs `f` with an [`AosRunner`] for these uniforms: the kernels are chosen and the
+    /// uniforms loaded once, for any number of [`AosRunner::run`]s (a draw's chunks).
+    pub(crate) fn with_aos_runner<R>(
+        &self,
+        uniforms: &Uniforms,
+        f: impl FnOnce(&mut AosRunner<'_>) -> R,
+    ) -> R {
+        match &self.exec {
+            Exec::Native(native) if !native.geometry => with_context(|ctx| {
+                let kernels = native.kernels(uniforms);
+                self.load_uniforms(ctx, uniforms, &native.rows);
+                f(&mut AosRunner {
+                    shader: self,
+                    uniforms,
+                    native: Some((ctx, kernels, native.target.lanes())),
+                    bytes: Vec::new(),
+                })
+            }),
+            Exec::Native(_) | Exec::Interp => f(&mut AosRunner {
+                shader: self,
+                uniforms,
+                native: None,
+                bytes: Vec::new(),
+            }),
+        }
     }
 
     /// [`Shader::run`] split across the rayon pool in chunks of whole batches.
@@ -415,6 +418,105 @@ pub(super) fn check_lengths(inputs: usize, outputs: usize, status: usize) -> Res
         });
     }
     Ok(())
+}
+
+/// Runs of one shader with one set of uniforms, sharing the kernel choice, the loaded
+/// uniforms and the scratch of every run ([`Shader::with_aos_runner`]).
+pub(crate) struct AosRunner<'a> {
+    shader: &'a Shader,
+    uniforms: &'a Uniforms,
+    /// The batch context (uniforms loaded), the kernels and the batch width; `None` for
+    /// shaders that run through [`Shader::run`] each time.
+    native: Option<(&'a mut Context, Arc<Kernels>, usize)>,
+    bytes: Vec<u8>,
+}
+
+impl AosRunner<'_> {
+    /// [`Shader::run`] of `inputs` (the lengths must agree); statuses are written, and the
+    /// error names the first vertex that exhausted its budget.
+    pub(crate) fn run(
+        &mut self,
+        inputs: &[Regs16],
+        outputs: &mut [Regs16],
+        status: &mut [VertexStatus],
+    ) -> Result<(), RunError> {
+        let Some((ctx, kernels, w)) = &mut self.native else {
+            return self.shader.run(self.uniforms, inputs, outputs, status);
+        };
+        check_lengths(inputs.len(), outputs.len(), status.len())?;
+        match run_aos_batches(
+            ctx,
+            &kernels.aos,
+            *w,
+            inputs,
+            outputs,
+            status,
+            &mut self.bytes,
+        ) {
+            // Every batch ended: no status to look through.
+            Ok(true) => return Ok(()),
+            Ok(false) => {}
+            // Only the qemu job server can fail; the interpreter gives the same answer.
+            Err(_) => self
+                .shader
+                .run_interp(self.uniforms, inputs, outputs, status),
+        }
+        self.shader.result(status)
+    }
+}
+
+/// The AoS kernel `aos` (batches of `w`) over `inputs`, uniforms already in `ctx`: whole
+/// batches in place, the tail padded in scratch, batches whose lanes disagreed one vertex at
+/// a time; `bytes` is scratch for the batch statuses. True if every batch ended (no status
+/// to look through); an error only from the qemu job server.
+fn run_aos_batches(
+    ctx: &mut Context,
+    aos: &Code,
+    w: usize,
+    inputs: &[Regs16],
+    outputs: &mut [Regs16],
+    status: &mut [VertexStatus],
+    bytes: &mut Vec<u8>,
+) -> Result<bool, String> {
+    let full = inputs.len() / w * w;
+    bytes.clear();
+    bytes.resize(full / w, 0);
+    aos.run_aos(ctx, &inputs[..full], &mut outputs[..full], bytes, None)?;
+    let all_ended = bytes.iter().all(|&b| b == 0);
+    if all_ended {
+        status[..full].fill(VertexStatus::Ended);
+    } else {
+        for (batch, &b) in bytes.iter().enumerate() {
+            let range = batch * w..batch * w + w;
+            if b == DIVERGED {
+                for v in range {
+                    (outputs[v], status[v]) = single(ctx, aos, w, &inputs[v], &outputs[v])?;
+                }
+            } else {
+                status[range].fill(status_of(b));
+            }
+        }
+    }
+    if full < inputs.len() {
+        // The tail: padded to a whole batch in a scratch buffer.
+        let rest = inputs.len() - full;
+        let mut tin = [[[0.0; 4]; 16]; abi::MAX_LANES];
+        tin[..rest].copy_from_slice(&inputs[full..]);
+        let mut tout = [[[0.0; 4]; 16]; abi::MAX_LANES];
+        tout[..rest].copy_from_slice(&outputs[full..]);
+        let mut b = [0u8];
+        aos.run_aos(ctx, &tin[..w], &mut tout[..w], &mut b, None)?;
+        if b[0] == DIVERGED {
+            for v in full..inputs.len() {
+                (outputs[v], status[v]) = single(ctx, aos, w, &inputs[v], &outputs[v])?;
+            }
+        } else {
+            outputs[full..].copy_from_slice(&tout[..rest]);
+            status[full..].fill(status_of(b[0]));
+        }
+        return Ok(all_ended && b[0] == 0);
+    }
+    Ok(all_ended)
 }
 
 /// Input components named by any reachable instruction (all four of each register named).

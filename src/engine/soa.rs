@@ -72,12 +72,12 @@ fn scatter(planes: &mut [f32], n: usize, v: usize, regs: u16, from: &Regs16) {
 /// runs (a draw's chunks): the SoA kernel to use, or `None` for the interpreter or, while no
 /// SoA kernel is compiled yet, the AoS kernel through transposed copies.
 #[derive(Debug)]
-pub(crate) struct SoaPlan {
+pub(super) struct SoaPlan {
     kernels: Option<Arc<Kernels>>,
 }
 
 impl SoaPlan {
-    pub(crate) fn new(shader: &Shader, uniforms: &Uniforms) -> SoaPlan {
+    pub(super) fn new(shader: &Shader, uniforms: &Uniforms) -> SoaPlan {
         let kernels = match &shader.exec {
             Exec::Native(native) if !native.geometry => native.soa_kernels(uniforms),
             Exec::Native(_) | Exec::Interp => None,
@@ -87,7 +87,7 @@ impl SoaPlan {
 
     /// Runs `n` vertices of planar `inputs` into planar `outputs` (both at least `64 * n`
     /// long; layout as [`SoaBuffer`]); stores the registers [`Shader::outputs_written`] says.
-    pub(crate) fn run(
+    pub(super) fn run(
         &self,
         shader: &Shader,
         uniforms: &Uniforms,

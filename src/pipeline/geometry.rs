@@ -121,12 +121,11 @@ pub(super) fn draw(
         &feeds,
         &scratch.ids,
         &mut scratch.vertex,
-        |first, planes, n| {
-            for j in 0..n {
+        |first, records| {
+            for (j, rec) in records.iter().enumerate() {
                 for (a, src) in sources.iter().enumerate() {
                     if let Some(r) = *src {
-                        attrs[(first + j) * per_vertex + a] =
-                            std::array::from_fn(|c| planes[(r * 4 + c) * n + j]);
+                        attrs[(first + j) * per_vertex + a] = rec[r];
                     }
                 }
             }

@@ -2,8 +2,8 @@
 //! the register writes left ([`GpuRegs`]) to output vertices in semantic order.
 //!
 //! ```text
-//! indices ─▶ unique vertices (one pass, in order of first use) ─▶ chunks of 1024
-//!   per chunk: attributes the VS reads ─▶ SoA planes ─▶ SoA kernel ─▶ output planes
+//! indices ─▶ unique vertices (one pass, in order of first use) ─▶ chunks of 256
+//!   per chunk: attributes the VS reads ─▶ input records ─▶ AoS kernel ─▶ output records
 //!              ─▶ output vertices (OUTMAP → 24 semantic slots) | raw o0–o15 | GS attribute buffers
 //! geometry stage (GEOSTAGE_CONFIG = 2): VS attribute buffers ─▶ point / variable / fixed
 //!   primitive mode ─▶ GS invocations (b15 set after each) ─▶ triangles + winding flags
@@ -13,8 +13,13 @@
 //! shaders run. Shaders are compiled when what they run changed: a draw compares the code
 //! words uploaded since the last draw with the addresses the current shader reaches, and
 //! looks a new shader up in the engine's cache only then (uniform-only changes never
-//! compile; the engine compiles uniform-specialized and SoA kernels in the background
-//! while the generic kernel serves).
+//! compile; the engine compiles uniform-specialized kernels in the background while the
+//! generic kernel serves, so a new shader's first draw runs as soon as its generic kernel
+//! is compiled).
+//!
+//! Records, not SoA planes: the kernel's batch loop moves records to lanes and back with
+//! vector transposes, while gathering into planes and mapping planes to semantic slots are
+//! one scalar store per component in Rust; a chunk's records stay in cache.
 //!
 //! Rules where the survey and the hardware documentation are silent (hardware behaviour
 //! unknown; each is also the simplest exact choice):
@@ -144,7 +149,7 @@ impl Pipeline {
     /// this thread (so the next draw neither compiles nor waits).
     pub fn prepare(&mut self) -> Result<(), DrawError> {
         let vs = self.vs.get(&mut self.regs, Unit::Vertex, &self.engine)?;
-        vs.prepare(self.regs.uniforms(Unit::Vertex));
+        vs.prepare_aos(self.regs.uniforms(Unit::Vertex));
         if self.regs.geometry_in_use() {
             let gs = self.gs.get(&mut self.regs, Unit::Geometry, &self.engine)?;
             gs.prepare(self.regs.uniforms(Unit::Geometry));
@@ -216,7 +221,7 @@ fn vertex_only(
 ) -> Result<(), DrawError> {
     let max_id = scratch
         .dedup
-        .run(indices, &mut scratch.ids, &mut scratch.remap);
+        .run(indices, &mut out.vertex_ids, &mut out.indices);
     let config = regs.input_config(Unit::Vertex);
     let feeds = vertex::feeds(
         attributes,
@@ -225,7 +230,7 @@ fn vertex_only(
         vs.input_components(),
         max_id,
     )?;
-    let n = scratch.ids.len();
+    let n = out.vertex_ids.len();
     let table = semantic::table(
         &regs.output_map(),
         regs.output_mask(Unit::Vertex),
@@ -248,16 +253,15 @@ fn vertex_only(
         vs,
         regs.uniforms(Unit::Vertex),
         &feeds,
-        &scratch.ids,
+        &out.vertex_ids,
         &mut scratch.vertex,
-        |first, planes, len| {
-            semantic::write_vertices(&table, planes, len, &mut out.vertices[first..first + len]);
+        |first, records| {
+            let len = records.len();
+            semantic::write_vertices(&table, records, &mut out.vertices[first..first + len]);
             if keep_raw {
-                semantic::write_raw(written, planes, len, &mut out.raw[first..first + len]);
+                semantic::write_raw(written, records, &mut out.raw[first..first + len]);
             }
         },
     );
-    out.indices.extend_from_slice(&scratch.remap);
-    out.vertex_ids.extend_from_slice(&scratch.ids);
     result
 }

@@ -36,60 +36,99 @@ pub(super) fn clamp_color(c: f32) -> f32 {
     }
 }
 
-/// Writes `out[j]` from lane `j` of the output planes (`plane(k)` = register k / 4,
-/// component k % 4, `n` lanes): each vertex whole, from a template holding the constant
-/// slots, then its mapped slots from the planes (one pass over the vertices, each written
-/// once while it is in cache).
+/// How a group of four semantic slots (position, quaternion, colour, texcoords 0 and 1,
+/// texcoord0 w with view x, view y z with texcoord 2) is filled from an output record.
+#[derive(Clone, Copy, Debug)]
+enum Recipe {
+    /// Four constants.
+    Const([f32; 4]),
+    /// Output register `r`, x y z w in order: one vector copy.
+    Whole(usize),
+    /// Anything else, slot by slot.
+    Slots([Slot; 4]),
+}
+
+/// The recipes of `table` (colour constants already clamped).
+fn recipes(table: &[Slot; SEMANTIC_SLOTS]) -> [Recipe; 6] {
+    let color = usize::from(semantic::COLOR) / 4;
+    std::array::from_fn(|g| {
+        let slots: [Slot; 4] = std::array::from_fn(|k| table[g * 4 + k]);
+        match slots {
+            [Slot::Const(a), Slot::Const(b), Slot::Const(c), Slot::Const(d)] => {
+                let clamp = |x| if g == color { clamp_color(x) } else { x };
+                Recipe::Const([a, b, c, d].map(clamp))
+            }
+            [Slot::Reg(r, 0), Slot::Reg(r1, 1), Slot::Reg(r2, 2), Slot::Reg(r3, 3)]
+                if r == r1 && r == r2 && r == r3 =>
+            {
+                Recipe::Whole(usize::from(r))
+            }
+            _ => Recipe::Slots(slots),
+        }
+    })
+}
+
+/// Writes `out[j]` from the output record `records[j]`: group by group over the chunk (the
+/// chunk's vertices stay in L1), each group a vector copy, its constants, or slot by slot;
+/// colour as `min(|c|, 1)`.
 pub(super) fn write_vertices(
     table: &[Slot; SEMANTIC_SLOTS],
-    planes: &[f32],
-    n: usize,
+    records: &[Regs16],
     out: &mut [OutputVertex],
 ) {
-    let color = usize::from(semantic::COLOR)..usize::from(semantic::COLOR) + 4;
-    let mut template = OutputVertex {
-        slots: [0.0; SEMANTIC_SLOTS],
-    };
-    let mut plain: Vec<(usize, &[f32])> = Vec::new();
-    let mut colors: Vec<(usize, &[f32])> = Vec::new();
-    for (s, slot) in table.iter().enumerate() {
-        match *slot {
-            Slot::Const(x) => {
-                template.slots[s] = if color.contains(&s) {
-                    clamp_color(x)
-                } else {
-                    x
-                };
-            }
-            Slot::Reg(reg, comp) => {
-                let k = usize::from(reg) * 4 + usize::from(comp);
-                let plane = &planes[k * n..k * n + n];
-                if color.contains(&s) {
-                    colors.push((s, plane));
-                } else {
-                    plain.push((s, plane));
-                }
-            }
-        }
-    }
-    for (j, v) in out.iter_mut().enumerate().take(n) {
-        *v = template;
-        for &(s, plane) in &plain {
-            v.slots[s] = plane[j];
-        }
-        for &(s, plane) in &colors {
-            v.slots[s] = clamp_color(plane[j]);
+    let out = &mut out[..records.len()];
+    for (g, recipe) in recipes(table).iter().enumerate() {
+        match g {
+            0 => fill::<0, false>(recipe, records, out),
+            1 => fill::<1, false>(recipe, records, out),
+            2 => fill::<2, true>(recipe, records, out),
+            3 => fill::<3, false>(recipe, records, out),
+            4 => fill::<4, false>(recipe, records, out),
+            _ => fill::<5, false>(recipe, records, out),
         }
     }
 }
 
-/// Writes the raw records `out[j]` from lane `j` of the output planes: the registers in
-/// `written`, 0.0 in the others.
-pub(super) fn write_raw(written: u16, planes: &[f32], n: usize, out: &mut [Regs16]) {
-    for (j, regs) in out.iter_mut().enumerate() {
-        for (r, reg) in regs.iter_mut().enumerate() {
+/// Slots `4 G .. 4 G + 4` of `v`.
+fn slots<const G: usize>(v: &mut OutputVertex) -> &mut [f32] {
+    &mut v.slots[G * 4..G * 4 + 4]
+}
+
+/// Slots `4 G .. 4 G + 4` of every vertex of `out` by `recipe`, as `min(|c|, 1)` if `CLAMP`.
+fn fill<const G: usize, const CLAMP: bool>(
+    recipe: &Recipe,
+    records: &[Regs16],
+    out: &mut [OutputVertex],
+) {
+    let map = |q: [f32; 4]| if CLAMP { q.map(clamp_color) } else { q };
+    match *recipe {
+        Recipe::Const(c) => out
+            .iter_mut()
+            .for_each(|v| slots::<G>(v).copy_from_slice(&c)),
+        Recipe::Whole(r) => {
+            for (v, rec) in out.iter_mut().zip(records) {
+                slots::<G>(v).copy_from_slice(&map(rec[r & 15]));
+            }
+        }
+        Recipe::Slots(sources) => {
+            for (v, rec) in out.iter_mut().zip(records) {
+                let q = sources.map(|s| match s {
+                    Slot::Reg(r, c) => rec[usize::from(r & 15)][usize::from(c & 3)],
+                    Slot::Const(x) => x,
+                });
+                slots::<G>(v).copy_from_slice(&map(q));
+            }
+        }
+    }
+}
+
+/// Writes the raw records `out[j]` from the output records: the registers in `written`, 0.0
+/// in the others.
+pub(super) fn write_raw(written: u16, records: &[Regs16], out: &mut [Regs16]) {
+    for (regs, rec) in out.iter_mut().zip(records) {
+        for (r, (reg, &value)) in regs.iter_mut().zip(rec).enumerate() {
             *reg = if written >> r & 1 != 0 {
-                std::array::from_fn(|c| planes[(r * 4 + c) * n + j])
+                value
             } else {
                 [0.0; 4]
             };

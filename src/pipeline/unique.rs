@@ -1,24 +1,57 @@
 //! The unique vertices of an index list: each vertex index once, in order of first use, and
 //! per index the number of its unique vertex — found in one branch-free pass over the list
-//! with a table stamped per draw (so it is never cleared), before any shader runs.
+//! with a direct-mapped table stamped per draw (so it is never cleared, and no index is
+//! hashed), before any shader runs.
+//!
+//! u8 and u16 lists use tables of 256 and 65,536 entries allocated once; u32 lists use a
+//! table as large as their largest index (up to [`TABLE_LIMIT`] entries), or sort.
 
 use super::types::Indices;
 
-/// Largest index table kept (entries); lists with larger indices are deduplicated by sorting.
+/// Largest u32 index table kept (entries); lists with larger indices are deduplicated by
+/// sorting.
 const TABLE_LIMIT: usize = 1 << 20;
+
+/// A direct-mapped table from vertex index to unique number: entry = draw stamp (high 32
+/// bits) | unique number (low 32 bits). An entry whose stamp is not the current draw's is
+/// unseen, so a new draw only bumps the stamp.
+#[derive(Clone, Debug, Default)]
+struct Table {
+    entries: Vec<u64>,
+    stamp: u32,
+}
+
+impl Table {
+    /// Starts a draw over indices below `size`: the table grows to `size` entries and gets a
+    /// fresh stamp (cleared only when the stamp wraps, once in 2^32 draws).
+    fn begin(&mut self, size: usize) -> u64 {
+        if self.entries.len() < size {
+            self.entries.resize(size, 0);
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.entries.fill(0);
+            self.stamp = 1;
+        }
+        u64::from(self.stamp) << 32
+    }
+}
 
 /// Scratch for deduplication, reused from draw to draw.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Dedup {
-    /// Per vertex index: the draw stamp (high 32 bits) and its unique number (low 32 bits).
-    table: Vec<u64>,
-    stamp: u32,
+    /// Tables for u8 and u16 lists (their size never changes).
+    small: Table,
+    short: Table,
+    /// The table for u32 lists.
+    wide: Table,
     sorted: Vec<(u32, u32)>,
 }
 
 impl Dedup {
     /// Fills `ids` with the unique vertex indices in order of first use and `remap` with the
-    /// unique number of each index. Returns the largest vertex index (0 for no index).
+    /// unique number of each index (both cleared first). Returns the largest vertex index
+    /// (0 for no index).
     pub(super) fn run(
         &mut self,
         indices: Indices,
@@ -27,62 +60,31 @@ impl Dedup {
     ) -> u32 {
         ids.clear();
         remap.clear();
-        let n = indices.len();
-        if let Indices::Range { first, count } = indices {
-            ids.extend((0..count).map(|k| first.wrapping_add(k)));
-            remap.extend(0..count);
-            return first.wrapping_add(count.saturating_sub(1));
+        match indices {
+            Indices::Range { first, count } => {
+                ids.extend((0..count).map(|k| first.wrapping_add(k)));
+                remap.extend(0..count);
+                first.wrapping_add(count.saturating_sub(1))
+            }
+            Indices::U8(list) => {
+                let stamp = self.small.begin(1 << 8);
+                pass(&mut self.small.entries, 1 << 8, stamp, list, ids, remap)
+            }
+            Indices::U16(list) => {
+                let stamp = self.short.begin(1 << 16);
+                pass(&mut self.short.entries, 1 << 16, stamp, list, ids, remap)
+            }
+            Indices::U32(list) => {
+                let max = list.iter().copied().max().unwrap_or(0);
+                if max as usize >= TABLE_LIMIT && max as usize >= 4 * list.len() {
+                    self.by_sorting(indices, ids, remap);
+                    return max;
+                }
+                let size = max as usize + 1;
+                let stamp = self.wide.begin(size);
+                pass(&mut self.wide.entries, size, stamp, list, ids, remap)
+            }
         }
-        let max = match indices {
-            Indices::U8(i) => i.iter().copied().max().map_or(0, u32::from),
-            Indices::U16(i) => i.iter().copied().max().map_or(0, u32::from),
-            Indices::U32(i) => i.iter().copied().max().unwrap_or(0),
-            Indices::Range { .. } => 0,
-        };
-        if max as usize >= TABLE_LIMIT && max as usize >= 4 * n {
-            self.by_sorting(indices, ids, remap);
-            return max;
-        }
-        if self.table.len() <= max as usize {
-            self.table.resize(max as usize + 1, 0);
-        }
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.table.fill(0);
-            self.stamp = 1;
-        }
-        ids.resize(n, 0);
-        remap.resize(n, 0);
-        let count = match indices {
-            Indices::U8(i) => self.pass(i.iter().map(|&x| u32::from(x)), ids, remap),
-            Indices::U16(i) => self.pass(i.iter().map(|&x| u32::from(x)), ids, remap),
-            Indices::U32(i) => self.pass(i.iter().copied(), ids, remap),
-            Indices::Range { .. } => 0,
-        };
-        ids.truncate(count);
-        max
-    }
-
-    /// The branch-free pass: a fresh index takes the next unique number (and is written to
-    /// `ids` at that number); a seen one gets its number back from the table.
-    fn pass(
-        &mut self,
-        indices: impl Iterator<Item = u32>,
-        ids: &mut [u32],
-        remap: &mut [u32],
-    ) -> usize {
-        let stamp = u64::from(self.stamp) << 32;
-        let mut next = 0u32;
-        for (i, remapped) in indices.zip(remap.iter_mut()) {
-            let entry = &mut self.table[i as usize];
-            let fresh = *entry & !0xFFFF_FFFF != stamp;
-            let number = if fresh { next } else { *entry as u32 };
-            *entry = stamp | u64::from(number);
-            ids[next as usize] = i;
-            next += u32::from(fresh);
-            *remapped = number;
-        }
-        next as usize
     }
 
     /// Deduplication for lists whose indices are too spread for a table.
@@ -116,4 +118,39 @@ impl Dedup {
             remap[p as usize] = number_of[u].1;
         }
     }
+}
+
+/// The branch-free pass over `list` (every index below `size` ≤ `table.len()`): a fresh
+/// index takes the next unique number (and is written to `ids` at that number); a seen one
+/// gets its number back from the table. Returns the largest index.
+#[inline(always)]
+fn pass<T: Copy + Into<u32>>(
+    table: &mut [u64],
+    size: usize,
+    stamp: u64,
+    list: &[T],
+    ids: &mut Vec<u32>,
+    remap: &mut Vec<u32>,
+) -> u32 {
+    // A table of a constant size lets u8 and u16 lookups go unchecked.
+    let table = &mut table[..size];
+    // `ids` is written at the next number whether the index is fresh or not (then
+    // overwritten or cut off), so it needs room for every index.
+    ids.resize(list.len(), 0);
+    remap.resize(list.len(), 0);
+    let mut next = 0usize;
+    let mut max = 0u32;
+    for (number_out, &i) in remap.iter_mut().zip(list) {
+        let i: u32 = i.into();
+        max = max.max(i);
+        let entry = &mut table[i as usize];
+        let fresh = *entry & !0xFFFF_FFFF != stamp;
+        let number = if fresh { next as u32 } else { *entry as u32 };
+        *entry = stamp | u64::from(number);
+        ids[next] = i;
+        next += usize::from(fresh);
+        *number_out = number;
+    }
+    ids.truncate(next);
+    max
 }

@@ -1,16 +1,22 @@
-//! The vertex stage of a draw: the attributes the shader reads are gathered straight into SoA
-//! planes (only the registers and components it reads), the SoA kernel runs chunk by chunk,
-//! and each chunk's output planes go to the caller (semantic vertices, raw records, or the
-//! geometry stage's attribute buffers) while they are still in cache.
+//! The vertex stage of a draw: the attributes the shader reads are gathered into input
+//! records (only the registers it reads, each a 16-byte copy when the array has four
+//! components), the AoS kernel runs chunk by chunk — its batch loop transposes records to
+//! lanes and back in SIMD registers — and each chunk's output records go to the caller
+//! (semantic vertices, raw records, or the geometry stage's attribute buffers) while they are
+//! still in cache.
+//!
+//! Records rather than planes: gathering a vertex's attribute into a record is one vector
+//! copy where a plane needs one scalar store per component, and the kernel's transposes cost
+//! less than the Rust loops that would replace them.
 
 use super::types::{Attribute, DrawError};
-use crate::engine::{Shader, SoaPlan};
+use crate::engine::Shader;
 use crate::pica::Unit;
-use crate::program::{Uniforms, Vec4, VertexStatus};
+use crate::program::{Regs16, Uniforms, Vec4, VertexStatus};
 
-/// Vertices per chunk: a multiple of every batch width, small enough that a chunk's planes and
-/// output vertices stay in L2.
-pub(super) const CHUNK: usize = 1024;
+/// Vertices per chunk: a multiple of every batch width, small enough that a chunk's input
+/// and output records (256 bytes each) stay in L2.
+pub(super) const CHUNK: usize = 256;
 
 /// Where one input register's values come from.
 #[derive(Clone, Copy, Debug)]
@@ -93,118 +99,102 @@ pub(super) fn feeds<'a>(
 /// The components a vertex loader fills when an array has fewer: (0, 0, 0, 1).
 const DEFAULT: Vec4 = [0.0, 0.0, 0.0, 1.0];
 
-/// Writes the input planes (`n = ids.len()` lanes each) of the registers the shader reads for
-/// vertices `ids`.
-fn gather(feeds: &[Feed; 16], read: &[u8; 16], ids: &[u32], planes: &mut [f32]) {
-    let n = ids.len();
+/// Writes the input registers the shader reads (`read`, bit r) of the records `records[j]`
+/// for vertices `ids[j]`.
+fn gather(feeds: &[Feed; 16], read: u16, ids: &[u32], records: &mut [Regs16]) {
+    let records = &mut records[..ids.len()];
     for (r, feed) in feeds.iter().enumerate() {
-        let mask = read[r];
-        if mask == 0 {
+        if read >> r & 1 == 0 {
             continue;
         }
-        let plane = |_: &mut [f32], c: usize| -> std::ops::Range<usize> {
-            (r * 4 + c) * n..(r * 4 + c + 1) * n
-        };
         match *feed {
-            Feed::Zero | Feed::Fixed(_) => {
-                let value = match *feed {
-                    Feed::Fixed(v) => v,
-                    Feed::Zero | Feed::Array { .. } => [0.0; 4],
-                };
-                for c in (0..4).filter(|c| mask >> c & 1 != 0) {
-                    let range = plane(planes, c);
-                    planes[range].fill(value[c]);
-                }
-            }
+            Feed::Zero => records.iter_mut().for_each(|rec| rec[r] = [0.0; 4]),
+            Feed::Fixed(value) => records.iter_mut().for_each(|rec| rec[r] = value),
             Feed::Array {
                 data,
                 offset,
                 stride,
                 components,
             } => {
-                // Components the array lacks: the loader's defaults.
-                for c in (components..4).filter(|c| mask >> c & 1 != 0) {
-                    let range = plane(planes, c);
-                    planes[range].fill(DEFAULT[c]);
-                }
-                let loaded = mask & ((1u8 << components) - 1);
-                if loaded == 0xF {
-                    // The common case: one pass, four planes, one bounds check per vertex.
-                    let (x, rest) = planes[r * 4 * n..(r * 4 + 4) * n].split_at_mut(n);
-                    let (y, rest) = rest.split_at_mut(n);
-                    let (z, w) = rest.split_at_mut(n);
-                    for (j, &id) in ids.iter().enumerate() {
-                        let at = offset + id as usize * stride;
-                        let v = &data[at..at + 4];
-                        (x[j], y[j], z[j], w[j]) = (v[0], v[1], v[2], v[3]);
-                    }
-                    continue;
-                }
-                for c in (0..components).filter(|c| loaded >> c & 1 != 0) {
-                    let range = plane(planes, c);
-                    let dst = &mut planes[range];
-                    for (d, &id) in dst.iter_mut().zip(ids) {
-                        *d = data[offset + id as usize * stride + c];
-                    }
+                let data = &data[offset.min(data.len())..];
+                match components {
+                    1 => gather_array::<1>(data, stride, ids, records, r),
+                    2 => gather_array::<2>(data, stride, ids, records, r),
+                    3 => gather_array::<3>(data, stride, ids, records, r),
+                    _ => gather_array::<4>(data, stride, ids, records, r),
                 }
             }
         }
     }
 }
 
-/// Buffers of the vertex stage, reused from draw to draw: input and output planes of one
-/// chunk (64 planes of up to [`CHUNK`] lanes; a chunk of `n` vertices uses the first `64 n`
-/// floats, plane k at `k n`).
+/// Register `r` of each record from the `C` floats at `data[id * stride..]` (in bounds:
+/// [`feeds`] checked the largest id), the rest from [`DEFAULT`].
+#[inline(never)]
+fn gather_array<const C: usize>(
+    data: &[f32],
+    stride: usize,
+    ids: &[u32],
+    records: &mut [Regs16],
+    r: usize,
+) {
+    for (rec, &id) in records.iter_mut().zip(ids) {
+        let at = id as usize * stride;
+        let v: &[f32; C] = data[at..at + C].try_into().expect("C floats");
+        let mut value = DEFAULT;
+        value[..C].copy_from_slice(v);
+        rec[r] = value;
+    }
+}
+
+/// Buffers of the vertex stage, reused from draw to draw: the input and output records of
+/// one chunk, and their statuses.
 #[derive(Debug, Default)]
 pub(super) struct VertexBuffers {
-    input: Vec<f32>,
-    output: Vec<f32>,
+    input: Vec<Regs16>,
+    output: Vec<Regs16>,
     status: Vec<VertexStatus>,
 }
 
-/// Runs `shader` on vertices `ids` chunk by chunk: `sink(first, planes, n)` receives each
-/// chunk's output planes (`n` lanes per plane; vertex `first + j` is lane `j`). Every chunk
-/// runs; the error names the first vertex that exhausted its step budget.
+/// Runs `shader` on vertices `ids` chunk by chunk: `sink(first, records)` receives each
+/// chunk's output records (vertex `first + j` is `records[j]`; the registers
+/// [`Shader::outputs_written`] names are defined). Every chunk runs; the error names the
+/// first vertex that exhausted its step budget.
 pub(super) fn run(
     shader: &Shader,
     uniforms: &Uniforms,
     feeds: &[Feed; 16],
     ids: &[u32],
     buffers: &mut VertexBuffers,
-    mut sink: impl FnMut(usize, &[f32], usize),
+    mut sink: impl FnMut(usize, &[Regs16]),
 ) -> Result<(), DrawError> {
-    let read = shader.input_components();
-    let plan = SoaPlan::new(shader, uniforms);
+    let read = shader.inputs_read();
     let mut first_exhausted: Option<(u32, usize)> = None;
     let lanes = ids.len().min(CHUNK);
-    for buf in [&mut buffers.input, &mut buffers.output] {
-        if buf.len() < 64 * lanes {
-            buf.resize(64 * lanes, 0.0);
-        }
+    if buffers.input.len() < lanes {
+        buffers.input.resize(lanes, [[0.0; 4]; 16]);
+        buffers.output.resize(lanes, [[0.0; 4]; 16]);
+        buffers.status.resize(lanes, VertexStatus::Ended);
     }
-    for (k, chunk) in ids.chunks(CHUNK).enumerate() {
-        let n = chunk.len();
-        buffers.status.resize(n, VertexStatus::Ended);
-        gather(feeds, &read, chunk, &mut buffers.input[..64 * n]);
-        // Budget errors are read from the statuses below.
-        let _ = plan.run(
-            shader,
-            uniforms,
-            &buffers.input,
-            &mut buffers.output,
-            n,
-            &mut buffers.status,
-        );
-        for (j, s) in buffers.status.iter().enumerate() {
-            if *s == VertexStatus::BudgetExhausted {
-                first_exhausted = Some(match first_exhausted {
-                    None => (chunk[j], 1),
-                    Some((v, count)) => (v, count + 1),
-                });
+    shader.with_aos_runner(uniforms, |runner| {
+        for (k, chunk) in ids.chunks(CHUNK).enumerate() {
+            let n = chunk.len();
+            let (input, output) = (&mut buffers.input[..n], &mut buffers.output[..n]);
+            let status = &mut buffers.status[..n];
+            gather(feeds, read, chunk, input);
+            if runner.run(input, output, status).is_err() {
+                for (j, s) in status.iter().enumerate() {
+                    if *s == VertexStatus::BudgetExhausted {
+                        first_exhausted = Some(match first_exhausted {
+                            None => (chunk[j], 1),
+                            Some((v, count)) => (v, count + 1),
+                        });
+                    }
+                }
             }
+            sink(k * CHUNK, output);
         }
-        sink(k * CHUNK, &buffers.output[..64 * n], n);
-    }
+    });
     match first_exhausted {
         None => Ok(()),
         Some((vertex, count)) => Err(DrawError::BudgetExhausted {
