@@ -320,6 +320,45 @@ fn asm_on_a_binary_file_says_so() {
 }
 
 #[test]
+fn asm_reads_text_up_to_a_nul_byte() {
+    let dir = temp_dir("asm-nul");
+    // Text, then NUL padding: picasso reads up to the NUL; so does picajit, with a warning.
+    let src = dir.join("t.v.pica");
+    std::fs::write(
+        &src,
+        b".out pos position\n.proc main\n mov pos, v0\n end\n.end\n\0\0\x01junk",
+    )
+    .unwrap();
+    let out = picajit()
+        .args(["asm", src.to_str().unwrap(), "-o"])
+        .arg(dir.join("t.shbin"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("t.v.pica:6:1: warning: NUL byte in source text: picasso stops reading"),
+        "{stderr}"
+    );
+    assert!(dir.join("t.shbin").exists());
+    // Control bytes before the first NUL: a binary file, not source.
+    let bin = dir.join("image.bin");
+    std::fs::write(&bin, b"\x7fELF\x02\x01\x01\0\0\0").unwrap();
+    let out = picajit()
+        .args(["asm", bin.to_str().unwrap(), "-o"])
+        .arg(dir.join("bin.shbin"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("not assembly source: a binary file (it holds NUL bytes)"),
+        "{stderr}"
+    );
+    assert!(!dir.join("bin.shbin").exists());
+}
+
+#[test]
 fn run_says_1_vertex() {
     let file = corpus().join("lovebrew__lovepotion__main_v_pica.shbin");
     let out = picajit()

@@ -100,13 +100,18 @@ fn floor_char_boundary(s: &str, mut at: usize) -> usize {
 }
 
 impl fmt::Display for Diagnostic {
-    /// The headline, then (when known) the source line with `^~~~` under the offending text.
+    /// The headline, then (when known) the source line (tabs as blanks, other control
+    /// characters as `?`) with `^~~~` under the offending text.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.headline())?;
         if let (Some(source), Some(col)) = (&self.source, self.col) {
             let shown: String = source
                 .chars()
-                .map(|c| if c == '\t' { ' ' } else { c })
+                .map(|c| match c {
+                    '\t' => ' ',
+                    c if c.is_control() => '?',
+                    c => c,
+                })
                 .collect();
             let pad = " ".repeat(col as usize - 1);
             let marker = format!("^{}", "~".repeat(self.width.saturating_sub(1)));

@@ -153,20 +153,13 @@ impl Asm {
             .ok_or_else(|| Fail::new(st.head, "missing parameter"))?;
         let first = self.float_register(first_p)?;
         self.pools[1] = Pools::geometry(first.code());
-        let count = |p: Piece<'_>| {
-            number::unambiguous_count(p.s)
-                .ok()
-                .filter(|&n| n <= 255)
-                .map(|n| n as u8)
-                .ok_or_else(|| Fail::new(p, format!("invalid vertex count: {} (0..255)", p.s)))
-        };
         match code {
             1 => {
                 let n = args
                     .word()
                     .ok_or_else(|| Fail::new(st.head, "missing parameter"))?;
                 no_more(&mut args)?;
-                self.dvle().gs_variable_num = count(n)?;
+                self.dvle().gs_variable_num = self.small_number(n, "vertex count", 255)?;
             }
             2 => {
                 let start_p = args
@@ -177,7 +170,7 @@ impl Asm {
                     .ok_or_else(|| Fail::new(st.head, "missing parameter"))?;
                 no_more(&mut args)?;
                 let start = self.float_register(start_p)?;
-                let n = count(n)?;
+                let n = self.small_number(n, "vertex count", 255)?;
                 if start.code() >= first.code() {
                     return Err(Fail::new(
                         start_p,
@@ -204,6 +197,7 @@ impl Asm {
                 format!("invalid float uniform register: {}", p.s),
             ));
         }
+        self.plain_register(p, &o, false)?;
         Ok(o.reg)
     }
 

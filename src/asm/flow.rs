@@ -8,7 +8,7 @@
 
 use super::emit::{missing, need, no_more};
 use super::number;
-use super::operand::{Fail, RegClass, IDENTITY};
+use super::operand::{Fail, Operand, RegClass, IDENTITY};
 use super::state::{Asm, Block, Reloc, RelocKind, TargetRef, MAX_NESTING};
 use super::syntax::{self, Fields, Syntax};
 use super::text::{is_identifier, Args, Piece, Statement};
@@ -234,13 +234,10 @@ impl Asm {
             None => (false, b),
         };
         let o = self.operand(b)?;
-        if o.reg.class != RegClass::Bool
-            || o.negate
-            || o.idx != AddrIdx::None
-            || o.select != IDENTITY
-        {
+        if o.reg.class != RegClass::Bool || o.idx != AddrIdx::None {
             return Err(Fail::new(b, format!("invalid boolean uniform: {}", b.s)));
         }
+        self.plain_register(b, &o, syntax == Syntax::JmpU)?;
         let target = args.comma();
         let count = args.comma();
         no_more(&mut args)?;
@@ -291,24 +288,36 @@ impl Asm {
         let count = args.comma();
         no_more(&mut args)?;
         let o = self.operand(i)?;
-        if o.reg.class != RegClass::Int
-            || o.negate
-            || o.idx != AddrIdx::None
-            || o.select != IDENTITY
-        {
+        if o.reg.class != RegClass::Int || o.idx != AddrIdx::None {
             return Err(Fail::new(
                 i,
                 format!("invalid integer vector uniform: {}", i.s),
             ));
         }
+        self.plain_register(i, &o, false)?;
+        // picasso accepts i4..i7 and shifts the whole number in: bits 22–23 take its low two
+        // bits, bit 24 (no field of the loop instruction) the rest.
+        let spill = o.reg.index >> 2;
+        if spill != 0 {
+            let low = o.reg.index & 3;
+            self.picasso_reads(Fail::new(
+                i,
+                format!(
+                    "invalid integer vector uniform: {} (there are i0..i3): picasso writes i{low} \
+                     and sets bit 24 of the instruction, which the loop does not read; write \
+                     `i{low}`",
+                    o.reg
+                ),
+            ))?;
+        }
         let mut word = Fmt3i {
-            id: o.reg.index as u8,
+            id: (o.reg.index & 3) as u8,
             dest: 0,
             num: 0,
         };
+        let pos = self.code.len();
         match (target, count) {
             (None, None) => {
-                let pos = self.code.len();
                 let site = self.site(st.head);
                 self.open(Block::For { pos, site }, st.head)?;
                 self.emit(op, Fields::F3i(word));
@@ -322,7 +331,80 @@ impl Asm {
             }
             (None, Some(_)) => return Err(missing(&st)),
         }
+        self.code[pos] |= spill << 24;
         Ok(())
+    }
+
+    /// A register named where only the register counts (the bool or integer uniform of flow
+    /// control, the register of a directive): picasso drops a negation and a swizzle without a
+    /// word, which is a warning here (an error under `--strict`); it refuses an index register.
+    /// `jmpu`: the message says how to invert the condition.
+    pub(crate) fn plain_register(
+        &mut self,
+        p: Piece<'_>,
+        o: &Operand,
+        jmpu: bool,
+    ) -> Result<(), Fail> {
+        if o.idx != AddrIdx::None {
+            return Err(Fail::new(
+                p,
+                format!("index register not allowed here: {}", p.s),
+            ));
+        }
+        let dropped = match (o.negate, o.select != IDENTITY) {
+            (false, false) => return Ok(()),
+            (true, false) => "the negation",
+            (false, true) => "the swizzle",
+            (true, true) => "the negation and the swizzle",
+        };
+        // The text without the `-` and the swizzle.
+        let plain = p.s.trim_start_matches('-').trim_start();
+        let plain = match plain.rfind('.') {
+            Some(dot) if !plain[dot..].contains(']') => &plain[..dot],
+            Some(_) | None => plain,
+        };
+        let hint = if jmpu && o.negate {
+            format!(" (`jmpu !{plain}, …` jumps when it is false)")
+        } else {
+            String::new()
+        };
+        self.picasso_reads(Fail::new(
+            p,
+            format!(
+                "picasso ignores {dropped} of `{}` here: it reads {}; write `{plain}`{hint}",
+                p.s, o.reg
+            ),
+        ))
+    }
+
+    /// A number of an instruction or directive that picasso reads with C's `strtoll` (base 0)
+    /// and checks against `0..=max`: a plain decimal or `0x` hex number, or else the number
+    /// picasso reads from the text (a prefix, or octal after a leading zero) with a warning.
+    pub(crate) fn small_number(&mut self, p: Piece<'_>, what: &str, max: u8) -> Result<u8, Fail> {
+        let invalid = || Fail::new(p, format!("invalid {what}: {} (0..{max})", p.s));
+        match number::unambiguous_count(p.s) {
+            Ok(n) => u8::try_from(n)
+                .ok()
+                .filter(|&n| n <= max)
+                .ok_or_else(invalid),
+            Err(Some(n)) if n <= u64::from(max) => {
+                let reading = match number::c_base0_split(p.s) {
+                    Some((_, len)) if len < p.s.len() => {
+                        format!("ignores `{}` after the number", &p.s[len..])
+                    }
+                    Some(_) | None => "reads the leading zero as octal".to_string(),
+                };
+                self.picasso_reads(Fail::new(
+                    p,
+                    format!(
+                        "picasso reads the {what} `{}` as {n} (it {reading}); write `{n}`",
+                        p.s
+                    ),
+                ))?;
+                Ok(n as u8)
+            }
+            Err(_) => Err(invalid()),
+        }
     }
 
     pub(crate) fn setemit(&mut self, st: Statement<'_>, op: Opcode) -> Result<(), Fail> {
@@ -330,11 +412,7 @@ impl Asm {
         let v = need(&mut args, &st)?;
         let flags = args.comma();
         no_more(&mut args)?;
-        let vertex = number::unambiguous_count(v.s)
-            .ok()
-            .filter(|&n| n <= 2)
-            .ok_or_else(|| Fail::new(v, format!("invalid vertex id: {} (0..2)", v.s)))?;
-        // (Read like picasso's C base 0: `0x1` is 1; an octal-looking `01` is 1 either way.)
+        let vertex = self.small_number(v, "vertex id", 2)?;
         let (mut primitive, mut winding) = (false, false);
         if let Some(flags) = flags {
             let mut words = Args::new(flags);
@@ -342,7 +420,15 @@ impl Asm {
                 match w.s.to_ascii_lowercase().as_str() {
                     "prim" | "primitive" => primitive = true,
                     "inv" | "invert" => winding = true,
-                    _ => return Err(Fail::new(w, format!("unknown setemit flag: {}", w.s))),
+                    _ => self.picasso_reads(Fail::new(
+                        w,
+                        format!(
+                            "unknown setemit flag: {}: picasso reports it as an error but still \
+                             writes the file, without the flag; remove it (the flags are `prim` \
+                             and `inv`)",
+                            w.s
+                        ),
+                    ))?,
                 }
             }
         }
@@ -354,7 +440,7 @@ impl Asm {
         self.emit(
             op,
             Fields::F4(Fmt4 {
-                vertex: vertex as u8,
+                vertex,
                 primitive,
                 winding,
             }),

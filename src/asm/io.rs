@@ -50,8 +50,22 @@ impl Asm {
         let index = match reg {
             Some(r) => {
                 let o = self.operand(r)?;
-                if o.reg.class != RegClass::Input {
-                    return Err(Fail::new(r, format!("invalid input register: {}", r.s)));
+                self.plain_register(r, &o, false)?;
+                match o.reg.class {
+                    RegClass::Input => {}
+                    // picasso checks the register code, which outputs share with inputs.
+                    RegClass::Output => self.picasso_reads(Fail::new(
+                        r,
+                        format!(
+                            "invalid input register: {}: picasso reads it as the input register \
+                             with the same code, v{i}; write `v{i}`",
+                            r.s,
+                            i = o.reg.index
+                        ),
+                    ))?,
+                    RegClass::Temp | RegClass::Float | RegClass::Int | RegClass::Bool => {
+                        return Err(Fail::new(r, format!("invalid input register: {}", r.s)))
+                    }
                 }
                 o.reg.index
             }
@@ -102,12 +116,42 @@ impl Asm {
         let (explicit, select, ty) = match reg {
             Some(r) => {
                 let o = self.operand(r)?;
-                if o.reg.class != RegClass::Output {
-                    return Err(Fail::new(r, format!("invalid output register: {}", r.s)));
+                match o.reg.class {
+                    RegClass::Output => {}
+                    // picasso checks the register code, which inputs share with outputs.
+                    RegClass::Input if o.reg.index < self.dvle().output_limit() => self
+                        .picasso_reads(Fail::new(
+                            r,
+                            format!(
+                                "invalid output register: {}: picasso reads it as the output \
+                                 register with the same code, o{i}; write `o{i}`",
+                                r.s,
+                                i = o.reg.index
+                            ),
+                        ))?,
+                    RegClass::Input
+                    | RegClass::Temp
+                    | RegClass::Float
+                    | RegClass::Int
+                    | RegClass::Bool => {
+                        return Err(Fail::new(r, format!("invalid output register: {}", r.s)))
+                    }
                 }
                 (Some(o.reg.index), o.select, ty)
             }
             None => match ty.split_once('.') {
+                (t, Some(mask)) if mask.is_empty() => {
+                    let whole = ty.to(t.s.len() + 1);
+                    self.picasso_reads(Fail::new(
+                        whole,
+                        format!(
+                            "empty output mask: picasso reads `{}` as `{}x` (the x component \
+                             only); write `{}x`, or leave the `.` out for all four components",
+                            whole.s, whole.s, whole.s
+                        ),
+                    ))?;
+                    (None, [0; 4], t)
+                }
                 (t, Some(mask)) => {
                     let sel = operand::swizzle(mask.s).ok_or_else(|| {
                         Fail::new(mask, format!("invalid output mask: {}", mask.s))

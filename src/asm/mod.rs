@@ -1,26 +1,28 @@
-//! The assembler and disassembler of picasso's PICA200 shader language
-//! (`reference/picasso-language.md`).
+//! The assembler and disassembler of picasso's PICA200 shader language.
 //!
 //! [`assemble`] turns source files into a [`Shbin`] byte-identical to what picasso 2.7.1 writes
 //! for every program picasso accepts. Where picasso writes something other than what the text
-//! seems to say (sizes and constants read by `atoi`/`atof`, text after a register number, octal
-//! register numbers, uppercase register letters, output registers as sources, offsets that
-//! leave a register file, …) the result is picasso's bytes with a warning saying so;
-//! [`Options::strict`] refuses such text instead. The README lists each case. Diagnostics are
-//! `file:line:col: error: message` with the offending text; every error of a file is reported,
-//! not only the first.
+//! seems to say (sizes and constants read by `atoi`/`atof`, text after a register number or
+//! after `]` or `)`, octal register numbers, uppercase register letters, output registers as
+//! sources, offsets that leave a register file, empty swizzles and uniform names, `i4`…`i7`,
+//! negations and swizzles it drops, unknown `setemit` flags, a NUL byte, …) the result is
+//! picasso's bytes with a warning saying so; [`Options::strict`] refuses such text instead.
+//! The README lists each case. Diagnostics are `file:line:col: error: message` with the
+//! offending text; every error of a file is reported, not only the first.
 //!
 //! [`disassemble`] writes a SHBIN back as text in the same language that re-assembles to the
 //! same code words and operand descriptors for any input.
 //!
-//! Beyond picasso (all of them spellings picasso refuses, so no picasso program changes
-//! meaning):
+//! Float constants may be hex floats (`0x1.8p+1`), read exactly as picasso's `atof` reads them
+//! with glibc; picasso's float24 rule then applies, under which `0x1.XXXXp-63` …
+//! `0x1.XXXXp+64` write every float24 bit pattern (`0x1.8p+64` is the float24 NaN with payload
+//! 0x8000).
+//!
+//! Beyond picasso (spellings picasso refuses, except `!` in a constant and `@N`, which picasso
+//! reads as 0 and ignores):
 //! - `#` starts a comment, except a cpp line marker (`# 12 "file.pica"`) at the start of a line;
 //! - `!0x12345678` is a raw code word wherever an instruction can stand, and a raw 32-bit
 //!   component in `.constf`/`.constfa`/`.setf`;
-//! - float literals may be hex floats (`0x1.8p+1`), read exactly; picasso's float24 rule then
-//!   applies, under which `0x1.XXXXp-63` … `0x1.XXXXp+64` write every float24 bit pattern
-//!   (`0x1.8p+64` is the float24 NaN with payload 0x8000);
 //! - `.opdesc W, …` pins the operand-descriptor table and `@N` after an ALU instruction's
 //!   operands picks its entry;
 //! - flow-control instructions take an explicit target and count (`call L, 3`,

@@ -1,8 +1,11 @@
 //! Register operands: `[-]name[[offset|index[+offset]]][.swizzle]`, where `name` is a register
-//! (`v0`..`v15`, `o0`..`o15`, `r0`..`r15`, `c0`..`c95`, `i0`..`i3`, `b0`..`b15`) or an alias.
-//! Aliases carry a register, a negation and a swizzle; a use-site swizzle selects from the
-//! alias's swizzle and a use-site `-` toggles its negation. Offsets are added after alias
-//! resolution and may not leave the register's file.
+//! (`v0`..`v15`, `o0`..`o15`, `r0`..`r15`, `c0`..`c95`, `i0`..`i3`, `b0`..`b15`; picasso also
+//! reads `i4`..`i7`) or an alias. Aliases carry a register, a negation and a swizzle; a use-site
+//! swizzle selects from the alias's swizzle and a use-site `-` toggles its negation. Offsets
+//! are added after alias resolution. Where picasso reads such text as something other than
+//! what it says (an offset that runs into the next register file, text after `]`, an empty
+//! swizzle, an index register on an alias of a register that is not a float uniform, …) the
+//! operand is picasso's reading, after `Scope::picasso_reads`.
 
 use super::number;
 use super::text::Piece;
@@ -50,6 +53,20 @@ impl RegClass {
             RegClass::Input | RegClass::Output | RegClass::Temp | RegClass::Bool => 16,
             RegClass::Float => 96,
             RegClass::Int => 4,
+        }
+    }
+
+    /// How many register codes picasso accepts for the file: [`RegClass::count`], except that
+    /// picasso reads `i4`…`i7` too (codes 0x84…0x87, below the bool file at 0x88), which only a
+    /// loop instruction can use (see `flow`).
+    pub fn codes(self) -> u32 {
+        match self {
+            RegClass::Int => 8,
+            RegClass::Input
+            | RegClass::Output
+            | RegClass::Temp
+            | RegClass::Float
+            | RegClass::Bool => self.count(),
         }
     }
 
@@ -216,23 +233,27 @@ pub(crate) fn parse(p: Piece<'_>, scope: &mut dyn Scope) -> Result<Operand, Fail
                     format!("missing closing bracket: {}", body.s),
                 ));
             };
-            let after = body.from(close + 1);
-            let after_t = after.trim();
-            let sw = if after_t.is_empty() {
-                None
-            } else if let Some(rest) = after_t.s.strip_prefix('.') {
-                Some(after_t.slice(1, 1 + rest.len()))
-            } else {
-                return Err(Fail::new(
-                    after_t,
-                    format!("unexpected text after ']': {}", after_t.s),
-                ));
-            };
-            (
-                body.to(open).trim(),
-                Some(body.slice(open + 1, close).trim()),
-                sw,
-            )
+            let after = body.from(close + 1).trim();
+            // picasso looks for the swizzle's `.` anywhere after `]` and skips what is before it.
+            let (ignored, sw) = after.split_once('.');
+            let ignored = ignored.trim();
+            let name = body.to(open).trim();
+            let inner = body.slice(open + 1, close).trim();
+            if !ignored.is_empty() {
+                let clean = match sw {
+                    Some(sw) => format!("{}[{}].{}", name.s, inner.s, sw.s),
+                    None => format!("{}[{}]", name.s, inner.s),
+                };
+                scope.picasso_reads(Fail::new(
+                    ignored,
+                    format!(
+                        "unexpected text after ']': picasso ignores `{}` and reads `{clean}`; \
+                         write `{clean}`",
+                        ignored.s
+                    ),
+                ))?;
+            }
+            (name, Some(inner), sw)
         }
         None => match body.split_once('.') {
             (name, Some(sw)) => (name.trim(), None, Some(sw)),
@@ -244,11 +265,24 @@ pub(crate) fn parse(p: Piece<'_>, scope: &mut dyn Scope) -> Result<Operand, Fail
         None => (AddrIdx::None, 0),
     };
     let use_select = match sw {
+        Some(sw) if sw.is_empty() => {
+            let whole = p.to(sw.at - p.at);
+            scope.picasso_reads(Fail::new(
+                whole,
+                format!(
+                    "empty swizzle: picasso reads `{}` as `{}x` (one component, repeated); write \
+                     `{}x`, or leave the `.` out for all four components",
+                    whole.s, whole.s, whole.s
+                ),
+            ))?;
+            [0; 4]
+        }
         Some(sw) => swizzle(sw.s)
             .ok_or_else(|| Fail::new(sw, format!("invalid swizzling mask: {}", sw.s)))?,
         None => IDENTITY,
     };
-    let (base, negate, select) = match scope.alias(name.s) {
+    let alias = scope.alias(name.s);
+    let (base, negate, select) = match alias {
         Some(alias) => (
             alias.reg,
             negate ^ alias.negate,
@@ -256,14 +290,31 @@ pub(crate) fn parse(p: Piece<'_>, scope: &mut dyn Scope) -> Result<Operand, Fail
         ),
         None => (register(name, scope)?, negate, use_select),
     };
-    if idx != AddrIdx::None && base.class != RegClass::Float {
-        return Err(Fail::new(
-            p,
-            "index register not allowed with this kind of register",
-        ));
-    }
     let index = base.index + offset;
-    let reg = if index < base.class.count() {
+    if idx != AddrIdx::None && base.class != RegClass::Float {
+        if alias.is_none() {
+            return Err(Fail::new(
+                p,
+                "index register not allowed with this kind of register",
+            ));
+        }
+        // picasso checks the register kind of names, not of aliases: the index bits are set.
+        let reached = Reg {
+            class: base.class,
+            index,
+        };
+        scope.picasso_reads(Fail::new(
+            p,
+            format!(
+                "index register not allowed with this kind of register: `{}` is {reached}, and \
+                 only float uniforms (c0..c95) are addressed relatively; picasso sets the index \
+                 bits anyway and the hardware reads {reached} without an offset; write the \
+                 operand without the index register",
+                name.s
+            ),
+        ))?;
+    }
+    let reg = if index < base.class.codes() {
         Reg {
             class: base.class,
             index,
@@ -384,7 +435,7 @@ pub(crate) fn register(name: Piece<'_>, scope: &mut dyn Scope) -> Result<Reg, Fa
     let limit = match class {
         RegClass::Output => scope.output_limit(),
         RegClass::Input | RegClass::Temp | RegClass::Float | RegClass::Int | RegClass::Bool => {
-            class.count()
+            class.codes()
         }
     };
     if index >= u64::from(limit) {
@@ -410,7 +461,7 @@ fn reg_of_code(n: u64) -> Option<Reg> {
         RegClass::Input,
     ]
     .into_iter()
-    .find(|c| n >= u64::from(c.code_base()) && n < u64::from(c.code_base() + c.count()))
+    .find(|c| n >= u64::from(c.code_base()) && n < u64::from(c.code_base() + c.codes()))
     .map(|c| Reg {
         class: c,
         index: n as u32 - c.code_base(),
@@ -542,7 +593,17 @@ mod tests {
     fn refusals() {
         assert_eq!(p("q5").unwrap_err(), "invalid register: q5");
         assert_eq!(p("r1.xyzwx").unwrap_err(), "invalid swizzling mask: xyzwx");
-        assert_eq!(p("r1.").unwrap_err(), "invalid swizzling mask: ");
+        assert!(p("r1.")
+            .unwrap_err()
+            .starts_with("empty swizzle: picasso reads `r1.` as `r1.x`"));
+        // i4..i7 are registers to picasso (a loop takes them, with a warning).
+        assert_eq!(
+            p("i5").unwrap().reg,
+            Reg {
+                class: RegClass::Int,
+                index: 5
+            }
+        );
         assert_eq!(p("c1[-2]").unwrap_err(), "invalid register offset: -2");
         assert_eq!(p("c1[2+a0.x]").unwrap_err(), "invalid index register: 2");
         assert!(p("c1[0x10]")
@@ -563,9 +624,17 @@ mod tests {
         assert_eq!(p("rx").unwrap_err(), "invalid register: rx");
         assert_eq!(p("r16").unwrap_err(), "invalid temporary register: r16");
         assert_eq!(
-            p("i4").unwrap_err(),
-            "invalid integer vector uniform register: i4"
+            p("i8").unwrap_err(),
+            "invalid integer vector uniform register: i8"
         );
+        // Text between `]` and the swizzle is skipped by picasso.
+        assert!(p("c1[2]q.x")
+            .unwrap_err()
+            .starts_with("unexpected text after ']': picasso ignores `q` and reads `c1[2].x`"));
+        // An index register on an alias of a temporary: picasso sets the bits.
+        assert!(p("neg[a0.x]")
+            .unwrap_err()
+            .starts_with("index register not allowed with this kind of register: `neg` is r4"));
         assert!(p("r15[1]")
             .unwrap_err()
             .starts_with("register offset out of range: r15[1] (past r15): picasso adds the offset to the register code and writes c0"));

@@ -302,13 +302,21 @@ impl Asm {
                 end: offset + text.len(),
             };
             offset += raw_line.len() + 1;
-            if let Some(nul) = text.find('\0') {
-                self.error(Fail::new(
-                    Piece::new(&text[nul..nul + 1], nul),
-                    "NUL byte in source text",
-                ));
-                continue;
+            // picasso reads the file as a C string: it ends at the first NUL byte.
+            let nul = text.find('\0');
+            if let Some(at) = nul {
+                let fail = Fail::new(
+                    Piece::new(&text[at..at + 1], at),
+                    "NUL byte in source text: picasso stops reading the file here and ignores \
+                     the rest; remove the NUL byte (and what follows it, if it is not meant to be \
+                     assembled)",
+                );
+                if let Err(fail) = self.picasso_reads(fail) {
+                    self.error(fail);
+                    continue;
+                }
             }
+            let text = &text[..nul.unwrap_or(text.len())];
             match text::split_line(text) {
                 LineKind::Marker { line, file } => {
                     next = line;
@@ -324,6 +332,9 @@ impl Asm {
                         self.statement(st);
                     }
                 }
+            }
+            if nul.is_some() {
+                break;
             }
             if let Some(name) = self.new_unit.take() {
                 self.end_file();

@@ -170,6 +170,11 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// The text not taken yet.
+    pub fn rest(&self) -> Piece<'a> {
+        self.rest
+    }
+
     /// The next comma-separated piece (trimmed; may be empty).
     pub fn comma(&mut self) -> Option<Piece<'a>> {
         self.take(|c| c == b',')

@@ -20,31 +20,41 @@ pub(crate) const MAX_ENTRIES: usize = 96;
 struct Vector<'a> {
     name: Piece<'a>,
     values: [Piece<'a>; 4],
+    /// The text of the fourth value when it holds a comma (picasso reads up to the comma).
+    extra: Option<Piece<'a>>,
+    /// Text after `)`.
+    after: Piece<'a>,
 }
 
+/// Cuts a vector the way picasso does: the name up to `(`, three values up to a comma each,
+/// the fourth up to the first `)`. What follows `)`, and a fifth value (`atof` stops at the
+/// comma), picasso ignores; they are the pieces `after` and `extra`, checked by the caller.
 fn vector<'a>(st: &Statement<'a>) -> Result<Vector<'a>, Fail> {
     let missing = || Fail::new(st.head, "missing parameter");
     let (name, inner) = match st.rest.split_once('(') {
         (name, Some(inner)) => (name.trim(), inner),
         (_, None) => return Err(missing()),
     };
-    let (inner, after) = match inner.split_once(')') {
-        (inner, Some(after)) => (inner, after.trim()),
-        (_, None) => return Err(Fail::new(st.rest, "invalid syntax")),
-    };
-    if !after.is_empty() {
-        return Err(Fail::new(
-            after,
-            format!("unexpected text after ')': {}", after.s),
-        ));
-    }
     let mut args = Args::new(inner);
     let mut values = [Piece::new("", inner.end()); 4];
-    for v in &mut values {
+    for v in values.iter_mut().take(3) {
         *v = args.comma().ok_or_else(missing)?;
     }
-    no_more(&mut args)?;
-    Ok(Vector { name, values })
+    let (last, after) = match args.rest().split_once(')') {
+        (last, Some(after)) => (last.trim(), after.trim()),
+        (_, None) => return Err(Fail::new(st.rest, "invalid syntax")),
+    };
+    let (last, extra) = match last.split_once(',') {
+        (first, Some(_)) => (first.trim(), Some(last)),
+        (_, None) => (last, None),
+    };
+    values[3] = last;
+    Ok(Vector {
+        name,
+        values,
+        extra,
+        after,
+    })
 }
 
 /// The value of `a op b` (one of `+ - * /` between two plain numbers), which picasso's
@@ -81,6 +91,31 @@ fn meant(s: &str, integer: bool) -> String {
 }
 
 impl Asm {
+    /// A vector's text that picasso ignores: a fifth value, text after `)`.
+    fn vector_tail(&mut self, v: &Vector<'_>) -> Result<(), Fail> {
+        if let Some(full) = v.extra {
+            let ignored = full.from(full.s.find(',').unwrap_or(full.s.len()));
+            self.picasso_reads(Fail::new(
+                ignored,
+                format!(
+                    "too many parameters: picasso reads four components and ignores `{}` after \
+                     the fourth; remove it",
+                    ignored.s
+                ),
+            ))?;
+        }
+        if !v.after.is_empty() {
+            self.picasso_reads(Fail::new(
+                v.after,
+                format!(
+                    "unexpected text after ')': picasso ignores `{}`; remove it",
+                    v.after.s
+                ),
+            ))?;
+        }
+        Ok(())
+    }
+
     /// A float constant component: a float literal (converted to float24 by picasso's
     /// truncating rule), or `!word` (extension: the 32-bit table word exactly). Other text is
     /// what C's `atof` reads from it, as picasso writes it, with a warning.
@@ -219,18 +254,21 @@ impl Asm {
                             ))
                         }
                     };
-                    if !after.is_empty() {
-                        return Err(Fail::new(
-                            after,
-                            format!("unexpected text after ']': {}", after.s),
-                        ));
-                    }
                     let n = self.size(name.trim().s, size, "uniform")?;
+                    if !after.is_empty() {
+                        self.picasso_reads(Fail::new(
+                            after,
+                            format!(
+                                "unexpected text after ']': picasso ignores `{}`; remove it",
+                                after.s
+                            ),
+                        ))?;
+                    }
                     (name.trim(), n)
                 }
                 (name, None) => (name, 1),
             };
-            if name.s.is_empty() || !is_identifier(name.s) {
+            if !is_identifier(name.s) {
                 return Err(Fail::new(name, format!("invalid uniform name: {}", name.s)));
             }
             self.alias_free(name)?;
@@ -268,6 +306,18 @@ impl Asm {
                     Fail::new(arg, format!("not enough uniform space: {}[{size}]", name.s))
                 })?,
             };
+            if name.is_empty() {
+                // picasso's identifier check passes the empty name.
+                let reg = reg_of(code);
+                self.picasso_reads(Fail::new(
+                    arg,
+                    format!(
+                        "invalid uniform name: (empty): picasso declares a uniform with an empty \
+                         name here, which takes {reg} and an entry in the DVLE's uniform table; \
+                         remove the extra comma, or name the uniform"
+                    ),
+                ))?;
+            }
             if shared_space {
                 self.shared.push(SharedUniform {
                     name: name.s.to_string(),
@@ -298,6 +348,7 @@ impl Asm {
     pub(crate) fn dir_const(&mut self, st: Statement<'_>, kind: Kind) -> Result<(), Fail> {
         let space = self.space();
         let v = vector(&st)?;
+        self.vector_tail(&v)?;
         let value = match kind {
             Kind::Float => ConstValue::Float(self.floats(&v)?),
             Kind::Int | Kind::Bool => ConstValue::Int(self.ints(&v)?),
@@ -332,6 +383,7 @@ impl Asm {
             if !v.name.is_empty() {
                 return Err(Fail::new(v.name, "invalid syntax"));
             }
+            self.vector_tail(&v)?;
             let words = self.floats(&v)?;
             if let Some(Block::Array { elems, .. }) = self.stack.last_mut() {
                 elems.push(words);
@@ -426,7 +478,9 @@ impl Asm {
     pub(crate) fn dir_set(&mut self, st: Statement<'_>, kind: Kind) -> Result<(), Fail> {
         self.dvle();
         let v = vector(&st)?;
+        self.vector_tail(&v)?;
         let o = self.operand(v.name)?;
+        self.plain_register(v.name, &o, false)?;
         let value = match kind {
             Kind::Float => {
                 if o.reg.class != RegClass::Float {
@@ -438,7 +492,8 @@ impl Asm {
                 ConstValue::Float(self.floats(&v)?)
             }
             Kind::Int | Kind::Bool => {
-                if o.reg.class != RegClass::Int {
+                // picasso reads i4..i7 but takes only i0..i3 here.
+                if o.reg.class != RegClass::Int || o.reg.index >= RegClass::Int.count() {
                     return Err(Fail::new(
                         v.name,
                         format!("invalid integer vector uniform: {}", v.name.s),
@@ -473,6 +528,7 @@ impl Asm {
                 format!("invalid boolean uniform: {}", reg.s),
             ));
         }
+        self.plain_register(reg, &o, false)?;
         let b = match value.s.to_ascii_lowercase().as_str() {
             "true" | "on" | "1" => true,
             "false" | "off" | "0" => false,

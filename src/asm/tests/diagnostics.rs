@@ -88,11 +88,14 @@ fn instruction_level() {
         9,
         "index register not allowed with this kind of register",
     );
+    // On an alias picasso sets the index bits (a warning; an error under --strict).
     expect(
         &proc_with(".alias t r1\nmov r0, t[a0.x]"),
         3,
         9,
-        "index register not allowed with this kind of register",
+        "index register not allowed with this kind of register: `t` is r1, and only float \
+         uniforms (c0..c95) are addressed relatively; picasso sets the index bits anyway and the \
+         hardware reads r1 without an offset; write the operand without the index register",
     );
     expect(
         &proc_with("add r0, v0, v1"),
@@ -320,7 +323,8 @@ fn uniforms_and_constants() {
         1,
         "no elements have been specified in array 'arr'",
     );
-    expect(".constf k(1, 2, 3)\n", 1, 1, "missing parameter");
+    expect(".constf k(1, 2, 3)\n", 1, 9, "invalid syntax");
+    expect(".constf k(1, 2)\n", 1, 1, "missing parameter");
     expect(".constf k(1, 2, 3, 4\n", 1, 9, "invalid syntax");
     expect(
         ".constf k(1, 2, x, 4)\n",
@@ -403,7 +407,20 @@ fn where_picasso_writes_something_else() {
         &proc_with("for i5\n.end"),
         2,
         5,
-        "invalid integer vector uniform register: i5",
+        "invalid integer vector uniform: i5 (there are i0..i3): picasso writes i1 and sets bit \
+         24 of the instruction, which the loop does not read; write `i1`",
+    );
+    expect(
+        &proc_with("for i8\n.end"),
+        2,
+        5,
+        "invalid integer vector uniform register: i8",
+    );
+    expect(
+        ".seti i4(1, 2, 3, 4)\n",
+        1,
+        7,
+        "invalid integer vector uniform: i4",
     );
     // Octal register numbers: picasso reads c010 as c8.
     let e = &errors(&proc_with("mov r0, c010"))[0];
@@ -421,7 +438,15 @@ fn where_picasso_writes_something_else() {
         &proc_with("setemit 0, prim wat"),
         2,
         17,
-        "unknown setemit flag: wat",
+        "unknown setemit flag: wat: picasso reports it as an error but still writes the file, \
+         without the flag; remove it (the flags are `prim` and `inv`)",
+    );
+    expect(&proc_with("setemit 3"), 2, 9, "invalid vertex id: 3 (0..2)");
+    expect(
+        &proc_with("setemit 01x"),
+        2,
+        9,
+        "picasso reads the vertex id `01x` as 1 (it ignores `x` after the number); write `1`",
     );
     // Trailing text picasso ignores.
     expect(
@@ -434,7 +459,44 @@ fn where_picasso_writes_something_else() {
         &proc_with("mov r0, c1[3]z.x"),
         2,
         14,
-        "unexpected text after ']': z.x",
+        "unexpected text after ']': picasso ignores `z` and reads `c1[3].x`; write `c1[3].x`",
+    );
+    expect(
+        &proc_with("mov r0, c1[3] zw"),
+        2,
+        15,
+        "unexpected text after ']': picasso ignores `zw` and reads `c1[3]`; write `c1[3]`",
+    );
+    expect(
+        &proc_with("mov r0, -c1."),
+        2,
+        9,
+        "empty swizzle: picasso reads `-c1.` as `-c1.x` (one component, repeated); write \
+         `-c1.x`, or leave the `.` out for all four components",
+    );
+    expect(
+        &proc_with("ifu -b1.x\n.end"),
+        2,
+        5,
+        "picasso ignores the negation and the swizzle of `-b1.x` here: it reads b1; write `b1`",
+    );
+    expect(
+        &proc_with("ifu b1[a0.x]\n.end"),
+        2,
+        5,
+        "index register not allowed with this kind of register",
+    );
+    expect(
+        &proc_with("for i0.y\n.end"),
+        2,
+        5,
+        "picasso ignores the swizzle of `i0.y` here: it reads i0; write `i0`",
+    );
+    expect(
+        ".gsh point c10[a0.x]\n",
+        1,
+        12,
+        "index register not allowed here: c10[a0.x]",
     );
     expect(
         &proc_with("mov r0, c1[foo]"),
@@ -456,9 +518,78 @@ fn where_picasso_writes_something_else() {
         "invalid float value: picasso reads `4x` as 4 (C `atof` stops at the first character \
          that is not part of a number); write `4`",
     );
-    // .in and .out take only their own register kinds (picasso reads the code).
-    expect(".in a o3\n", 1, 7, "invalid input register: o3");
-    expect(".out a pos v0\n", 1, 12, "invalid output register: v0");
+    // .in and .out take their own register kinds; picasso reads the code.
+    expect(
+        ".in a o3\n",
+        1,
+        7,
+        "invalid input register: o3: picasso reads it as the input register with the same \
+         code, v3; write `v3`",
+    );
+    expect(".in a r3\n", 1, 7, "invalid input register: r3");
+    expect(
+        ".out a pos v0\n",
+        1,
+        12,
+        "invalid output register: v0: picasso reads it as the output register with the same \
+         code, o0; write `o0`",
+    );
+    expect(
+        ".gsh\n.out a pos v7\n",
+        2,
+        12,
+        "invalid output register: v7",
+    );
+    expect(".out a pos c0\n", 1, 12, "invalid output register: c0");
+    // Declarations and vectors: what picasso skips.
+    expect(
+        ".fvec a, , b\n",
+        1,
+        10,
+        "invalid uniform name: (empty): picasso declares a uniform with an empty name here, \
+         which takes c1 and an entry in the DVLE's uniform table; remove the extra comma, or \
+         name the uniform",
+    );
+    expect(
+        ".fvec a, b[2]c\n",
+        1,
+        14,
+        "unexpected text after ']': picasso ignores `c`; remove it",
+    );
+    expect(
+        ".constf k(1, 2, 3, 4, 5, 6)\n",
+        1,
+        21,
+        "too many parameters: picasso reads four components and ignores `, 5, 6` after the \
+         fourth; remove it",
+    );
+    expect(
+        ".constf k(1, 2, 3, 4) ; x\n.constf j(1, 2, 3, 4)) x\n",
+        2,
+        22,
+        "unexpected text after ')': picasso ignores `) x`; remove it",
+    );
+    expect(
+        ".out p position.\n",
+        1,
+        8,
+        "empty output mask: picasso reads `position.` as `position.x` (the x component only); \
+         write `position.x`, or leave the `.` out for all four components",
+    );
+    expect(
+        ".alias x o1\n.in a x\n",
+        2,
+        7,
+        "invalid input register: x: picasso reads it as the input register with the same \
+         code, v1; write `v1`",
+    );
+    expect(
+        "\n.proc main\0junk\n",
+        2,
+        11,
+        "NUL byte in source text: picasso stops reading the file here and ignores the rest; \
+         remove the NUL byte (and what follows it, if it is not meant to be assembled)",
+    );
 }
 
 #[test]

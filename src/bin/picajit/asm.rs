@@ -58,7 +58,7 @@ fn read_text(path: &Path) -> Result<String, String> {
         Some("a SHBIN file (it starts with \"DVLB\"); `picajit disasm` turns it into source")
     } else if bytes.starts_with(b"PCAS") || bytes.starts_with(b"PCOU") {
         Some("a case file; `picajit disasm` shows a PCAS case's program as source")
-    } else if bytes.contains(&0) {
+    } else if looks_binary(&bytes) {
         Some("a binary file (it holds NUL bytes)")
     } else {
         None
@@ -67,6 +67,20 @@ fn read_text(path: &Path) -> Result<String, String> {
         return Err(format!("{}: not assembly source: {what}", path.display()));
     }
     Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// A file with a NUL byte that text before it does not explain: control characters or bytes
+/// that are not UTF-8 before the first NUL. (Text followed by NUL bytes is source: picasso
+/// reads it up to the first NUL, and the assembler warns.)
+fn looks_binary(bytes: &[u8]) -> bool {
+    let Some(nul) = bytes.iter().position(|&b| b == 0) else {
+        return false;
+    };
+    let before = &bytes[..nul];
+    std::str::from_utf8(before).is_err()
+        || before
+            .iter()
+            .any(|&b| (b < 0x20 && !b"\t\n\r\x0b\x0c".contains(&b)) || b == 0x7f)
 }
 
 pub fn asm(args: &AsmArgs) -> CliResult {
