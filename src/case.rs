@@ -1,6 +1,21 @@
-//! PCAS/PCOU case files (`spec/case-files.md`): a [`Case`] is a program, its uniforms and N input
-//! vertices; a [`CaseOutput`] is the output registers and end status of each vertex. Both are
+//! PCAS/PCOU case files, a neutral format for reproducing runs (fuzz failures are saved as
+//! PCAS; `picajit run` and `jit-bench` read it; any other PICA200 implementation can be driven
+//! by the same files): a [`Case`] is a program, its uniforms and N input vertices; a
+//! [`CaseOutput`] is the output registers and end status of each vertex. Both are
 //! little-endian, version 1, and must be exactly as long as their header says.
+//!
+//! PCAS: the magic `PCAS`; u32 version (1); u32 `code_len` (1..=4096 program words); u32
+//! `desc_len` (0..=128 descriptor words); u32 `entry` (< 4096); u32 `num_vertices`; u32 bool
+//! uniforms (bit i = b*i*, bits 16..31 zero); 16 bytes of int uniforms (i0..i3, x y z w each);
+//! then the program words (loaded at address 0), the descriptors (loaded at index 0), the
+//! float uniforms c0..c95 as 96 × 4 f32 (x y z w), and the inputs as `num_vertices` × 16 × 4
+//! f32, vertex by vertex (v0..v15 of vertex 0, then vertex 1, …). A case runs as a vertex
+//! shader under the rules of [`crate::interp`]: code past `code_len` and descriptors past
+//! `desc_len` are 0, every vertex starts from the fixed start state, the default step budget.
+//!
+//! PCOU: the magic `PCOU`; u32 version (1); u32 `num_vertices`; o0..o15 of each vertex when it
+//! ended as `num_vertices` × 16 × 4 f32 (registers never written are 0.0); then a u32 status
+//! per vertex (0 ended, 1 step budget exhausted).
 //!
 //! Parsing checks every header field before computing the expected file size (in u64, so no
 //! overflow) and allocates only after the size matched, so a hostile header cannot make it

@@ -1,7 +1,7 @@
 //! The one statement of PICA float rules.
 //!
-//! Every arithmetic rule of `spec/semantics.md` §3 and §5 that is more than a single IEEE-754
-//! binary32 operation lives here, once: the sanitized multiply [`pmul`], [`max`]/[`min`],
+//! Every arithmetic rule of the shader semantics ([`crate::interp`]) that is more than a single
+//! IEEE-754 binary32 operation lives here, once: the sanitized multiply [`pmul`], [`max`]/[`min`],
 //! [`rcp`]/[`rsq`], [`flr`], the project's own [`ex2`]/[`lg2`] algorithm, the LITP clamps, the
 //! MOVA conversion and the float24 codec. The reference interpreter calls these functions and
 //! **every JIT backend must reproduce them bit for bit** (the one freedom: a NaN result may have
@@ -14,8 +14,8 @@
 //! # Known deliberate differences from hardware
 //!
 //! The hardware behaviour documented on 3dbrew ("floating point behaviour", hardware tests from
-//! 2015) differs from these rules in a few places. We follow the Azahar interpreter there
-//! (`spec/semantics.md` §3); this list is the one place to revisit those choices:
+//! 2015) differs from these rules in a few places. We follow the Azahar interpreter there;
+//! this list is the one place to revisit those choices:
 //!
 //! | case | here | hardware (3dbrew) |
 //! |---|---|---|
@@ -151,7 +151,7 @@ pub const EX2_C10: f64 = 7.054_911_620_801_123e-9;
 #[doc(hidden)]
 pub const EX2_SCALE_MAGIC: f64 = 6_755_399_441_056_767.0;
 
-/// EX2: `2^x`, the project's own algorithm (`spec/semantics.md` §5).
+/// EX2: `2^x`, the project's own algorithm.
 ///
 /// Computed in f64 and rounded once to f32. The steps, which every backend performs exactly
 /// in this order with these constants (f64 operations are IEEE binary64, round to nearest
@@ -264,7 +264,7 @@ pub const LG2_EXP_MAGIC_BITS: u64 = 0x4330_0000_0000_0000;
 #[doc(hidden)]
 pub const LG2_EXP_BIAS: f64 = 4_503_599_627_371_519.0;
 
-/// LG2: `log2(x)`, the project's own algorithm (`spec/semantics.md` §5).
+/// LG2: `log2(x)`, the project's own algorithm.
 ///
 /// Computed in f64 and rounded once to f32. The steps every backend performs exactly, in this
 /// order with these constants (f64 operations round to nearest even, separately, **no FMA**;
@@ -504,7 +504,7 @@ mod tests {
 
     #[test]
     fn max_min_tables() {
-        // survey §10.1 (Azahar) plus the ±0 and NaN ordering rules.
+        // Azahar's test table, plus the ±0 and NaN ordering rules.
         assert_same!(max(1.0, 0.0), 1.0);
         assert_same!(max(0.0, 1.0), 1.0);
         assert_same!(max(0.0, INF), INF);

@@ -6,7 +6,7 @@ use thiserror::Error;
 
 use crate::isa::{DstKind, Fmt2, Fmt3b, Fmt3i, Format, Instruction, Opcode};
 
-/// Words of code memory (`spec/semantics.md` §1).
+/// Words of code memory.
 pub const CODE_WORDS: usize = 4096;
 /// Entries of operand-descriptor memory.
 pub const DESC_WORDS: usize = 128;
@@ -18,7 +18,7 @@ pub type Vec4 = [f32; 4];
 /// The 16 input (v0..v15) or output (o0..o15) registers of one vertex.
 pub type Regs16 = [Vec4; 16];
 
-/// Vertex or geometry shader: decides whether EMIT/SETEMIT do anything (`spec/semantics.md` §7).
+/// Vertex or geometry shader: decides whether EMIT/SETEMIT do anything.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum ShaderKind {
     /// A vertex shader (EMIT and SETEMIT do nothing).
@@ -160,7 +160,7 @@ impl std::fmt::Debug for Program {
     }
 }
 
-/// Uniform state shared by every vertex of a batch (`spec/semantics.md` §1), in the shader's
+/// Uniform state shared by every vertex of a batch, in the shader's
 /// view: `f[n]` is register c*n* as (x, y, z, w). A matrix takes one register per row (row k
 /// in `f[n + k]`, columns 0..3 in x..w). Find a DVLE's uniforms by name with
 /// [`Dvle::float_uniform`](crate::shbin::Dvle::float_uniform) and its siblings.
@@ -210,7 +210,7 @@ pub enum VertexStatus {
     /// END, slot 4095, or a pc past the end of code memory.
     #[default]
     Ended = 0,
-    /// The step budget of backward transfers ran out (`spec/semantics.md` §6).
+    /// The step budget of backward transfers ran out (see [`crate::interp`], “Step budget”).
     BudgetExhausted = 1,
 }
 

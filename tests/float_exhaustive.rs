@@ -1,4 +1,4 @@
-//! Exhaustive check of the EX2/LG2 algorithm (`spec/semantics.md` §5): every one of the 2^32
+//! Exhaustive check of the EX2/LG2 algorithm (`picajit::float`): every one of the 2^32
 //! f32 inputs, against an f64 reference, on all cores. Requirement: at most 1 ulp from the
 //! exact value and exact special values, for both functions.
 //!

@@ -1,5 +1,6 @@
-//! Arithmetic semantics (`spec/semantics.md` §3; survey §4 and the §10.1 tables, re-expressed
-//! with the project's choices): every ALU opcode, with its special values, on every engine.
+//! Arithmetic semantics (`picajit::float`, `picajit::interp`; Azahar's shader test tables,
+//! re-expressed with the project's choices): every ALU opcode, with its special values, on every
+//! engine.
 
 mod common;
 
@@ -412,7 +413,7 @@ fn min() {
 
 #[test]
 fn sge_slt() {
-    // Survey §10.1 pairs, plus signed zeros; SGE then SLT expectation.
+    // Azahar's shader-test pairs, plus signed zeros; SGE then SLT expectation.
     let cases: &[(f32, f32, f32, f32)] = &[
         (INF, 0.0, 1.0, 0.0),
         (0.0, INF, 0.0, 1.0),

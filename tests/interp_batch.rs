@@ -1,6 +1,6 @@
 //! The batch API: `run` and `run_par` agree with one-vertex-at-a-time `run_vertex` on batches
 //! of every size (every test here goes through [`run_all`], which checks that), each vertex
-//! starts from the deterministic state of `spec/semantics.md` §1, and errors name the right
+//! starts from the deterministic start state (`picajit::interp`), and errors name the right
 //! vertex.
 
 mod common;

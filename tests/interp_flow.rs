@@ -1,4 +1,4 @@
-//! Flow control (`spec/semantics.md` §4 and §6, survey §5): IF/CALL/LOOP/BREAK/JMP, every
+//! Flow control and the step budget (`picajit::interp`): IF/CALL/LOOP/BREAK/JMP, every
 //! condition, the bounded circular stacks and their corner cases, the step budget, running off
 //! the end of code memory, the entry point and undefined opcodes.
 
@@ -90,7 +90,7 @@ fn ifc_then_and_else() {
     }
 }
 
-/// The condition as `spec/semantics.md` §4 states it.
+/// The condition as the interpreter's module docs state it.
 fn condition(cc: (bool, bool), cond: Cond) -> bool {
     let ok_x = cc.0 == cond.refx;
     let ok_y = cc.1 == cond.refy;
@@ -235,7 +235,7 @@ fn callu_and_call() {
     assert_bits(&out[1], &[11.0, 0.0, 0.0, 0.0]);
 }
 
-/// Survey §10.1 "CALL": a double return popping two scopes in one step.
+/// Azahar's shader test "CALL": a double return popping two scopes in one step.
 #[test]
 fn call_double_return() {
     // [0] call dest 2, num 1
@@ -315,8 +315,8 @@ fn loop_passes_and_al() {
     }
 }
 
-/// Survey §10.1 "Nested Loop": o0.x = (x0+1)(x1+1)+1 and final aL = y0 + (x0+1)·z0; the inner
-/// loop's aL runs from its own start, and when it ends the outer loop's aL is restored.
+/// Azahar's shader test "Nested Loop": o0.x = (x0+1)(x1+1)+1 and final aL = y0 + (x0+1)·z0;
+/// the inner loop's aL runs from its own start, and when it ends the outer loop's aL is restored.
 #[test]
 fn nested_loops() {
     // [0] mov r0, v0
@@ -975,7 +975,8 @@ fn exact_budget_accounting() {
 }
 
 /// The interpreter stops a run-out invocation with its registers as the last instruction left
-/// them (interpreter-defined; §6 only requires engines to agree on whether it ran out).
+/// them (interpreter-defined; the budget rule only requires engines to agree on whether it ran
+/// out).
 #[test]
 fn interpreter_state_at_budget_exhaustion() {
     // [0] add r0, r0, v0
@@ -991,7 +992,7 @@ fn interpreter_state_at_budget_exhaustion() {
     assert_eq!(inv.outputs[0][0], 1001.0);
 }
 
-/// The default budget is 1,048,576 backward transfers (§6).
+/// The default budget is 1,048,576 backward transfers.
 #[test]
 fn default_budget() {
     // [0] add r0, r0, v0 ; [1] cmp r0, <, <, v1 ; [2] jmpc cc.x, dest 0

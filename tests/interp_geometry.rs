@@ -1,4 +1,4 @@
-//! Geometry shaders (`spec/semantics.md` §7, survey §6): SETEMIT's fields, EMIT copying the
+//! Geometry shaders (`picajit::interp`): SETEMIT's fields, EMIT copying the
 //! output registers into emitter slots, triangles with their winding flag, the two output
 //! banks, and EMIT/SETEMIT doing nothing in a vertex shader.
 

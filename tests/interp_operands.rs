@@ -1,4 +1,4 @@
-//! Operands (`spec/semantics.md` §2, survey §2–§3): encodings, write masks, swizzles,
+//! Operands (`picajit::interp`, `picajit::isa`): encodings, write masks, swizzles,
 //! negation, descriptor memory, MOVA, uniform reads and relative addressing through a0.x, a0.y
 //! and aL, and which slot of each format is the wide (relative-addressable) one.
 
@@ -28,7 +28,7 @@ fn cval(i: usize) -> Vec4 {
     [x, x + 0.5, -x, 2.0]
 }
 
-/// The builder's words equal encodings derived by hand from the survey §1–§2 bit tables.
+/// The builder's words equal encodings derived by hand from the format bit tables.
 #[test]
 fn builder_encodings_match_hand_derived_words() {
     let mut b = Builder::new();
@@ -134,7 +134,7 @@ fn destination_masks() {
     }
 }
 
-/// The survey §10.1 swizzle list on each source slot: src1 (`mov`), src2 (`add o0, v2, v0.s`
+/// Azahar's shader-test swizzle list on each source slot: src1 (`mov`), src2 (`add o0, v2, v0.s`
 /// with v2 = 0) and src3 (`mad o0, v2, v2, v0.s`). Short swizzles repeat their last letter.
 #[test]
 fn source_swizzles_on_every_slot() {
@@ -243,7 +243,7 @@ fn negation() {
     assert_bits(&out[4], &[-9.0, -9.0, -0.25, 0.0]);
 }
 
-/// Negation flips the sign of NaN too (§2). The preamble lets engines return any NaN, so this
+/// Negation flips the sign of NaN too. The NaN rule lets engines return any NaN, so this
 /// is held against the interpreter only, bit for bit.
 #[test]
 fn negation_flips_nan_sign_in_the_interpreter() {
@@ -289,8 +289,8 @@ fn descriptor_memory() {
     assert_bits(&out[3], &[1.0, 2.0, 3.0, 4.0]);
 }
 
-/// Survey §10.1 "Uniform Read": `mova a0.x, v0.x; mov o0, c0[a0.x]` with v0.x = i + (i mod 17)/17
-/// reads c[i] (MOVA truncates).
+/// Azahar's shader test "Uniform Read": `mova a0.x, v0.x; mov o0, c0[a0.x]` with
+/// v0.x = i + (i mod 17)/17 reads c[i] (MOVA truncates).
 #[test]
 fn uniform_read() {
     // [0] mova a0.x, v0
@@ -379,7 +379,7 @@ fn mova_masks() {
     assert_bits(&out[4], &cval(49));
 }
 
-/// Survey §3 "Address Register Offset" (base c40), through a0.x and a0.y, plus edges.
+/// Azahar's shader test "Address Register Offset" (base c40), through a0.x and a0.y, plus edges.
 /// `None` = (1, 1, 1, 1).
 const OFFSET_CASES: &[(i32, Option<usize>)] = &[
     (88, Some(0)),

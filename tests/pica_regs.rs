@@ -115,7 +115,7 @@ fn output_map_compacts_enabled_registers_and_later_components_win() {
     assert_eq!(gpu.output_map().sources(0b10_0010)[8], SemanticSource::One);
 }
 
-/// Survey §8 reference points (Azahar's float24 test), uploaded in f24 mode four at a time.
+/// Reference points of Azahar's float24 test, uploaded in f24 mode four at a time.
 #[test]
 fn f24_reference_points_through_the_upload_port() {
     let points: [(u32, u32); 12] = [
@@ -150,7 +150,7 @@ fn f24_reference_points_through_the_upload_port() {
 #[test]
 fn f24_words_pack_w_z_y_x_big_endian() {
     // x = 0x3F8000 (1.5), y = 0xC04012, z = 0x3D5555, w = 0x412345, packed by hand from the
-    // survey's rule: W0 = w:z[23:16], W1 = z[15:0]:y[23:8], W2 = y[7:0]:x.
+    // The packing: W0 = w:z[23:16], W1 = z[15:0]:y[23:8], W2 = y[7:0]:x.
     let words = [0x4123_453D, 0x5555_C040, 0x123F_8000];
     let mut gpu = GpuRegs::new();
     gpu.write(regs::VS_BASE + regs::block::FLOAT_INDEX, 3, 0xF);

@@ -120,8 +120,8 @@ pub struct Context {
     pub scratch: [Lanes; 12],
     /// Register-allocator spill slots.
     pub spill: [Lanes; SPILL_SLOTS],
-    /// The second output bank of geometry shaders (EMIT switches banks; `spec/semantics.md`
-    /// §7): outputs are written to, and stored from, the current bank.
+    /// The second output bank of geometry shaders (EMIT switches banks): outputs are written
+    /// to, and stored from, the current bank.
     pub output_bank1: [[Lanes; 4]; 16],
     /// Geometry emitter slots 0..3 (slot 3 is never part of a triangle).
     pub emit_slots: [[[Lanes; 4]; 16]; 4],

@@ -36,7 +36,7 @@ use crate::program::Program;
 
 use super::Unsupported;
 
-/// IF stack depth (survey §5.3).
+/// IF stack depth (as the interpreter's, [`crate::interp`]).
 const IF_DEPTH: usize = 8;
 /// CALL stack depth.
 const CALL_DEPTH: usize = 4;

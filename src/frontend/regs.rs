@@ -33,8 +33,8 @@ impl Regs {
         }
     }
 
-    /// Emits the start state (`spec/semantics.md` §1): r = 0.0, a0 = 0, cc = false, and the
-    /// tracked outputs 0.0 (the host zeroes outputs). Dead-code elimination removes the
+    /// Emits the start state (the interpreter's, [`crate::interp`]): r = 0.0, a0 = 0,
+    /// cc = false, and the tracked outputs 0.0 (the host zeroes outputs). Dead-code elimination removes the
     /// initializations no path reads.
     pub fn init(&self, b: &mut Builder) {
         let tracked = self.o.iter().flatten().flatten();

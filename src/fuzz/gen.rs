@@ -54,7 +54,7 @@ impl Shape {
 #[derive(Clone, Debug, PartialEq)]
 pub struct FuzzCase {
     pub case: Case,
-    /// Backward transfers per vertex (`spec/semantics.md` §6).
+    /// Backward transfers per vertex (the step budget of [`crate::interp`]).
     pub budget: u32,
     pub shape: Shape,
 }

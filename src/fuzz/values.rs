@@ -1,4 +1,4 @@
-//! Values drawn to hit the special cases of the float rules (`spec/semantics.md` §3): signed
+//! Values drawn to hit the special cases of the float rules ([`crate::float`]): signed
 //! zeros, infinities, NaNs with payloads, subnormals, huge values, 1.0, values next to integer
 //! boundaries (FLR, MOVA's truncation and the ±128 offset window), and the LITP clamp bounds.
 //! Also the int and bool uniforms and batches of input vertices whose lanes diverge.

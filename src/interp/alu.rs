@@ -1,4 +1,4 @@
-//! Arithmetic instructions (`spec/semantics.md` §2–§3): operand fetch with swizzle and negation,
+//! Arithmetic instructions: operand fetch with swizzle and negation,
 //! the per-opcode math through [`crate::float`], and masked writes.
 
 use crate::float;

@@ -1,8 +1,8 @@
 //! One interpreter step: dispatch on the decoded instruction (exhaustive over every opcode),
 //! flow control with the bounded circular stacks, then scope closing against `old_pc + 1` in the
 //! order CALL (up to four pops, the fourth leaving the pc alone), IF, LOOP — exactly as
-//! `spec/semantics.md` §4 and survey §5.2–§5.3 describe, with the nested-loop aL fix — and the
-//! backward-transfer budget of §6.
+//! the module docs of [`crate::interp`] state, with the nested-loop aL fix — and the
+//! backward-transfer budget.
 
 use crate::isa::{CondOp, Fmt2, Fmt3b, Instruction};
 use crate::program::VertexStatus;
@@ -150,7 +150,7 @@ impl Machine<'_> {
         None
     }
 
-    /// Scope closing after the instruction at `old_pc` (survey §5.3). Later stacks overwrite
+    /// Scope closing after the instruction at `old_pc`. Later stacks overwrite
     /// the pc chosen by earlier ones, so a jump by a scope's last instruction is not taken.
     fn close_scopes(&mut self, old_pc: u32, is_break: bool, next: &mut u32) {
         let after = old_pc + 1;

@@ -1,16 +1,65 @@
-//! The reference interpreter: the executable form of `spec/semantics.md`. It runs decoded
-//! instructions (never the codegen IR, so a lowering bug cannot hide on both sides), one
-//! invocation at a time, from the deterministic start state of §1.
+//! The reference interpreter: the executable statement of the shader semantics every engine
+//! reproduces bit for bit (a NaN result may differ in sign and payload, as long as it is NaN on
+//! both sides). It runs decoded instructions (never the codegen IR, so a lowering bug cannot
+//! hide on both sides), one invocation at a time. The rules, as this module implements them:
 //!
-//! Choices the spec leaves to the implementation, made here once for every engine:
+//! # Machine model and start state
+//!
+//! Code memory holds 4096 words and descriptor memory 128 entries; what a program does not load
+//! is 0. An invocation has inputs v0–v15, temporaries r0–r15, outputs o0–o15, the address
+//! registers a0.x, a0.y and aL (32-bit integers) and the condition flags cc.x, cc.y; uniforms
+//! are c0–c95, i0–i3 (x = count, y = start, z = step) and b0–b15. **Every invocation starts
+//! from the same state**: r and o all 0.0, a0 = (0, 0), aL = 0, cc = (false, false), empty
+//! control stacks, pc at the entry point. (Azahar carries these over from the previous vertex;
+//! no program can rely on that, since hardware spreads vertices over several units, and a
+//! fixed start state is what lets vertices run in batches.) An invocation ends at END, at slot
+//! 4095, or when its step budget runs out.
+//!
+//! # Operands and arithmetic
+//!
+//! A source is read, swizzled by its descriptor, then negated (the sign bit flips, also of
+//! zero and NaN). Relative addressing (a0.x, a0.y or aL) offsets only the one wide operand of
+//! a format, and only when it is a float uniform: an offset outside −128..127 counts as 0, the
+//! index wraps at 128, and indices 96–127 read (1.0, 1.0, 1.0, 1.0). A destination component
+//! is written when its mask bit is set. Arithmetic is IEEE binary32, round to nearest even,
+//! subnormals kept, no fused multiply-add; the rules beyond single IEEE operations (the PICA
+//! multiply, MIN/MAX, RCP/RSQ, FLR, EX2/LG2, LITP, MOVA, float24) are in [`crate::float`].
+//! Dot products add left to right from +0.0; CMP operators 6 and 7 are always true.
+//!
+//! # Flow control
+//!
+//! A condition tests `cc.x == REFX` and `cc.y == REFY`, combined by OR, AND, or one of them
+//! alone; JMPU jumps when `b[id]` differs from bit 0 of NUM. Three bounded stacks (IF 8, CALL 4,
+//! LOOP 4) drop their oldest entry when pushed full. After every instruction the scopes whose
+//! end is the next pc close, CALL first (up to four returns, with the quirk of the fourth),
+//! then IF, then LOOP — so a jump taken by the last instruction of a scope gives way to the
+//! scope's close. LOOP sets aL to i.y and runs its body i.x + 1 times, adding i.z to aL after
+//! each pass and on BREAK/BREAKC; a nested loop gives the enclosing loop its aL back when it
+//! ends (Azahar's interpreter does not). BREAK and BREAKC outside a loop do nothing.
+//!
+//! # Step budget
+//!
+//! A program can loop forever; without a backward transfer at most 4096 instructions run. So
+//! every invocation has a budget of backward transfers ([`DEFAULT_BUDGET`], configurable):
+//! after each instruction (including its scope closing) the pc it hands on is compared with
+//! its own address, and if it is not greater the step took one unit. With no unit left the
+//! invocation stops, status [`VertexStatus::BudgetExhausted`], its registers as the
+//! instruction left them. Every engine counts the same transfers.
+//!
+//! # Geometry shaders
+//!
+//! SETEMIT stores the vertex id 0–3 and the primitive and winding flags; EMIT copies the
+//! outputs to that emitter slot and, with the primitive flag, emits the triangle of slots 0, 1,
+//! 2 (ordered by the winding flag). EMIT with id 3 fills a fourth slot that no triangle uses.
+//! The outputs are two banks of o0–o15: instructions write the current bank, and EMIT switches
+//! to the other one after copying, so a component not written since the last EMIT holds its
+//! value from the one before (a quirk verified on hardware). In a vertex shader EMIT and
+//! SETEMIT do nothing (no bank switch either).
+//!
+//! # Choices made here for every engine
+//!
 //! - **pc past the end.** Slot 4095 behaves as END, and so does any pc ≥ 4095 (an IF's end
 //!   address `DEST + NUM` can exceed code memory; the run then stops there, as at END).
-//! - **Step budget (§6).** After each instruction (including its scope closing) the pc it hands
-//!   on is compared with its own address; if it is not greater the step was a backward transfer
-//!   and takes one unit of the budget. With no unit left the invocation stops instead, status
-//!   [`VertexStatus::BudgetExhausted`], its registers as the instruction left them.
-//! - **Emitter (§7).** SETEMIT stores the vertex id 0–3; EMIT with id 3 fills a fourth slot that
-//!   no triangle uses. In a vertex shader EMIT and SETEMIT do nothing (no bank switch either).
 //! - **Undefined opcodes** execute as NOP.
 
 mod alu;
@@ -25,7 +74,7 @@ use crate::program::{Program, Regs16, ShaderKind, Uniforms, VertexStatus, CODE_W
 
 pub use state::Primitive;
 
-/// Default budget of backward transfers per invocation (`spec/semantics.md` §6).
+/// Default budget of backward transfers per invocation (see the module docs, “Step budget”).
 pub const DEFAULT_BUDGET: u32 = 1 << 20;
 
 /// The last code slot, which always behaves as END.

@@ -13,7 +13,7 @@ pub struct Primitive {
     pub winding: bool,
 }
 
-/// A bounded stack that, when full, drops its oldest entry to make room (survey §5.3).
+/// A bounded stack that, when full, drops its oldest entry to make room.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Ring<T: Copy + Default, const N: usize> {
     items: [T; N],
@@ -172,7 +172,7 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// Reads a source register; `idx` applies only to float uniforms (spec §2).
+    /// Reads a source register; `idx` applies only to float uniforms.
     pub(super) fn read(&self, src: Src, idx: AddrIdx) -> Vec4 {
         match src.kind() {
             SrcKind::Input(n) => self.v[n as usize],

@@ -1,5 +1,5 @@
 //! Operand descriptors ("swizzle patterns"): the destination write mask and, per source, a
-//! negate bit and four component selectors (survey §2).
+//! negate bit and four component selectors.
 //!
 //! | bits    | field                                      |
 //! |---------|--------------------------------------------|

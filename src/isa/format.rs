@@ -1,7 +1,8 @@
-//! Instruction formats: each struct owns one bit layout (survey §1) and nothing else — what an
-//! opcode *means* is decided by the interpreter and the frontend. Every format decodes any word
-//! (fields are masked to their widths) and encodes back; `USED` is the set of bits the format
-//! reads, opcode bits included, so `encode(decode(w)) == w` whenever `w & !USED == 0`.
+//! Instruction formats: each struct owns one bit layout (as emulators and picasso decode it)
+//! and nothing else — what an opcode *means* is decided by the interpreter and the frontend.
+//! Every format decodes any word (fields are masked to their widths) and encodes back; `USED`
+//! is the set of bits the format reads, opcode bits included, so `encode(decode(w)) == w`
+//! whenever `w & !USED == 0`.
 //!
 //! | format | fields (bit ranges inclusive)                                                           |
 //! |--------|-----------------------------------------------------------------------------------------|
@@ -66,7 +67,8 @@ pub enum Format {
     Raw,
 }
 
-/// Which address register offsets the one relative-addressable operand (survey §3).
+/// Which address register offsets the one relative-addressable operand (the wide source of
+/// the format; only float uniforms are offset, see [`crate::interp`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum AddrIdx {
     #[default]
@@ -91,7 +93,7 @@ impl AddrIdx {
     }
 }
 
-/// CMP comparison operators; 6 and 7 are always true (`spec/semantics.md` §3).
+/// CMP comparison operators; 6 and 7 are always true.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CmpOp {
     Eq,
@@ -125,7 +127,7 @@ impl CmpOp {
     }
 }
 
-/// How a format-2 condition combines the two cc tests (survey §5.1).
+/// How a format-2 condition combines the two cc tests (`cc.x == REFX`, `cc.y == REFY`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CondOp {
     Or,

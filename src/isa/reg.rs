@@ -1,5 +1,5 @@
 //! Register operands: source register codes (7-bit: v0–v15, r0–r15, c0–c95; 5-bit slots only
-//! reach v and r) and destination codes (5-bit: o0–o15, r0–r15). Survey §3.
+//! reach v and r) and destination codes (5-bit: o0–o15, r0–r15).
 
 use std::fmt;
 

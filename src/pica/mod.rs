@@ -3,7 +3,7 @@
 //! with their data ports, the rasterizer's output map and the geometry-stage configuration —
 //! everything needed to know which [`Program`] and
 //! [`Uniforms`] a draw runs and how its inputs and outputs are routed.
-//! Facts: `reference/emulator-survey.md` §6–§8 and Azahar's `pica_core.cpp`, `shader_setup.cpp`.
+//! Facts: Azahar's `pica_core.cpp` and `shader_setup.cpp`, and 3dbrew's GPU register pages.
 //!
 //! ```text
 //! write(reg, value, mask) ─▶ register array (byte-enable merge)
@@ -20,13 +20,13 @@
 //!   the hardware's behaviour for masked data writes is not documented).
 //! - **Code upload.** The offset register is a 32-bit word address. The vertex unit stores
 //!   words at offsets 0–511, the geometry unit 0–4095; a word at a higher offset is ignored
-//!   and the offset stays where it is (Azahar; survey §5.4).
+//!   and the offset stays where it is (as in Azahar).
 //! - **Descriptor upload.** Descriptors 0–127 are stored; the offset advances up to 4096 but
 //!   words at 128 and beyond are never used (instructions address 7 bits; Azahar keeps them
 //!   in an array no instruction reads).
 //! - **Float uniforms.** The index is bits 6–0 of FLOATUNIFORM_INDEX (bit 31: f32 mode). A
-//!   completed vector at index ≥ 96 is dropped and the index does not advance (the survey and
-//!   Azahar: "ignored on real hardware"). Writing the index or the mode does not reset
+//!   completed vector at index ≥ 96 is dropped and the index does not advance (Azahar:
+//!   "ignored on real hardware"). Writing the index or the mode does not reset
 //!   words already queued.
 //! - **Entry point.** Bits 15–0 of ENTRYPOINT, taken modulo 4096 (code addresses are 12
 //!   bits wide everywhere else in the ISA; Azahar asserts the value is below 4096).

@@ -1,7 +1,7 @@
 //! The PICA200 internal register numbers the shader units and the vertex pipeline use, what
 //! each register of a shader block does when written ([`Port`]), and the bit fields of the
-//! configuration registers, sliced here once (survey §7, Azahar's `regs_shader.h`,
-//! `regs_pipeline.h`, `regs_rasterizer.h`).
+//! configuration registers, sliced here once (the fields of Azahar's `regs_shader.h`,
+//! `regs_pipeline.h` and `regs_rasterizer.h`).
 
 use super::Unit;
 

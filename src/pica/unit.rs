@@ -4,8 +4,8 @@
 use super::upload::{FloatMode, FloatQueue};
 use crate::program::{Program, ShaderKind, Uniforms, Vec4, CODE_WORDS, DESC_WORDS, FLOAT_UNIFORMS};
 
-/// Code words the vertex unit accepts (survey §5.4: uploads at offset 512 and beyond are
-/// ignored); the geometry unit accepts all 4096.
+/// Code words the vertex unit accepts (uploads at offset 512 and beyond are ignored, as in
+/// Azahar); the geometry unit accepts all 4096.
 pub const VS_CODE_WORDS: usize = 512;
 
 /// What changed in a unit since [`ShaderUnit::take_changes`] was last called: the range of

@@ -1,4 +1,4 @@
-//! Float-uniform upload words (survey §8): the queue behind the FLOATUNIFORM_DATA port and the
+//! Float-uniform upload words: the queue behind the FLOATUNIFORM_DATA port and the
 //! two packings it reads — float24, three words per vector, and float32, four words in
 //! w, z, y, x order — with their inverses for callers that build uploads.
 

@@ -71,7 +71,7 @@ pub(super) fn name_at(table: &[u8], offset: u32) -> Option<&[u8]> {
 }
 
 impl Layout {
-    /// picasso's canonical layout for `shbin` (`reference/picasso-language.md` §7): DVLB header,
+    /// picasso's canonical layout for `shbin` (the one picasso 2.5 and later write): DVLB header,
     /// DVLP header, code, descriptors, then each DVLE on a 4-byte boundary: header, constants,
     /// labels, outputs, uniforms, symbols (names in entry order), zero padding.
     pub(super) fn canonical(shbin: &Shbin) -> Layout {

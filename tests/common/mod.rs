@@ -13,14 +13,14 @@
 //!   reference interpreter three times over: one vertex at a time through `run_vertex`, the
 //!   batch `run`, and the parallel batch `run_par`. [`run_all`] and [`run_all_budget`] run a
 //!   program on every engine and assert they agree **bit for bit** (f32 bit patterns, with any
-//!   NaN equal to any NaN, `spec/semantics.md` preamble) on every vertex's status and, for the
+//!   NaN equal to any NaN, the one freedom engines have) on every vertex's status and, for the
 //!   vertices that ended, outputs and emitted triangles; the agreed result is returned and the
 //!   tests then check it against values written in the test. Adding a backend (the JIT) is one
 //!   more [`Engine`] entry in [`engines`]: every test in every file then runs on it too. The
 //!   list holds the x86-64 tiers this host has and AArch64 (in-process on an AArch64 host,
 //!   through qemu-user elsewhere; without qemu a failure under `CI`, a loud skip otherwise).
 //!
-//!   Outputs of a vertex that exhausted its budget are not compared across engines: §6 only
+//!   Outputs of a vertex that exhausted its budget are not compared across engines: the rule only
 //!   requires engines to agree on *whether* the budget ran out.
 //!
 //! * **Assertions and inputs**: [`assert_bits`] (NaN = NaN, otherwise exact bits, so +0 ≠ −0),
@@ -647,7 +647,7 @@ pub fn bools(b: u16) -> Uniforms {
 // Comparisons
 // ------------------------------------------------------------------------------------------
 
-/// Bit-exact equality with every NaN equal to every NaN (`spec/semantics.md` preamble).
+/// Bit-exact equality with every NaN equal to every NaN (the one freedom engines have).
 pub fn same(a: f32, b: f32) -> bool {
     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
 }
@@ -1027,7 +1027,7 @@ pub struct Agreed {
     pub batch: Result<(), RunError>,
 }
 
-/// The default step budget of `spec/semantics.md` §6.
+/// The default step budget (`picajit::interp::DEFAULT_BUDGET`).
 pub const DEFAULT_BUDGET: u32 = 1 << 20;
 
 /// Runs `inputs` on every engine with step budget `budget`, asserts they agree and returns the

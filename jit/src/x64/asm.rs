@@ -3,8 +3,8 @@
 //! write `dynasm!` themselves, so the audit test (`tests/x64_audit.rs`) can check every template
 //! here against iced-x86's decoder.
 //!
-//! dynasm-rs 5.1 mis-encodes some VEX forms (`../shared/reference/backend-notes.md` §1.2); this
-//! file avoids them: compares use the `vcmpXXps` pseudo-ops (never `vcmpps …, imm`), broadcasts
+//! dynasm-rs 5.1 mis-encodes some VEX forms (three-operand forms with an immediate swap their
+//! sources; some operand widths come out wrong); this file avoids them: compares use the `vcmpXXps` pseudo-ops (never `vcmpps …, imm`), broadcasts
 //! load a scalar then use `vbroadcastss ymm, xmm`, and the 64-bit right shift takes its count
 //! from a register (`vpsrlq ymm, ymm, xmm`), never an immediate.
 //!

@@ -2,7 +2,7 @@
 //! offset (aL) is one scalar address computation and a broadcast; a per-lane offset (a0)
 //! computes the row index of every lane in vector registers, loads every lane's whole row
 //! (16 bytes) and transposes the rows into component vectors in registers (no hardware
-//! gathers: `shared/reference/performance-notes.md` A7 measures them 5× slower).
+//! gathers: on the CPUs measured they are about 5× slower than row loads and a transpose).
 
 use super::asm::{self, Mem, VOp};
 use super::{Emitter, S0, S1, S2, S3};

@@ -1,4 +1,4 @@
-//! Every diagnostic of picasso-language.md §8 (and the ones picajit adds where picasso would
+//! Every diagnostic of picasso's assembler (and the ones picajit adds where picasso would
 //! write something other than the text says), with its message, line and column.
 
 use super::super::{assemble, assemble_with, Diagnostic, Options, Severity, Source};

@@ -1,5 +1,5 @@
 //! Expected words for each directive and operand rule, derived by hand from the format
-//! layouts (picasso-language.md §6.3, §6.5, §7):
+//! layouts of the instruction formats, the operand descriptor and the SHBIN file:
 //!
 //! ```text
 //! format 1   op<<26 | dst<<21 | idx<<19 | src1(7)<<12 | src2(5)<<7 | desc(7)

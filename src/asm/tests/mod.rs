@@ -1,5 +1,6 @@
 //! Assembler and disassembler tests: hand-derived encodings per directive and operand rule
-//! (`encodings`), every diagnostic of picasso-language.md §8 (`diagnostics`), round trips
+//! (`encodings`), every diagnostic picasso gives and the ones picajit adds (`diagnostics`),
+//! picasso 2.7.1's bytes for the spellings it reads differently (`picasso_compat`), round trips
 //! through the disassembler (`roundtrip`), and parser robustness on random input (`fuzz`).
 
 mod diagnostics;
