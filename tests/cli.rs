@@ -551,6 +551,86 @@ fn run_takes_uniforms_and_inputs_by_name_and_saves_a_case() {
 }
 
 #[test]
+fn run_takes_a_json_values_file() {
+    let dir = temp_dir("values-json");
+    let shbin = assembled(
+        &dir,
+        "json.v.pica",
+        ".fvec scale, m[2]\n.bool flip\n.in pos v0\n.out o position\n.out t texcoord0\n\
+         .proc main\n mul o, scale, pos\n dp4 t.x, m[0], pos\n dp4 t.y, m[1], pos\n \
+         ifu flip\n mov t.z, pos\n .end\n end\n.end\n",
+    );
+    let values = dir.join("values.json");
+    std::fs::write(
+        &values,
+        r#"{ "m": [[1, 0, 0, 0], [0, 0, 0, 2]], "scale": [2, 3, 4.5, 5], "flip": true,
+             "pos": "1, 1, 0.25, 1" }"#,
+    )
+    .unwrap();
+    let case = dir.join("json.pcas");
+    let out = picajit()
+        .arg("run")
+        .arg(&shbin)
+        .args(["--vertices", "1", "--backend", "interp", "--values"])
+        .arg(&values)
+        .arg("--save-case")
+        .arg(&case)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let saved = Case::parse(&std::fs::read(&case).unwrap()).unwrap();
+    assert_eq!(saved.uniforms.f[0], [2.0, 3.0, 4.5, 5.0]);
+    assert_eq!(saved.uniforms.f[1], [1.0, 0.0, 0.0, 0.0]);
+    assert_eq!(saved.uniforms.f[2], [0.0, 0.0, 0.0, 2.0]);
+    assert!(saved.uniforms.bool(0));
+    assert_eq!(saved.inputs[0][0], [1.0, 1.0, 0.25, 1.0]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let row = stdout.lines().find(|l| l.contains(" ended ")).unwrap();
+    let numbers: Vec<f32> = row
+        .split(|c: char| c.is_whitespace() || c == '|')
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    // vertex, o (2, 3, 1.125, 5), t (1, 2, 0.25, 0)
+    assert_eq!(
+        numbers[1..],
+        [2.0, 3.0, 1.125, 5.0, 1.0, 2.0, 0.25, 0.0],
+        "{row}"
+    );
+    // Errors name the file and the place: bad JSON, a bad value, a key given twice.
+    for (text, expected) in [
+        ("{ \"m\": [1, 2,\n", "values.json:2:0: EOF while parsing"),
+        (
+            "{ \"flip\": null }",
+            "values.json: \"flip\": expected a number",
+        ),
+        (
+            "{ \"flip\": true,\n \"flip\": false }",
+            "`flip` is given twice at line 2",
+        ),
+        (
+            "{ \"scale\": [1, 2, 3, 4, 5] }",
+            "c0 takes 4 numbers (4 per register), not 5",
+        ),
+    ] {
+        std::fs::write(&values, text).unwrap();
+        let out = picajit()
+            .arg("run")
+            .arg(&shbin)
+            .args(["--backend", "interp", "--values"])
+            .arg(&values)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(expected), "{text}: {stderr}");
+    }
+}
+
+#[test]
 fn run_prints_the_triangles_of_a_geometry_shader() {
     let dir = temp_dir("geometry");
     let shbin = assembled(

@@ -29,6 +29,7 @@ mod info;
 mod inputs;
 mod run;
 mod values;
+mod values_json;
 mod worker;
 
 use std::path::PathBuf;

@@ -45,8 +45,8 @@ pub struct RunArgs {
     /// Set an input register of every vertex: `v0=1,2,3,1` or a `.in` name. Repeatable.
     #[arg(long = "input", value_name = "NAME=VALUES")]
     inputs: Vec<String>,
-    /// A text file of settings, one `name = values` per line (`#` comments), applied before
-    /// `--uniform` and `--input`.
+    /// A file of settings, applied before `--uniform` and `--input`: one `name = values` per
+    /// line (`#` comments), or a JSON object (`{"mvp": [[1,0,0,0], …], "b3": true}`).
     #[arg(long, value_name = "FILE")]
     values: Option<PathBuf>,
     /// Write the program, uniforms and inputs of this run as a PCAS case file.

@@ -1,6 +1,6 @@
 //! Uniform and input values given on the command line of `picajit run` (`--uniform c4=1,0,0,0`,
 //! `--input v0=…`) or in a values file (`--values FILE`: one `name = values` per line, `#` or
-//! `;` comments). A name is a register (`c4`, `i0`, `b3`, `v2`) or, for a SHBIN, a name the
+//! `;` comments, or the JSON object of `values_json`). A name is a register (`c4`, `i0`, `b3`, `v2`) or, for a SHBIN, a name the
 //! DVLE declares (`.fvec`, `.ivec`, `.bool`, `.in`), optionally with an element (`mvp[2]`).
 //! Float registers take 1 to 4 numbers per register (missing components are 0, `w` included)
 //! and a name of several registers takes 4 per register, one row per register; integer
@@ -16,9 +16,13 @@ pub struct Setting {
     pub origin: String,
 }
 
-/// Settings from `--values FILE`, in file order.
+/// Settings from `--values FILE`, in file order: the JSON form (`values_json`) when the text
+/// starts with `{`, else the text form.
 pub fn from_file(path: &std::path::Path) -> Result<Vec<Setting>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if text.trim_start().starts_with('{') {
+        return crate::values_json::settings(&text, path);
+    }
     Ok(text
         .lines()
         .enumerate()
