@@ -114,7 +114,8 @@
 //!   registers and statuses.
 //! - [`shbin`]: DVLB/DVLP/DVLE read and write; uniforms, outputs and constants of a DVLE.
 //! - [`asm`]: the picasso-compatible assembler and the disassembler.
-//! - [`interp`]: the reference interpreter and its batch API.
+//! - [`interp`]: the reference interpreter and its batch API; its module docs state the rules
+//!   every engine follows.
 //! - [`case`]: PCAS/PCOU case files.
 //! - [`synthetic`]: seeded straight-line and branchy programs of any size (compile benches).
 //! - [`pica`]: the shader units as GPU registers (register writes with byte masks, uploads,
