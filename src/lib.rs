@@ -114,6 +114,8 @@
 //!   registers and statuses.
 //! - [`shbin`]: DVLB/DVLP/DVLE read and write; uniforms, outputs and constants of a DVLE.
 //! - [`asm`]: the picasso-compatible assembler and the disassembler.
+//! - [`agal`]: Adobe's Stage3D AGAL: opcode table, tokens, validator, assembler and
+//!   disassembler, reference interpreter, case files.
 //! - [`interp`]: the reference interpreter and its batch API; its module docs state the rules
 //!   every engine follows.
 //! - [`case`]: PCAS/PCOU case files.
@@ -132,6 +134,7 @@
 //! `fuzz` (the differential fuzzer), `dump` (native code as text). With
 //! `default-features = false` only what running shaders needs is built.
 
+pub mod agal;
 pub mod asm;
 pub mod case;
 pub mod engine;

@@ -1,0 +1,3 @@
+//! Unit tests of the AGAL modules, one file per concern.
+
+mod codec;
