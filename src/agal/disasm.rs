@@ -58,12 +58,17 @@ pub fn disassemble(bytes: &[u8]) -> String {
     // With `ignorelimits` every register number up to 1024 is accepted: use it when that makes
     // more tokens expressible.
     let plain = lines(&code.tokens, kind, version, false);
-    let lenient = lines(&code.tokens, kind, version, true);
-    let (body, _) = if lenient.1 < plain.1 {
-        out.push_str(".ignorelimits\n");
-        lenient
+    let lenient = if plain.1 > 0 {
+        Some(lines(&code.tokens, kind, version, true))
     } else {
-        plain
+        None
+    };
+    let body = match lenient {
+        Some(l) if l.1 < plain.1 => {
+            out.push_str(".ignorelimits\n");
+            l.0
+        }
+        Some(_) | None => plain.0,
     };
     out.push_str(&body);
     if !code.tail.is_empty() {

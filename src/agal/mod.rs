@@ -12,6 +12,7 @@
 
 pub mod asm;
 pub mod disasm;
+pub mod gen;
 pub mod header;
 pub mod opcode;
 pub mod program;
