@@ -196,11 +196,20 @@ pub const EX2_SCALE_MAGIC: f64 = 6_755_399_441_056_767.0;
 /// the clamp only touches inputs whose exact result is already 0 or +inf after rounding. The
 /// exhaustive check ([`check::check_ex2_lg2`]) measures this over all 2^32 inputs.
 pub fn ex2(x: f32) -> f32 {
+    ex2_f64(f64::from(x))
+}
+
+/// The EX2 algorithm on an f64 input (`x` need not be an f32 value): steps 1–8 of [`ex2`] with
+/// the clamp of step 1 done in f64 (for an f32 input this is the same selects, so
+/// `ex2(x) == ex2_f64(f64::from(x))`). AGAL's `pow` feeds it `y · log2|x|` computed in f64
+/// (`agal::interp`).
+pub fn ex2_f64(x: f64) -> f32 {
     // 1. Clamp with NaN-preserving selects.
-    let t = if x < EX2_CLAMP_LO { EX2_CLAMP_LO } else { x };
-    let t = if t > EX2_CLAMP_HI { EX2_CLAMP_HI } else { t };
+    let lo = f64::from(EX2_CLAMP_LO);
+    let hi = f64::from(EX2_CLAMP_HI);
+    let xd = if x < lo { lo } else { x };
+    let xd = if xd > hi { hi } else { xd };
     // 2.–4. Range reduction: X = N + R.
-    let xd = f64::from(t);
     let n = xd.round_ties_even();
     let r = xd - n;
     // 5. 2^R by Horner, each step a separately rounded multiply and add.
@@ -319,6 +328,24 @@ pub const LG2_EXP_BIAS: f64 = 4_503_599_627_371_519.0;
 /// the total `≤ 0.5 + 2^-15` ulp, `< 1 ulp`. The exhaustive check ([`check::check_ex2_lg2`])
 /// measures this over all 2^32 inputs.
 pub fn lg2(x: f32) -> f32 {
+    // 1.–11.
+    let y = lg2_f64(x) as f32;
+    // 12. Specials by selects on the input.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
+    let y = if !(x >= 0.0) { f32::NAN } else { y };
+    let y = if x == 0.0 { f32::NEG_INFINITY } else { y };
+    if x == f32::INFINITY {
+        f32::INFINITY
+    } else {
+        y
+    }
+}
+
+/// Steps 1–10 of [`lg2`]: `log2(x)` as the f64 `Y` before its rounding to f32, relative error
+/// below `2^-39.2` for every positive finite f32 `x` (the bound proved at [`lg2`]). For zero,
+/// negative, infinite and NaN inputs the value is meaningless (finite garbage or NaN); callers
+/// select the specials themselves. AGAL's `pow` uses it unrounded (`agal::interp`).
+pub fn lg2_f64(x: f32) -> f64 {
     // 1.–4. Split X = 2^E · M.
     let xd = f64::from(x);
     let b = xd.to_bits();
@@ -339,17 +366,8 @@ pub fn lg2(x: f32) -> f32 {
     q = q * z + LG2_C3;
     q = q * z + LG2_C1;
     let l = s * q;
-    // 10.–11. Add the exponent, round once.
-    let y = (e + l) as f32;
-    // 12. Specials by selects on the input.
-    #[allow(clippy::neg_cmp_op_on_partial_ord)]
-    let y = if !(x >= 0.0) { f32::NAN } else { y };
-    let y = if x == 0.0 { f32::NEG_INFINITY } else { y };
-    if x == f32::INFINITY {
-        f32::INFINITY
-    } else {
-        y
-    }
+    // 10. Add the exponent.
+    e + l
 }
 
 // ------------------------------------------------------------------------------------------------

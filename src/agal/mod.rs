@@ -14,6 +14,7 @@ pub mod asm;
 pub mod disasm;
 pub mod gen;
 pub mod header;
+pub mod interp;
 pub mod opcode;
 pub mod program;
 pub mod reg;

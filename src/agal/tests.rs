@@ -2,5 +2,6 @@
 
 mod asm;
 mod codec;
+mod interp;
 mod roundtrip;
 mod validate;
