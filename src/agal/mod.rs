@@ -11,6 +11,7 @@
 //! Decoding is total and exact: `Bytecode::split(b).to_bytes() == b` for every byte string.
 
 pub mod asm;
+pub mod case;
 pub mod disasm;
 pub mod gen;
 pub mod header;

@@ -21,6 +21,7 @@ macro_rules! out {
     }};
 }
 
+mod agal;
 mod asm;
 mod disasm;
 mod dump;
@@ -101,6 +102,9 @@ enum Command {
     Asm(asm::AsmArgs),
     /// Disassemble a SHBIN into text that re-assembles to the same code and descriptors.
     Disasm(disasm::DisasmArgs),
+    /// AGAL (Adobe Stage3D) tools: asm, disasm, info, run.
+    #[command(subcommand)]
+    Agal(agal::AgalCommand),
 }
 
 fn main() -> ExitCode {
@@ -120,6 +124,7 @@ fn main() -> ExitCode {
         Command::Dump(args) => dump::dump(&args),
         Command::Asm(args) => asm::asm(&args),
         Command::Disasm(args) => disasm::disasm(&args),
+        Command::Agal(command) => agal::agal(&command),
     };
     match result {
         Ok(code) => code,

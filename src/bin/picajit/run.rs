@@ -13,11 +13,12 @@ use picajit::engine::{Engine, GeometryOutput, Shader};
 use picajit::program::{Regs16, ShaderKind, Uniforms, VertexStatus};
 use picajit::shbin::{Dvle, RegisterFile};
 
-use crate::{inputs, load_program, values, Backend, CliResult, Loaded};
+use crate::{inputs, load_program, read_file, values, Backend, CliResult, Loaded};
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// A PCAS case file or a SHBIN file (told apart by their magic).
+    /// A PCAS case file or a SHBIN file (told apart by their magic); AGAL cases (AGCS), sources
+    /// (.agal) and bytecode run on the AGAL interpreter (`picajit agal run`).
     file: PathBuf,
     /// Where to write the PCOU outputs of a case (default: print a table).
     #[arg(short, long)]
@@ -55,6 +56,18 @@ pub struct RunArgs {
 }
 
 pub fn run(args: &RunArgs) -> CliResult {
+    // AGAL cases, sources and bytecode run on the AGAL interpreter (`picajit agal run`).
+    let head = read_file(&args.file)?;
+    if crate::agal::is_agal(&args.file, &head) {
+        return crate::agal::run_cmd(&crate::agal::RunArgs {
+            input: args.file.clone(),
+            output: args.output.clone(),
+            count: args.vertices,
+            seed: args.seed,
+            save_case: args.save_case.clone(),
+            settings: crate::agal::SourceSettings::default(),
+        });
+    }
     let name = args.file.display();
     let (program, loaded) = load_program(&args.file, args.dvle)?;
     let from_name = match &loaded {
