@@ -4,7 +4,7 @@ SHARED ?= ../shared
 CORPUS ?= $(SHARED)/corpus/shbin
 SECONDS ?= 600
 FUZZ_TIME ?= 60
-FUZZ_TARGETS ?= shbin asm pcas compile_run
+FUZZ_TARGETS ?= shbin asm pcas compile_run agal_read agal_asm
 PICAJIT = $(CARGO) run -q --release --bin picajit --
 
 .PHONY: all setup lint package test test-fast bench fuzz fuzz-parsers demo clean header
@@ -84,7 +84,8 @@ fuzz:
 	$(PICAJIT) fuzz --seconds $(SECONDS) --seed $$(date +%s)
 
 ## fuzz-parsers: cargo-fuzz (libFuzzer, nightly) on the SHBIN reader, the assembler, the PCAS
-## reader and compile-and-run, FUZZ_TIME=60 seconds each; installs cargo-fuzz if missing.
+## reader, compile-and-run, the AGAL reader (bytecode, validator, interpreter, AGCS) and the AGAL
+## assembler, FUZZ_TIME=60 seconds each; installs cargo-fuzz if missing.
 ## Crashes land in fuzz/artifacts/<target>/; replayed by tests/regress once copied to
 ## tests/regress/<target>/.
 fuzz-parsers:
@@ -98,6 +99,8 @@ fuzz-parsers:
 	    asm) seeds="examples/shaders tests/regress/asm";; \
 	    pcas) seeds="tests/regress tests/regress/pcas";; \
 	    compile_run) seeds="tests/regress/compile_run";; \
+	    agal_read) seeds="tests/regress/agal_read";; \
+	    agal_asm) seeds="examples/agal tests/regress/agal_asm";; \
 	  esac; \
 	  dirs=""; for d in $$seeds; do test -d $$d && dirs="$$dirs $$d"; done; \
 	  dict=""; test -f fuzz/$$t.dict && dict="-dict=fuzz/$$t.dict"; \

@@ -36,10 +36,17 @@ fn corpus() -> Vec<PathBuf> {
 
 /// Byte-level target inputs: (target name, file).
 fn target_inputs() -> Vec<(&'static str, PathBuf)> {
-    ["shbin", "asm", "pcas", "compile_run"]
-        .into_iter()
-        .flat_map(|t| files_in(&dir().join(t)).into_iter().map(move |f| (t, f)))
-        .collect()
+    [
+        "shbin",
+        "asm",
+        "pcas",
+        "compile_run",
+        "agal_read",
+        "agal_asm",
+    ]
+    .into_iter()
+    .flat_map(|t| files_in(&dir().join(t)).into_iter().map(move |f| (t, f)))
+    .collect()
 }
 
 #[test]

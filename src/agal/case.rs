@@ -676,10 +676,12 @@ impl Outputs {
     }
 }
 
-/// A case for `program` (bytes of a valid program) with seeded random inputs: constants in
+/// A case for `program` (bytes of a valid program) with seeded random inputs (features `fuzz`
+/// or `bench`): constants in
 /// [−1, 1), `count` vertices or quads with attributes/varyings in [−2, 2), instance ids
 /// 0, 1, 2…, and for every sampled unit an 8×8 texture (a cube of 8×8 faces) with its full mip
 /// chain of random texels in [0, 1).
+#[cfg(any(feature = "fuzz", feature = "bench"))]
 pub fn random_case(bytes: &[u8], count: usize, seed: u64) -> Result<AgalCase, ValidationError> {
     let program = validate(bytes, &Options::default())?;
     let mut rng = fastrand::Rng::with_seed(seed);

@@ -1,18 +1,33 @@
-//! AGAL, the Stage3D shader bytecode of Flash Player 11+ and AIR (`reference/agal.md`): the one
-//! opcode table ([`opcode`]), register files ([`reg`]), token layouts ([`token`]) and the
-//! header ([`header`]).
+//! AGAL, the Stage3D shader bytecode of Flash Player 11+ and AIR (`reference/agal.md`), with
+//! the foundation the PICA side has: one opcode table, a token codec, Flash's upload validator,
+//! an AGALMiniAssembler-compatible assembler, a round-tripping disassembler, the reference
+//! interpreter and case files.
 //!
 //! ```text
 //!  .agal text ──asm──▶ AGAL bytes ──split──▶ Bytecode { header, tokens, tail }
-//!      ▲ disasm ◀──────────┘
+//!      ▲ disasm ◀──────────┘   │
+//!                              └──validate──▶ Program ──interp──▶ vertices / fragment quads
 //! ```
 //!
-//! Bits are sliced in [`token`] and [`header`] only; everything else works on the typed forms.
-//! Decoding is total and exact: `Bytecode::split(b).to_bytes() == b` for every byte string.
+//! - [`opcode`]: the one opcode table (value, operands, version, stage, assembler gate).
+//! - [`reg`]: register types, their names and counts per version; masks and swizzles.
+//! - [`token`], [`header`]: the bit layouts — sliced there and nowhere else; decoding is total
+//!   and exact (`Bytecode::split(b).to_bytes() == b` for every byte string).
+//! - [`sampling`]: the typed sampler flags.
+//! - [`validate`](mod@validate): Flash Player's upload rules and error numbers → [`Program`] ([`program`]).
+//! - [`asm`], [`disasm`]: the text form.
+//! - [`interp`]: the executable statement of AGAL semantics, with the CPU texture sampler.
+//! - [`case`]: AGCS/AGOU case files.
+//! - `gen`: seeded random bytecode for tests and fuzzing.
+//!
+//! Choices where AGAL sources disagree or are silent are listed where they are made: the
+//! validator's in [`validate`](mod@validate), the assembler's in [`asm`], the semantics in [`interp`] and
+//! [`interp::math`].
 
 pub mod asm;
 pub mod case;
 pub mod disasm;
+#[cfg(any(test, feature = "fuzz", feature = "bench"))]
 pub mod gen;
 pub mod header;
 pub mod interp;

@@ -1,5 +1,5 @@
 //! A validated AGAL program: the form the interpreter (and, later, the frontend) runs. Only
-//! [`super::validate`] builds one, so every register number is in range, every operand's type
+//! [`super::validate`](mod@super::validate) builds one, so every register number is in range, every operand's type
 //! is allowed where it stands and every conditional block is closed; consumers match on
 //! [`Opcode`] exhaustively and never meet an unknown value.
 

@@ -13,7 +13,14 @@
 //!   for byte (and a PCAS case loads).
 //! - [`compile_run`]: a case made from the bytes ([`super::case_from_bytes`]) agrees on every
 //!   backend this host has.
+//! - [`agal_read`]: the AGAL reader, validator and AGCS/AGOU readers never panic; any bytes
+//!   split and join back exactly; the disassembly of any bytes assembles back to them; a
+//!   program the validator accepts runs on the interpreter on zero inputs, and an accepted case
+//!   is written back byte for byte.
+//! - [`agal_asm`]: the AGAL assembler never panics on any text, as vertex or fragment program
+//!   and with or without limits; its output's disassembly assembles back to the same bytes.
 
+use crate::agal;
 use crate::asm::{self, Source};
 use crate::case::{Case, CaseOutput};
 use crate::engine::Backend;
@@ -106,13 +113,85 @@ pub fn compile_run(data: &[u8]) {
     }
 }
 
-/// The target of a name (`shbin`, `asm`, `pcas`, `compile_run`).
+/// The disassembly of `bytes` assembles back to them.
+fn agal_round_trip(bytes: &[u8]) {
+    let text = agal::disasm::disassemble(bytes);
+    match agal::asm::assemble("disassembly", &text, &agal::asm::Options::default()) {
+        Ok(a) => assert!(
+            a.bytes == bytes,
+            "the disassembly assembles to other bytes:\n{text}"
+        ),
+        Err(d) => {
+            let msgs: Vec<String> = d.iter().map(|d| d.headline()).collect();
+            panic!(
+                "the disassembly does not assemble: {}\n{text}",
+                msgs.join("; ")
+            )
+        }
+    }
+}
+
+/// AGAL reader target: bytecode, validator, interpreter and AGCS/AGOU.
+pub fn agal_read(data: &[u8]) {
+    let code = agal::Bytecode::split(data);
+    assert!(code.to_bytes() == data, "split/join is not exact");
+    if data.len() <= 24 * 512 {
+        agal_round_trip(data);
+    }
+    if let Ok(p) = agal::validate(data, &agal::validate::Options::default()) {
+        let textures = agal::interp::NoTextures;
+        match p.kind {
+            agal::ShaderKind::Vertex => {
+                let r = agal::interp::run_vertices(&p, &[], &textures, &[Default::default()]);
+                assert!(p.interface.samplers.is_empty() == r.is_ok(), "{r:?}");
+            }
+            agal::ShaderKind::Fragment => {
+                let r = agal::interp::run_quads(&p, &[], &textures, &[Default::default()]);
+                assert!(p.interface.samplers.is_empty() == r.is_ok(), "{r:?}");
+            }
+        }
+    }
+    if let Ok(case) = agal::case::AgalCase::parse(data) {
+        assert!(
+            case.to_bytes() == data,
+            "an accepted AGCS is not written back"
+        );
+        let _ = case.run();
+    }
+    if let Ok(out) = agal::case::Outputs::parse(data) {
+        assert!(
+            out.to_bytes() == data,
+            "an accepted AGOU is not written back"
+        );
+    }
+}
+
+/// AGAL assembler target: the input as text, assembled every way.
+pub fn agal_asm(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    for kind in [agal::ShaderKind::Vertex, agal::ShaderKind::Fragment] {
+        for ignore_limits in [false, true] {
+            let options = agal::asm::Options {
+                kind: Some(kind),
+                version: None,
+                ignore_limits,
+            };
+            if let Ok(a) = agal::asm::assemble("fuzz.agal", &text, &options) {
+                agal_round_trip(&a.bytes);
+            }
+        }
+    }
+}
+
+/// The target of a name (`shbin`, `asm`, `pcas`, `compile_run`, `agal_read`, `agal_asm`).
 pub fn by_name(name: &str) -> Option<fn(&[u8])> {
     match name {
         "shbin" => Some(shbin),
         "asm" => Some(asm),
         "pcas" => Some(pcas),
         "compile_run" => Some(compile_run),
+        "agal_read" => Some(agal_read),
+        "agal_asm" => Some(agal_asm),
         _ => None,
     }
 }

@@ -1,6 +1,6 @@
 //! The AGAL assembler: Adobe's AGALMiniAssembler language (`reference/agal.md` §4), producing
 //! the bytes the helper produces for every program it accepts — its leniencies included
-//! ([`line`], [`operand`]) — with diagnostics `file:line:col` as in the PICA assembler.
+//! (`line.rs`, `operand.rs`) — with diagnostics `file:line:col` as in the PICA assembler.
 //!
 //! The reference is the last AGALMiniAssembler Adobe published (2015, AGAL 1–3 and `iid`) as
 //! copied into Starling 2 and Ruffle's `agal-helper` with `tld` and `vs0`–`vs3` added and `fs`

@@ -49,6 +49,17 @@ impl<'a> Machine<'a> {
         }
     }
 
+    /// Back to the start state (registers zero, no lane killed, every lane executing), keeping
+    /// the allocations.
+    pub(super) fn reset(&mut self) {
+        for file in &mut self.files {
+            file.fill([[0.0; 4]; 4]);
+        }
+        self.killed = [false; 4];
+        self.exec = (1u8 << self.lanes) - 1;
+        self.stack.clear();
+    }
+
     /// Runs every instruction in order.
     pub(super) fn run(&mut self) {
         for i in &self.program.instructions {

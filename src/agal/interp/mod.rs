@@ -182,10 +182,11 @@ pub fn run_vertices(
 ) -> Result<Vec<VertexOut>, RunError> {
     expect_kind(program, ShaderKind::Vertex)?;
     check_textures(program, textures)?;
+    let mut m = Machine::new(program, constants, textures, 1);
     Ok(vertices
         .iter()
         .map(|v| {
-            let mut m = Machine::new(program, constants, textures, 1);
+            m.reset();
             let attr = usize::from(RegType::Attribute.code());
             for (reg, value) in m.files[attr].iter_mut().zip(&v.attributes) {
                 reg[0] = *value;
@@ -213,10 +214,11 @@ pub fn run_quads(
 ) -> Result<Vec<[FragmentOut; 4]>, RunError> {
     expect_kind(program, ShaderKind::Fragment)?;
     check_textures(program, textures)?;
+    let mut m = Machine::new(program, constants, textures, 4);
     Ok(quads
         .iter()
         .map(|q| {
-            let mut m = Machine::new(program, constants, textures, 4);
+            m.reset();
             let var = usize::from(RegType::Varying.code());
             for (i, reg) in m.files[var].iter_mut().enumerate() {
                 for lane in 0..4 {

@@ -14,7 +14,7 @@
 //!    #3619; more tokens than the version allows (200 / 1024 / 2048) → #3629. Bytes after the
 //!    last whole token are ignored (choice: Flash's behaviour is not known; ignoring them is
 //!    what a token loop over `(len − 7) / 24` does).
-//! 2. Each token in order ([`check`]), then: an open `ife`…`eif` block → #3739; vertex `op` not
+//! 2. Each token in order (`check.rs`), then: an open `ife`…`eif` block → #3739; vertex `op` not
 //!    written in all four components → #3635; a varying written in only some components →
 //!    #3633; fragment `oc` (color 0) never written → #3634; colour outputs other than `oc0`…`ocN`
 //!    without gaps → #3775.

@@ -3,6 +3,7 @@
 //! shaders of `examples/shaders/`, embedded and assembled at start-up) on every backend this
 //! host has. See the README's "Benchmarks" section for the method.
 
+mod agal;
 mod chart;
 mod draw;
 mod load;
@@ -31,7 +32,9 @@ use crate::measure::{Io, Settings};
 )]
 struct Args {
     /// Shaders: SHBIN files (every DVLE), PCAS cases (with their uniforms and inputs), picasso
-    /// sources (.pica) or .shlist lists. None: the built-in set (examples/shaders).
+    /// sources (.pica) or .shlist lists. None: the built-in set (examples/shaders). AGAL
+    /// sources (.agal), bytecode and AGCS cases are measured on the interpreter, in a table
+    /// of their own.
     files: Vec<PathBuf>,
     /// Backends to measure, comma-separated or repeated (default: every one this host has).
     /// The interpreter is always measured too: it is the reference of the speedups.
@@ -134,15 +137,42 @@ fn backends(requested: &[BackendArg]) -> Result<Vec<Backend>, String> {
 }
 
 fn run(args: &Args) -> Result<(), String> {
+    let (agal_files, pica_files): (Vec<&std::path::Path>, Vec<&std::path::Path>) = args
+        .files
+        .iter()
+        .map(PathBuf::as_path)
+        .partition(|f| agal::is_agal(f));
+    if !agal_files.is_empty() {
+        let rows = agal::measure(
+            &agal_files,
+            args.vertices
+                .unwrap_or(if args.quick { 2048 } else { 4096 })
+                .max(1),
+            if args.quick { 40 } else { 250 },
+            if args.quick { 8 } else { 25 },
+            args.repetitions
+                .unwrap_or(if args.quick { 7 } else { 15 })
+                .max(1),
+        )?;
+        let text = agal::table(&rows);
+        if args.json.as_deref().is_some_and(|p| p.as_os_str() == "-") {
+            eprintln!("{text}");
+        } else {
+            println!("{text}");
+        }
+        if pica_files.is_empty() {
+            return Ok(());
+        }
+    }
     let backends = backends(&args.backend)?;
     if args.draw {
         return run_draws(args, &backends);
     }
-    let workloads = if args.files.is_empty() {
+    let workloads = if pica_files.is_empty() {
         workload::builtins().map_err(|e| format!("built-in shaders: {e}"))?
     } else {
         let mut all = Vec::new();
-        for f in &args.files {
+        for f in &pica_files {
             all.extend(load::load(f)?);
         }
         all

@@ -1,0 +1,4 @@
+//! libFuzzer target: `picajit::fuzz::targets::agal_read` (see its docs for the invariants).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| picajit::fuzz::targets::agal_read(data));
