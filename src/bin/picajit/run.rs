@@ -50,7 +50,8 @@ pub struct RunArgs {
     /// line (`#` comments), or a JSON object (`{"mvp": [[1,0,0,0], …], "b3": true}`).
     #[arg(long, value_name = "FILE")]
     values: Option<PathBuf>,
-    /// Write the program, uniforms and inputs of this run as a PCAS case file.
+    /// Write the program, uniforms and inputs of this run as a PCAS case file (AGAL programs:
+    /// an AGCS case).
     #[arg(long, value_name = "FILE.pcas")]
     save_case: Option<PathBuf>,
 }
