@@ -134,7 +134,7 @@ fn header_checks_in_flash_order() {
         kind: None,
         max_version: 1,
     };
-    assert_eq!(validate(&v2.bytes, &baseline).unwrap_err().number(), 3617);
+    assert_eq!(validate(&v2.bytes, &baseline).unwrap_err().number(), 3725);
     // Bytes after the last whole token are ignored.
     let mut tail = a.bytes.clone();
     tail.extend_from_slice(&[1, 2, 3]);

@@ -39,8 +39,10 @@ pub enum Problem {
     NotLittleEndian,
     /// #3615: no token after the header.
     TooShort,
-    /// #3617: version not in 1..=4 (or above the allowed maximum).
+    /// #3617: version not in 1..=4.
     BadVersion(u32),
+    /// #3725: a version the profile does not allow (above the caller's maximum).
+    VersionNotInProfile(u32),
     /// #3618: byte 5 is not `0xA1`.
     BadTag(u8),
     /// #3619: byte 6 is neither 0 nor 1, or not the kind the caller expects.
@@ -182,6 +184,7 @@ impl Problem {
             Problem::Empty | Problem::TooShort => 3615,
             Problem::NotLittleEndian => 3612,
             Problem::BadVersion(_) => 3617,
+            Problem::VersionNotInProfile(_) => 3725,
             Problem::BadTag(_) => 3618,
             Problem::BadKind(_) => 3619,
             Problem::TooManyTokens(_) => 3629,
@@ -301,6 +304,11 @@ impl fmt::Display for ValidationError {
             Problem::BadVersion(v) => write!(
                 f,
                 "{prefix}Bad AGAL version for {kind} program. Current version is {v}."
+            ),
+            Problem::VersionNotInProfile(v) => write!(
+                f,
+                "The requested AGAL version ({v}) is not valid under the Context3D profile. For \
+                 example AGAL version 2 requires standard profile."
             ),
             Problem::BadTag(_) => {
                 write!(

@@ -9,11 +9,13 @@
 //!
 //! # Program checks, in order
 //! 1. Empty → #3615 (no kind named, as Flash prints it); fewer than 7 bytes or byte 0 not `0xA0`
-//!    → #3612; no token after the header → #3615; version outside 1..=`max_version` → #3617;
-//!    byte 5 not `0xA1` → #3618; byte 6 not 0/1, or not the kind the caller uploads it as →
-//!    #3619; more tokens than the version allows (200 / 1024 / 2048) → #3629. Bytes after the
-//!    last whole token are ignored (choice: Flash's behaviour is not known; ignoring them is
-//!    what a token loop over `(len − 7) / 24` does).
+//!    → #3612; no token after the header → #3615; version outside 1..=4 → #3617, above the
+//!    profile's maximum (`Options::max_version`) → #3725; byte 5 not `0xA1` → #3618; byte 6 not
+//!    0/1, or not the kind the caller uploads it as → #3619; more tokens than the version allows
+//!    (200 / 1024 / 2048) → #3629. Bytes after the last whole token are ignored (choice: Flash's
+//!    behaviour is not known; ignoring them is what a token loop over `(len − 7) / 24` does).
+//!    #3641 (indirect addressing not allowed for an operand) is never given: no operand of a
+//!    vertex program is known to refuse it.
 //! 2. Each token in order (`check.rs`), then: an open `ife`…`eif` block → #3739; vertex `op` not
 //!    written in all four components → #3635; a varying written in only some components →
 //!    #3633; fragment `oc` (color 0) never written → #3634; colour outputs other than `oc0`…`ocN`
@@ -89,7 +91,8 @@ pub const MAX_NESTING: usize = 4;
 pub struct Options {
     /// The kind the program is uploaded as (`None`: take it from the header).
     pub kind: Option<ShaderKind>,
-    /// Highest version accepted (the profile's; 4 = everything).
+    /// Highest version the profile accepts (baseline profiles 1, standard 2, standard
+    /// extended 3, enhanced 4); a higher one is #3725.
     pub max_version: u32,
 }
 
@@ -123,8 +126,14 @@ pub fn validate(bytes: &[u8], options: &Options) -> Result<Program, ValidationEr
     if bytes.len() < HEADER_BYTES + super::token::TOKEN_BYTES {
         return Err(whole(Problem::TooShort, kind_hint));
     }
-    if header.version == 0 || header.version > options.max_version.min(4) {
+    if header.version == 0 || header.version > 4 {
         return Err(whole(Problem::BadVersion(header.version), kind_hint));
+    }
+    if header.version > options.max_version {
+        return Err(whole(
+            Problem::VersionNotInProfile(header.version),
+            kind_hint,
+        ));
     }
     if header.tag != TYPE_TAG {
         return Err(whole(Problem::BadTag(header.tag), kind_hint));
