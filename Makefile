@@ -72,8 +72,8 @@ test: lint package test-fast
 test-fast: setup
 	$(CARGO) test --workspace
 
-## bench: criterion benches, groups compile/<shader> and execute/<backend>/<shader>/<io>
-## (3–4 minutes on 2 cores; reports in target/criterion).
+## bench: criterion benches, groups compile/<shader>, compile/<straight|branchy>/<size> and
+## execute/<backend>/<shader>/<io> (5–6 minutes on 2 cores; reports in target/criterion).
 bench:
 	$(CARGO) bench --bench compile --bench execute
 

@@ -1,14 +1,20 @@
 //! Compile time: `compile/<shader>` (decode → lower → allocate → native code → executable
 //! memory, a fresh engine each time so nothing is cached) and `compile_hit/<shader>` (the
 //! cache lookup of an already compiled program), on the best backend of the host, for the
-//! example shaders and a 100-instruction program.
+//! example shaders and a 100-instruction program; and `compile/<shape>/<size>` over the
+//! synthetic programs of `picajit::synthetic` (straight-line and branchy, 50 to 500 words as
+//! vertex shaders, 1,000 to 4,000 as geometry shaders, seed 1), whose throughput criterion
+//! reports in PICA words per second.
+//!
+//! `PICAJIT_COMPILE_SIZES=50,500` limits the synthetic sizes (`=0`: none).
 
 mod shaders;
 
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use picajit::engine::{Backend, Engine};
+use picajit::synthetic::{self, Shape};
 
 fn compile(c: &mut Criterion) {
     let mut all = shaders::examples();
@@ -28,11 +34,42 @@ fn compile(c: &mut Criterion) {
     }
 }
 
+/// The synthetic sizes to measure.
+fn sizes() -> Vec<usize> {
+    match std::env::var("PICAJIT_COMPILE_SIZES") {
+        Ok(list) => list
+            .split(',')
+            .filter_map(|s| s.trim().parse().ok())
+            .filter(|&n| n >= synthetic::MIN_SIZE)
+            .collect(),
+        Err(_) => synthetic::SIZES.to_vec(),
+    }
+}
+
+fn compile_sizes(c: &mut Criterion) {
+    let mut group = c.benchmark_group("compile");
+    for shape in [Shape::Straight, Shape::Branchy] {
+        for size in sizes() {
+            let program = synthetic::program(shape, size, 1).expect("a synthetic program");
+            // Large programs take milliseconds: fewer samples keep the run short.
+            group.sample_size(if size >= 1000 { 10 } else { 30 });
+            group.throughput(Throughput::Elements(size as u64));
+            group.bench_with_input(BenchmarkId::new(shape.name(), size), &program, |b, p| {
+                b.iter(|| {
+                    let engine = Engine::new(Backend::Auto).expect("engine");
+                    engine.compile(p)
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(2));
-    targets = compile
+    targets = compile, compile_sizes
 }
 criterion_main!(benches);

@@ -353,7 +353,9 @@ impl Gen {
     }
 
     /// Exactly `words` words of structured code ending in an ALU instruction (so no `.else` or
-    /// `.end` after it needs a padding NOP); none if `words` is 0.
+    /// `.end` after it needs a padding NOP); none if `words` is 0. `in_loop`: the block is a
+    /// loop body, where a BREAKC may stand (never inside an IF of the body: BREAKC does not pop
+    /// the IF stack, and the stale entry would make every later word another control state).
     fn block(&mut self, words: usize, depth: usize, in_loop: bool) {
         if words == 0 {
             return;
@@ -392,10 +394,10 @@ impl Gen {
                     } else {
                         (inner, 0)
                     };
-                    self.block(then, depth + 1, in_loop);
+                    self.block(then, depth + 1, false);
                     if other > 0 {
                         self.directive(".else");
-                        self.block(other, depth + 1, in_loop);
+                        self.block(other, depth + 1, false);
                     }
                     self.directive(".end");
                     left -= inner + 1;
@@ -412,10 +414,10 @@ impl Gen {
                     } else {
                         (inner, 0)
                     };
-                    self.block(then, 3, in_loop);
+                    self.block(then, 3, false);
                     if other > 0 {
                         self.directive(".else");
-                        self.block(other, 3, in_loop);
+                        self.block(other, 3, false);
                     }
                     self.directive(".end");
                     left -= inner + 2;
@@ -617,7 +619,9 @@ mod tests {
 
     #[test]
     fn branchy_programs_hold_every_structure_and_compile_natively() {
-        let text = source(Shape::Branchy, 500, 1).expect("ok");
+        let text: String = (1..=3)
+            .map(|seed| source(Shape::Branchy, 500, seed).expect("ok"))
+            .collect();
         for what in [
             "ifu ", ".else", "ifc ", "for i", "breakc ", "call sub", "callu b", "aL",
         ] {
@@ -638,6 +642,22 @@ mod tests {
                     shader.path()
                 );
             }
+        }
+    }
+
+    #[test]
+    fn branchy_control_states_grow_with_the_size_not_faster() {
+        // Subroutines called twice and scopes are explored once per context: about one state
+        // per word, never the blow-up stale IF entries would give (BREAKC inside an IF).
+        for &size in &SIZES {
+            let p = program(Shape::Branchy, size, 1).expect("ok");
+            let graph = crate::frontend::graph::explore(&p, crate::frontend::graph::MAX_STATES)
+                .expect("within the state cap");
+            let states = graph.nodes.len();
+            assert!(
+                (size..=size * 5 / 4).contains(&states),
+                "{size} words: {states} states"
+            );
         }
     }
 }

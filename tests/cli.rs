@@ -446,6 +446,10 @@ fn dump_times_every_compile_phase_of_a_generated_program() {
         text.contains(".proc main") && text.contains("ifu b"),
         "{text}"
     );
+    assert!(!text.contains("path:"), "only the source: {text}");
+    let (shbin, _) =
+        picajit::asm::assemble(&[picajit::asm::Source::new("gen.pica", text.as_ref())]).unwrap();
+    assert_eq!(shbin.dvlp.code.len(), 120);
 
     for bad in ["loopy:100", "straight:10", "straight:x", "branchy:100:1:2"] {
         let out = picajit()

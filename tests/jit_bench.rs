@@ -93,7 +93,7 @@ fn quick_json_and_svg() {
     assert!(out.status.success(), "{stderr}");
     // With `--json -` the table goes to stderr and stdout is JSON only.
     assert!(
-        stderr.contains("ns/vertex") && stderr.contains("mvp"),
+        stderr.contains("ns/vertex") && stderr.contains("mvp") && stderr.contains("compile phases"),
         "{stderr}"
     );
     let json: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
@@ -126,6 +126,20 @@ fn quick_json_and_svg() {
         assert!(number(row, "compile_us") >= 0.0, "{row}");
         assert!(number(row, "compile_hit_us") >= 0.0, "{row}");
         assert!(number(row, "ns_per_instruction") > 0.0, "{row}");
+        let words = match row["shader"].as_str().unwrap() {
+            "mvp" => 8,
+            _ => 16,
+        };
+        assert_eq!(row["reachable_words"], words, "{row}");
+        let phases: Vec<&str> = row["compile_phases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                assert!(number(p, "min_us") <= number(p, "median_us"), "{p}");
+                p["phase"].as_str().unwrap()
+            })
+            .collect();
         let path = row["path"].as_str().unwrap();
         let backend = row["backend"].as_str().unwrap();
         let expected = if backend == "interp" {
@@ -134,6 +148,9 @@ fn quick_json_and_svg() {
             "native"
         };
         assert_eq!(path, expected, "{row}");
+        if path == "interpreter" {
+            assert_eq!(phases, ["reachability", "shader"], "{row}");
+        }
         assert!(row["path_detail"].as_str().is_some_and(|s| !s.is_empty()));
         let threads = row["threads"].as_u64().unwrap();
         match row["api"].as_str().unwrap() {
@@ -145,6 +162,9 @@ fn quick_json_and_svg() {
             other => panic!("api {other}"),
         }
         if path == "native" {
+            for phase in ["explore", "ir build", "dce", "regalloc", "emit", "map"] {
+                assert!(phases.contains(&phase), "{phase} in {phases:?}");
+            }
             assert!(number(row, "native_instructions_per_batch") > 0.0);
             assert!(
                 number(row, "speedup") > 1.0,

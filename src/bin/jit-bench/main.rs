@@ -9,6 +9,7 @@ mod draw;
 mod load;
 mod machine;
 mod measure;
+mod phases;
 mod report;
 // Also compiled into the criterion benches, which use parts the command does not.
 #[allow(dead_code)]
@@ -250,6 +251,11 @@ fn run(args: &Args) -> Result<(), String> {
         write!(out, "{t}").map_err(io_err)?;
     }
     writeln!(out, "\n{}", report::LEGEND).map_err(io_err)?;
+    if let Some(t) = phases::table(&rows) {
+        writeln!(out).map_err(io_err)?;
+        write!(out, "{t}").map_err(io_err)?;
+        writeln!(out, "{}", phases::LEGEND).map_err(io_err)?;
+    }
     for n in &notes {
         writeln!(out, "note: {n}").map_err(io_err)?;
     }

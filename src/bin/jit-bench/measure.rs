@@ -18,6 +18,7 @@ use picajit::interp::Interpreter;
 use picajit::program::{Regs16, VertexStatus};
 use serde::Serialize;
 
+use crate::phases::{self, PhaseTime};
 use crate::workload::Workload;
 
 /// How vertices reach the shader.
@@ -118,6 +119,11 @@ pub struct Row {
     pub compile_us: f64,
     /// Cache hit (`Engine::compile` of a compiled program), median of 10 blocks of 100, µs.
     pub compile_hit_us: f64,
+    /// The cold compile phase by phase (`Engine::compile_timed`, wall clock inside the compile),
+    /// min and median over `compile_repetitions` timed compiles.
+    pub compile_phases: Vec<PhaseTime>,
+    /// Code words reachable from the entry (what the compile works on).
+    pub reachable_words: usize,
     /// First run of one batch after compiling (on the generic kernel: the uniform-specialized
     /// variant and the SoA kernel compile in the background meanwhile), µs.
     pub first_run_us: f64,
@@ -138,6 +144,7 @@ struct Compiled {
     cold_us: f64,
     hit_us: f64,
     first_run_us: [f64; 2],
+    phases: Vec<PhaseTime>,
 }
 
 /// A configuration being timed.
@@ -396,6 +403,7 @@ fn compile_figures(workload: &Workload, backend: Backend, settings: &Settings) -
         cold_us: median(&mut cold),
         hit_us,
         first_run_us,
+        phases: phases::measure(workload, backend, settings.compile_repetitions),
     }
 }
 
@@ -484,6 +492,8 @@ fn row(workload: &Workload, c: &Compiled, r: &Runner, instructions: f64) -> Row 
         cores_used: (r.par && !r.cores.is_empty()).then(|| median(&mut r.cores.clone())),
         compile_us: c.cold_us,
         compile_hit_us: c.hit_us,
+        compile_phases: c.phases.clone(),
+        reachable_words: picajit::engine::reachable_len(&workload.program),
         first_run_us: c.first_run_us[match r.io {
             Io::Aos => 0,
             Io::Soa => 1,

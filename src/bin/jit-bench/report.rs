@@ -43,14 +43,14 @@ pub fn ratio(x: f64) -> String {
 }
 
 /// A text table: left-aligned first `left` columns, the rest right-aligned.
-struct Table {
-    header: Vec<String>,
-    rows: Vec<Vec<String>>,
-    left: usize,
+pub struct Table {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    pub left: usize,
 }
 
 impl Table {
-    fn render(&self) -> String {
+    pub fn render(&self) -> String {
         let cols = self.header.len();
         let width: Vec<usize> = (0..cols)
             .map(|c| {

@@ -23,7 +23,7 @@ pub struct DumpArgs {
     /// SIZE in code words (24..=4096; above 512 a geometry shader), SEED 1 by default.
     #[arg(long, value_name = "SHAPE:SIZE[:SEED]")]
     generate: Option<String>,
-    /// With --generate: print the generated picasso source.
+    /// With --generate: print the generated picasso source (only that: `> file.pica`).
     #[arg(long, requires = "generate")]
     source: bool,
     /// SHBIN only: which DVLE.
@@ -69,6 +69,7 @@ pub fn dump(args: &DumpArgs) -> CliResult {
             let text = generated(spec)?;
             if args.source {
                 out!("{text}");
+                return Ok(ExitCode::SUCCESS);
             }
             let (shbin, _) = picajit::asm::assemble(&[picajit::asm::Source::new(spec, text)])
                 .map_err(|d| format!("--generate {spec:?}: {}", d[0]))?;
