@@ -3,8 +3,10 @@
 //!
 //! - [`Shape::Straight`]: inputs copied into temporaries, then random ALU instructions (MUL, ADD,
 //!   DP3/DP4/DPH, MAD, MOV, MIN/MAX, RCP/RSQ, EX2/LG2, FLR, SGE/SLT, MOVA and relative uniform
-//!   reads) over float uniforms, inputs and temporaries — each reading recently written
-//!   temporaries, as dependency chains do — then the outputs.
+//!   reads) over float uniforms, inputs and temporaries, then the outputs. As in a real
+//!   shader, almost every result is read: sources prefer temporaries whose value nothing has
+//!   read yet, and results go to temporaries whose value has been read (random code without
+//!   that rule is mostly dead, and dead code is not what compile time should be measured on).
 //! - [`Shape::Branchy`]: the same arithmetic in the structure real shaders have: IFU feature
 //!   blocks with ELSE parts, CMP + IFC per-vertex selections (short arms), LOOPs over uniform
 //!   arrays through `aL` (some with a CMP + BREAKC exit), and subroutines (placed before the
@@ -180,6 +182,8 @@ struct Gen {
     mad_palette: Vec<Desc>,
     /// Temporaries, most recently written last.
     recent: Vec<usize>,
+    /// Temporaries whose value nothing has read yet.
+    unread: [bool; TEMPS],
     /// Whether a0.x has been written (relative reads through it are then realistic).
     a0_set: bool,
     /// LOOP nesting at the current point.
@@ -221,6 +225,7 @@ impl Gen {
             palette,
             mad_palette,
             recent: (0..TEMPS).collect(),
+            unread: [false; TEMPS],
             a0_set: false,
             loop_depth: 0,
             out: String::new(),
@@ -467,6 +472,23 @@ impl Gen {
 
     /// A temporary to read: mostly one of the last few written.
     fn read_temp(&mut self) -> usize {
+        // An unread value first (the most recent one, usually), so that results are used.
+        let unread: Vec<usize> = self
+            .recent
+            .iter()
+            .rev()
+            .copied()
+            .filter(|&r| self.unread[r])
+            .collect();
+        if !unread.is_empty() && self.rng.chance(85) {
+            let r = unread[if self.rng.chance(60) {
+                0
+            } else {
+                self.rng.below(unread.len())
+            }];
+            self.unread[r] = false;
+            return r;
+        }
         let back = if self.rng.chance(75) {
             self.rng.below(4)
         } else {
@@ -475,9 +497,20 @@ impl Gen {
         self.recent[TEMPS - 1 - back]
     }
 
+    /// A temporary to write: mostly one whose value has been read.
+    fn write_temp(&mut self) -> usize {
+        let read: Vec<usize> = (0..TEMPS).filter(|&r| !self.unread[r]).collect();
+        if !read.is_empty() && self.rng.chance(90) {
+            read[self.rng.below(read.len())]
+        } else {
+            self.rng.below(TEMPS)
+        }
+    }
+
     fn wrote(&mut self, r: usize) {
         self.recent.retain(|&x| x != r);
         self.recent.push(r);
+        self.unread[r] = true;
     }
 
     fn operand(name: String, d: Desc, i: usize) -> String {
@@ -544,7 +577,7 @@ impl Gen {
             self.a0_set = true;
             return;
         }
-        let dst = self.rng.below(TEMPS);
+        let dst = self.write_temp();
         let line = match op {
             "mad" => {
                 let d = self.mad_palette[self.rng.below(MAD_PALETTE)];
