@@ -679,18 +679,26 @@ mod tests {
     }
 
     #[test]
-    fn branchy_control_states_grow_with_the_size_not_faster() {
+    fn the_bench_programs_are_live_code_with_about_one_control_state_per_word() {
         // Subroutines called twice and scopes are explored once per context: about one state
-        // per word, never the blow-up stale IF entries would give (BREAKC inside an IF).
-        for &size in &SIZES {
-            let p = program(Shape::Branchy, size, 1).expect("ok");
-            let graph = crate::frontend::graph::explore(&p, crate::frontend::graph::MAX_STATES)
-                .expect("within the state cap");
-            let states = graph.nodes.len();
-            assert!(
-                (size..=size * 5 / 4).contains(&states),
-                "{size} words: {states} states"
-            );
+        // per word, never the blow-up stale IF entries would give (BREAKC inside an IF). And
+        // nearly every word is live after dead-code elimination (at least 2 IR instructions
+        // per word): random code without the unread-first rule was mostly dead at 4,000 words.
+        for shape in [Shape::Straight, Shape::Branchy] {
+            for &size in &SIZES {
+                let p = program(shape, size, 1).expect("ok");
+                let lowered = crate::frontend::lower(&p).expect("lowers");
+                let states = lowered.stats.states;
+                assert!(
+                    (size..=size * 5 / 4).contains(&states),
+                    "{shape:?} {size}: {states} states"
+                );
+                let insts = lowered.stats.insts_after_dce;
+                assert!(
+                    insts >= 2 * size,
+                    "{shape:?} {size}: {insts} IR instructions"
+                );
+            }
         }
     }
 }

@@ -193,9 +193,3 @@ impl Engine {
         self.cache.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
 }
-
-/// How many code words are reachable from the entry of `program` (following every branch, call
-/// body and scope end): the words the cache key holds.
-pub fn reachable_len(program: &Program) -> usize {
-    program.reachable_words().len()
-}

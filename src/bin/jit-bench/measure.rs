@@ -493,7 +493,7 @@ fn row(workload: &Workload, c: &Compiled, r: &Runner, instructions: f64) -> Row 
         compile_us: c.cold_us,
         compile_hit_us: c.hit_us,
         compile_phases: c.phases.clone(),
-        reachable_words: picajit::engine::reachable_len(&workload.program),
+        reachable_words: workload.program.reachable_words().len(),
         first_run_us: c.first_run_us[match r.io {
             Io::Aos => 0,
             Io::Soa => 1,

@@ -137,7 +137,7 @@ fn timings(engine: &Engine, program: &picajit::Program, repeat: usize) {
             t
         })
         .collect();
-    let words = picajit::engine::reachable_len(program);
+    let words = program.reachable_words().len();
     let stats = |mut v: Vec<Duration>| {
         v.sort_unstable();
         (v[0], v[v.len() / 2])
