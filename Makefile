@@ -6,6 +6,7 @@ SECONDS ?= 600
 FUZZ_TIME ?= 60
 FUZZ_TARGETS ?= shbin asm pcas compile_run agal_read agal_asm
 PICAJIT = $(CARGO) run -q --release --bin picajit --
+RELEASE_PICAJIT = $${CARGO_TARGET_DIR:-target}/release/picajit
 
 .PHONY: all setup lint package test test-fast bench fuzz fuzz-parsers demo clean header
 
@@ -63,10 +64,12 @@ package: setup
 ## on other hosts; the regression corpus tests/regress included), the exhaustive EX2/LG2 check
 ## (release, all cores) and a fixed-seed differential fuzz slice: 20,000 programs on the
 ## interpreter and every backend this host can run.
+## The fuzz slice runs the picajit binary the float_exhaustive build already made (cargo builds a
+## package's binaries for its integration tests): `cargo build --release --bin picajit` would
+## build the library a second time, without the dev-dependencies' feature set.
 test: lint package test-fast
 	$(CARGO) test --release --test float_exhaustive
-	$(CARGO) build --release --bin picajit
-	$(PICAJIT) fuzz --cases 20000 --seed 1
+	$(RELEASE_PICAJIT) fuzz --cases 20000 --seed 1
 
 ## test-fast: the unit and integration tests only.
 test-fast: setup
