@@ -1,4 +1,4 @@
-//! AGAL, the Stage3D shader bytecode of Flash Player 11+ and AIR (`reference/agal.md`), with
+//! AGAL, the Stage3D shader bytecode of Flash Player 11+ and AIR, with
 //! the foundation the PICA side has: one opcode table, a token codec, Flash's upload validator,
 //! an AGALMiniAssembler-compatible assembler, a round-tripping disassembler, the reference
 //! interpreter and case files.

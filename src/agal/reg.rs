@@ -1,6 +1,6 @@
 //! AGAL register files: the 4-bit register-type codes of the token fields, their text names
 //! per program kind, and how many registers of each type a version gives a program
-//! (`reference/agal.md` §2.6, Adobe's register table and the AGALMiniAssembler limits).
+//! (Adobe's register table and the AGALMiniAssembler limits).
 
 use super::header::ShaderKind;
 

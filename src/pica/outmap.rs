@@ -1,4 +1,4 @@
-//! The rasterizer's output map (survey §7): output registers enabled by a unit's OUTMAP_MASK
+//! The rasterizer's output map: output registers enabled by a unit's OUTMAP_MASK
 //! are compacted into attribute slots 0, 1, 2…; OUTMAP_O0–O6 give each slot's components a
 //! semantic id, and an output vertex is the 24 semantic slots (position, normal quaternion,
 //! colour, texture coordinates, view) in that order.
@@ -8,7 +8,7 @@ use crate::shbin::{Dvle, OutputSemantic};
 /// Semantic slots of an output vertex (ids 0–23; id 17 and 21 are padding).
 pub const SEMANTIC_SLOTS: usize = 24;
 
-/// The first semantic id of each semantic (survey §7 table; Azahar's `OutputVertex` layout).
+/// The first semantic id of each semantic (Azahar's `OutputVertex` layout).
 pub mod semantic {
     /// x, y, z, w: ids 0–3.
     pub const POSITION: u8 = 0;
@@ -38,7 +38,7 @@ pub enum SemanticSource {
     /// An attribute slot past the enabled output registers: 0.0 (hardware: undocumented;
     /// Azahar passes whatever its attribute buffer held).
     Zero,
-    /// No attribute slot names this semantic: 1.0, as hardware tests showed (survey §7).
+    /// No attribute slot names this semantic: 1.0, as hardware tests showed.
     One,
 }
 

@@ -1,4 +1,4 @@
-//! The geometry stage of a draw (survey §6; Azahar's `geometry_pipeline.cpp`): the vertex
+//! The geometry stage of a draw (as Azahar's `geometry_pipeline.cpp` runs it): the vertex
 //! shader's attribute buffers feed geometry-shader invocations in point, variable-primitive
 //! or fixed-primitive mode; b15 is set after every invocation; emitted triangles become
 //! output vertices through the geometry unit's output mask and the output map.

@@ -21,13 +21,13 @@
 //! vector transposes, while gathering into planes and mapping planes to semantic slots are
 //! one scalar store per component in Rust; a chunk's records stay in cache.
 //!
-//! Rules where the survey and the hardware documentation are silent (hardware behaviour
+//! Rules where the emulators and the hardware documentation are silent (hardware behaviour
 //! unknown; each is also the simplest exact choice):
 //! - Input registers no attribute is loaded into read 0.0; attributes are loaded in order,
 //!   so when the permutation names one register twice the later attribute wins (Azahar).
 //! - Output attribute slots: the enabled output registers compacted in ascending order;
 //!   slots past them read 0.0; registers the shader never writes read 0.0 (every invocation
-//!   starts with zeroed registers, `spec/semantics.md` §1).
+//!   starts with zeroed registers, as [`crate::interp`] states).
 //! - Geometry point mode: the geometry unit's input count must be a multiple of the vertex
 //!   outputs per vertex (Azahar asserts it); an incomplete primitive at the end of a draw
 //!   is dropped in every mode.

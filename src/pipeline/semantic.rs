@@ -1,4 +1,4 @@
-//! Output planes → output vertices in semantic order (survey §7): each of the 24 semantic
+//! Output planes → output vertices in semantic order (the rasterizer's output map, [`crate::pica`]): each of the 24 semantic
 //! slots takes its register component, 0.0 or 1.0, colour becomes `min(|c|, 1)`; and the raw
 //! o0–o15 records for emulators that map outputs themselves.
 

@@ -75,7 +75,7 @@ impl<'a> Attribute<'a> {
     }
 }
 
-/// One output vertex: the rasterizer's 24 semantic slots (survey §7), by semantic id.
+/// One output vertex: the rasterizer's 24 semantic slots, by semantic id.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 pub struct OutputVertex {

@@ -1,4 +1,4 @@
-//! The AGAL assembler: Adobe's AGALMiniAssembler language (`reference/agal.md` §4), producing
+//! The AGAL assembler: Adobe's AGALMiniAssembler language, producing
 //! the bytes the helper produces for every program it accepts — its leniencies included
 //! (`line.rs`, `operand.rs`) — with diagnostics `file:line:col` as in the PICA assembler.
 //!

@@ -4,7 +4,7 @@
 //! `floor`/rounding and bit operations, so SIMD code can perform the same steps — no libm call
 //! whose result varies by platform.
 //!
-//! The "D3D9 flavour" (`reference/agal.md` §3.8): `sqt`, `rsq`, `log` and `pow` work on `|x|`,
+//! The "D3D9 flavour": `sqt`, `rsq`, `log` and `pow` work on `|x|`,
 //! `nrm` of a zero vector is zero. Flash's Windows backend most likely ran AGAL as Direct3D 9
 //! shaders and AwayJS (the Away3D team's port) chose the same; with IEEE rules those inputs
 //! give NaN, which no content can have relied on.

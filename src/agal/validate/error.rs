@@ -1,5 +1,5 @@
 //! Validation errors: one variant per rejection, each with Flash Player's error number and the
-//! wording of its message table (`reference/agal.md` §7), so a rejected program reads as Flash
+//! wording of its message table, so a rejected program reads as Flash
 //! reported it: `Error #3646: AGAL validation failed: Can not read from output register for
 //! source operand 1 at token 1 of fragment program.`
 

@@ -1,5 +1,4 @@
-//! The validator: Flash Player's upload rules for AGAL bytecode (`Program3D.upload`,
-//! `reference/agal.md` §7). A program it accepts becomes a [`Program`]; a rejected one gets
+//! The validator: Flash Player's upload rules for AGAL bytecode (`Program3D.upload`). A program it accepts becomes a [`Program`]; a rejected one gets
 //! Flash's error number, message and 1-based token index ([`ValidationError`]).
 //!
 //! What Flash is known to do is followed exactly (the order of the header checks and the
