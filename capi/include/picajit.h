@@ -4,8 +4,9 @@
  *
  * Use: create a PicajitPipeline per emulated GPU, forward every internal register write of the
  * game's command lists to picajit_write, and call picajit_draw for each draw with the vertex
- * attributes already converted to float; copy the output vertices (24 semantic slots each)
- * and the index list out with picajit_copy_vertices / picajit_copy_indices.
+ * attributes already converted to float; read the output vertices (24 semantic slots each)
+ * and the index list in place with picajit_results (valid until the next draw), or copy them
+ * out with picajit_copy_vertices / picajit_copy_indices.
  *
  * Errors: every call returns a PicajitStatus; on an error, picajit_last_error() gives a message
  * (per thread). Null pointers and too-short buffers are errors, never crashes; no panic crosses
@@ -127,6 +128,21 @@ typedef struct PicajitOutputVertex {
   float slots[24];
 } PicajitOutputVertex;
 
+// The last draw's results where they are, without a copy (`picajit_results`): valid until
+// the next `picajit_draw`, `picajit_keep_raw` or `picajit_pipeline_free` on the pipeline.
+// A pointer is null when its count is 0.
+typedef struct PicajitResults {
+  // The output vertices (as `picajit_copy_vertices` copies them).
+  const struct PicajitOutputVertex *vertices;
+  size_t vertex_count;
+  // The index list (as `picajit_copy_indices` copies it).
+  const uint32_t *indices;
+  size_t index_count;
+  // The raw records, 64 floats each (after `picajit_keep_raw(pipeline, 1)`).
+  const float *raw;
+  size_t raw_count;
+} PicajitResults;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -175,6 +191,11 @@ enum PicajitStatus picajit_copy_vertices(struct PicajitPipeline *pipeline,
                                          struct PicajitOutputVertex *out,
                                          size_t capacity,
                                          size_t *written);
+
+// Points `*out` at the last draw's results (no copy; see `PicajitResults` for how long the
+// pointers stay valid). The fastest way to read a draw: the emulator's primitive assembly
+// reads the vertices where the draw wrote them.
+enum PicajitStatus picajit_results(struct PicajitPipeline *pipeline, struct PicajitResults *out);
 
 // Copies the last draw's index list (per index of the draw, its output vertex; with a
 // geometry shader 0, 1, 2, …).

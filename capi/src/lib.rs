@@ -134,6 +134,31 @@ pub struct PicajitDrawInfo {
     pub triangles: usize,
 }
 
+/// The last draw's results where they are, without a copy (`picajit_results`): valid until
+/// the next `picajit_draw`, `picajit_keep_raw` or `picajit_pipeline_free` on the pipeline.
+/// A pointer is null when its count is 0.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct PicajitResults {
+    /// The output vertices (as `picajit_copy_vertices` copies them).
+    pub vertices: *const PicajitOutputVertex,
+    pub vertex_count: usize,
+    /// The index list (as `picajit_copy_indices` copies it).
+    pub indices: *const u32,
+    pub index_count: usize,
+    /// The raw records, 64 floats each (after `picajit_keep_raw(pipeline, 1)`).
+    pub raw: *const f32,
+    pub raw_count: usize,
+}
+
+// `PicajitResults::vertices` points into picajit's own vertices: the two types must agree.
+const _: () = assert!(
+    std::mem::size_of::<PicajitOutputVertex>()
+        == std::mem::size_of::<picajit::pipeline::OutputVertex>()
+        && std::mem::align_of::<PicajitOutputVertex>()
+            == std::mem::align_of::<picajit::pipeline::OutputVertex>()
+);
+
 /// One register write of a command list.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
@@ -483,6 +508,41 @@ pub unsafe extern "C" fn picajit_copy_vertices(
         copy_out(&p.output.vertices, out, capacity, written, |v| {
             PicajitOutputVertex { slots: v.slots }
         })
+    })
+}
+
+/// Points `*out` at the last draw's results (no copy; see `PicajitResults` for how long the
+/// pointers stay valid). The fastest way to read a draw: the emulator's primitive assembly
+/// reads the vertices where the draw wrote them.
+#[no_mangle]
+pub unsafe extern "C" fn picajit_results(
+    pipeline: *mut PicajitPipeline,
+    out: *mut PicajitResults,
+) -> PicajitStatus {
+    guard(|| {
+        // SAFETY: the handle contract of the header.
+        let p = unsafe { pipeline_mut(pipeline) }?;
+        // SAFETY: `out` is null or points to a writable PicajitResults.
+        let out = unsafe { out.as_mut() }.ok_or_else(|| null("out"))?;
+        fn view<T, U>(v: &[T]) -> *const U {
+            if v.is_empty() {
+                std::ptr::null()
+            } else {
+                v.as_ptr().cast()
+            }
+        }
+        let o = &p.output;
+        // The casts: OutputVertex and PicajitOutputVertex are both `repr(C)` structs of 24
+        // f32 (checked above); a raw record is `[[f32; 4]; 16]`, 64 f32 without padding.
+        *out = PicajitResults {
+            vertices: view(&o.vertices),
+            vertex_count: o.vertices.len(),
+            indices: view(&o.indices),
+            index_count: o.indices.len(),
+            raw: view(&o.raw),
+            raw_count: o.raw.len(),
+        };
+        Ok(())
     })
 }
 

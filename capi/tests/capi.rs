@@ -406,6 +406,33 @@ fn misuse_returns_an_error_status_and_a_message() {
             PicajitStatus::Ok
         );
         assert_eq!(written, 0);
+        // The results in place: the same vertices and indices as the copies, no raw records.
+        let mut results = PicajitResults {
+            vertices: null(),
+            vertex_count: 9,
+            indices: null(),
+            index_count: 9,
+            raw: null(),
+            raw_count: 9,
+        };
+        assert_eq!(picajit_results(p, &mut results), PicajitStatus::Ok);
+        assert_eq!((results.vertex_count, results.index_count), (3, 3));
+        assert!(results.raw.is_null() && results.raw_count == 0);
+        // SAFETY: the pointers are valid for their counts until the next draw.
+        let (in_place, in_place_idx) = (
+            std::slice::from_raw_parts(results.vertices, results.vertex_count),
+            std::slice::from_raw_parts(results.indices, results.index_count),
+        );
+        for (a, b) in in_place.iter().zip(&verts) {
+            assert_eq!(a.slots.map(f32::to_bits), b.slots.map(f32::to_bits));
+        }
+        assert_eq!(in_place_idx, idx);
+        assert_eq!(picajit_results(p, null_mut()), PicajitStatus::NullArgument);
+        assert_eq!(
+            picajit_results(null_mut(), &mut results),
+            PicajitStatus::NullArgument
+        );
+        assert!(last_error().contains("pipeline"), "{}", last_error());
         picajit_pipeline_free(p);
     }
 }

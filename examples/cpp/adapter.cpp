@@ -35,10 +35,14 @@ public:
         Check(picajit_write(gpu_, id, value, mask));
     }
 
+    // A draw's results where picajit wrote them (no copy): valid until the next draw, so
+    // primitive assembly reads them at once.
     struct Batch {
-        std::vector<PicajitOutputVertex> vertices;  // semantic order, one per unique vertex
-        std::vector<std::uint32_t> indices;         // per draw index, its vertex
-        std::vector<std::uint8_t> windings;         // per triangle, with a geometry shader
+        const PicajitOutputVertex* vertices;  // semantic order, one per unique vertex
+        std::size_t vertex_count;
+        const std::uint32_t* indices;         // per draw index, its vertex
+        std::size_t index_count;
+        std::vector<std::uint8_t> windings;   // per triangle, with a geometry shader
     };
 
     // Called for DRAWELEMENTS with the attributes the vertex loader converted to float.
@@ -64,13 +68,11 @@ private:
     Batch Run(const PicajitDraw& draw, const std::vector<PicajitAttribute>& attributes) {
         PicajitDrawInfo info{};
         Check(picajit_draw(gpu_, &draw, attributes.data(), attributes.size(), &info));
-        Batch batch;
-        batch.vertices.resize(info.vertices);
-        batch.indices.resize(info.indices);
-        batch.windings.resize(info.triangles);
+        PicajitResults results{};
+        Check(picajit_results(gpu_, &results));
+        Batch batch{results.vertices, results.vertex_count, results.indices,
+                    results.index_count, std::vector<std::uint8_t>(info.triangles)};
         std::size_t n = 0;
-        Check(picajit_copy_vertices(gpu_, batch.vertices.data(), batch.vertices.size(), &n));
-        Check(picajit_copy_indices(gpu_, batch.indices.data(), batch.indices.size(), &n));
         Check(picajit_copy_windings(gpu_, batch.windings.data(), batch.windings.size(), &n));
         return batch;
     }
@@ -118,8 +120,8 @@ int main(int argc, char** argv) try {
     attributes[2] = PicajitAttribute{scene_pos_uv, std::size(scene_pos_uv), 3, 5, 2, {}};
     auto batch = gpu.DrawIndexed(scene_indices, std::size(scene_indices), attributes);
 
-    std::printf("%zu vertices, %zu indices\n", batch.vertices.size(), batch.indices.size());
-    for (std::size_t v = 0; v < batch.vertices.size(); v++) {
+    std::printf("%zu vertices, %zu indices\n", batch.vertex_count, batch.index_count);
+    for (std::size_t v = 0; v < batch.vertex_count; v++) {
         const float* o = batch.vertices[v].slots;
         std::printf("vertex %zu: position %g %g %g %g color %g %g %g %g texcoord0 %g %g\n", v,
                     o[0], o[1], o[2], o[3], o[8], o[9], o[10], o[11], o[12], o[13]);
@@ -128,7 +130,7 @@ int main(int argc, char** argv) try {
         std::printf("\n");
     }
     std::printf("indices");
-    for (auto i : batch.indices) std::printf(" %u", i);
+    for (std::size_t k = 0; k < batch.index_count; k++) std::printf(" %u", batch.indices[k]);
     std::printf("\n");
     return 0;
 } catch (const std::exception& e) {

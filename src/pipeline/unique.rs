@@ -26,7 +26,10 @@ impl Table {
     /// fresh stamp (cleared only when the stamp wraps, once in 2^32 draws).
     fn begin(&mut self, size: usize) -> u64 {
         if self.entries.len() < size {
-            self.entries.resize(size, 0);
+            // A fresh zeroed table (all unseen under any stamp but 0): large ones come from
+            // the allocator as untouched zero pages, so a first draw pays only for the
+            // entries it uses, not for clearing up to 512 KiB.
+            self.entries = vec![0; size.next_power_of_two()];
         }
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
