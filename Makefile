@@ -62,14 +62,15 @@ package: setup
 
 ## test: lint, packaging, every unit and integration test (every program also on AArch64, under qemu-user
 ## on other hosts; the regression corpus tests/regress included), the exhaustive EX2/LG2 check
-## (release, all cores) and a fixed-seed differential fuzz slice: 20,000 programs on the
-## interpreter and every backend this host can run.
-## The fuzz slice runs the picajit binary the float_exhaustive build already made (cargo builds a
+## (release, all cores) and fixed-seed differential fuzz slices: 20,000 PICA programs on the
+## interpreter and every backend this host can run, 3,000 AGAL cases likewise (a few seconds).
+## The fuzz slices run the picajit binary the float_exhaustive build already made (cargo builds a
 ## package's binaries for its integration tests): `cargo build --release --bin picajit` would
 ## build the library a second time, without the dev-dependencies' feature set.
 test: lint package test-fast
 	$(CARGO) test --release --test float_exhaustive
 	$(RELEASE_PICAJIT) fuzz --cases 20000 --seed 1
+	$(RELEASE_PICAJIT) fuzz --agal --cases 3000 --seed 1
 
 ## test-fast: the unit and integration tests only.
 test-fast: setup
@@ -85,6 +86,7 @@ bench:
 fuzz:
 	$(CARGO) build --release --bin picajit
 	$(PICAJIT) fuzz --seconds $(SECONDS) --seed $$(date +%s)
+	$(PICAJIT) fuzz --agal --seconds $(SECONDS) --seed $$(date +%s)
 
 ## fuzz-parsers: cargo-fuzz (libFuzzer, nightly) on the SHBIN reader, the assembler, the PCAS
 ## reader, compile-and-run, the AGAL reader (bytecode, validator, interpreter, AGCS) and the AGAL

@@ -185,3 +185,50 @@ fn quick_json_and_svg() {
     assert!(text.contains("mvp") && text.contains("lit"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn agal_examples_are_built_in_workloads_with_speedups() {
+    let out = Command::new(env!("CARGO_BIN_EXE_jit-bench"))
+        .args([
+            "--agal",
+            "--quick",
+            "--repetitions",
+            "1",
+            "--vertices",
+            "64",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.starts_with("AGAL (AoS; speedup over the AGAL reference interpreter)"));
+    let native: Vec<&str> = picajit::engine::Backend::available()
+        .into_iter()
+        .filter(|b| *b != picajit::engine::Backend::Interp)
+        .map(|b| b.name())
+        .collect();
+    for name in [
+        "textured_quad.vertex.agal",
+        "skinning.vertex.agal",
+        "textured_quad.fragment.agal",
+        "wave_filter.fragment.agal",
+        "two_textures.fragment.agal",
+    ] {
+        let rows: Vec<&str> = text.lines().filter(|l| l.starts_with(name)).collect();
+        assert_eq!(rows.len(), 1 + native.len(), "{name}: {text}");
+        assert!(
+            rows[0].contains(" interp ") && rows[0].contains(" 1.0×"),
+            "{}",
+            rows[0]
+        );
+        for b in &native {
+            let row = rows.iter().find(|r| r.contains(&format!(" {b} "))).unwrap();
+            // Every example compiles (the fragment ones in segments between samples).
+            assert!(row.contains("native"), "{row}");
+        }
+    }
+}

@@ -184,3 +184,73 @@ fn pmul_min_max_are_bit_exact() {
     check(Op::Min, float::min);
     check(Op::Add, |x, y| x + y);
 }
+
+#[test]
+fn agal_transcendental_constants_are_the_interpreters() {
+    use picajit::agal::interp::math;
+    use picajit_codegen::x64::transcend as t;
+    assert_eq!(t::TWO_OVER_PI, math::TWO_OVER_PI.to_bits());
+    assert_eq!(
+        t::PIO2,
+        [math::PIO2_1, math::PIO2_2, math::PIO2_3].map(f64::to_bits)
+    );
+    assert_eq!(t::R_BOUND, math::SINCOS_R_BOUND.to_bits());
+    assert_eq!(t::ROUND_MAGIC, math::ROUND_MAGIC.to_bits());
+    let rev = |c: &[f64]| c.iter().rev().map(|x| x.to_bits()).collect::<Vec<u64>>();
+    assert_eq!(t::SIN_COEFFS.to_vec(), rev(&math::SIN_C));
+    assert_eq!(t::COS_COEFFS.to_vec(), rev(&math::COS_C));
+}
+
+/// Moderate arguments (where sin, cos and pow are accurate and their results not saturated),
+/// on top of the sweep of the whole f32 space.
+fn moderate(xs: &mut Vec<f32>, range: f32) {
+    let mut k = 7u32;
+    for _ in 0..40_000 {
+        k = k.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        xs.push((f64::from(k >> 8) / f64::from(1u32 << 24) * 2.0 - 1.0) as f32 * range);
+    }
+    // Multiples of π/4 and their neighbours (quadrant boundaries).
+    for n in -64..64 {
+        let q = n as f32 * std::f32::consts::FRAC_PI_4;
+        xs.extend([
+            q,
+            f32::from_bits(q.to_bits() + 1),
+            f32::from_bits(q.to_bits().wrapping_sub(1)),
+        ]);
+    }
+}
+
+fn check_agal(op: Op, range: f32, reference: impl Fn(f32, f32) -> f32) {
+    let mut xs = inputs();
+    moderate(&mut xs, range);
+    let mut ys = partner(&xs);
+    // pow: second operands of ordinary size for most lanes.
+    for (i, y) in ys.iter_mut().enumerate() {
+        if i % 3 != 0 {
+            *y = ((i % 97) as f32 - 48.0) / 6.0;
+        }
+    }
+    let f = function(op);
+    for (name, backend) in backends() {
+        let got = backend(&f, &xs, &ys);
+        for (i, (&x, &y)) in xs.iter().zip(&ys).enumerate() {
+            let want = reference(x, y);
+            assert!(
+                same(got[i], want),
+                "{name} {}({x:e} = {:#010x}, {y:e}): {:#010x}, want {:#010x}",
+                op.name(),
+                x.to_bits(),
+                got[i].to_bits(),
+                want.to_bits()
+            );
+        }
+    }
+}
+
+#[test]
+fn agal_sin_cos_pow_are_bit_exact() {
+    use picajit::agal::interp::math;
+    check_agal(Op::Sin, 2000.0, |x, _| math::sin(x));
+    check_agal(Op::Cos, 2000.0, |x, _| math::cos(x));
+    check_agal(Op::Pow, 20.0, math::pow);
+}

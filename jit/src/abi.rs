@@ -14,6 +14,8 @@ pub const SPILL_SLOTS: usize = 512;
 /// Float uniform table entries: c0..c95, then 32 entries of (1, 1, 1, 1) so a 7-bit index
 /// needs no range check.
 pub const UNIFORM_ENTRIES: usize = 128;
+/// Entries of the constant table ([`Context::constants`]) that `const`/`const.idx` read.
+pub const CONST_ENTRIES: usize = 256;
 /// Loop slots (the PICA loop stack holds 4).
 pub const LOOP_SLOTS: usize = 4;
 
@@ -129,6 +131,10 @@ pub struct Context {
     pub uniform_rows: [Lanes; UNIFORM_ROWS],
     /// The run's vertex buffers.
     pub io: Io,
+    /// The constant table of `const`/`const.idx` (AGAL's constant file), AoS (x, y, z, w);
+    /// entry [`CONST_ENTRIES`] is a zero row the code reads for an index out of range (the
+    /// host never writes it).
+    pub constants: [[f32; 4]; CONST_ENTRIES + 1],
 }
 
 impl Default for Context {
@@ -148,6 +154,7 @@ impl Default for Context {
             emit_slots: [[[Lanes::default(); 4]; 16]; 4],
             uniform_rows: [Lanes::default(); UNIFORM_ROWS],
             io: Io::default(),
+            constants: [[0.0; 4]; CONST_ENTRIES + 1],
         }
     }
 }
@@ -166,6 +173,12 @@ pub const fn uniform_offset(index: u32, comp: u32) -> i32 {
 }
 /// Byte offset of the uniform table.
 pub const UNIFORMS: i32 = offset_of!(Context, uniforms) as i32;
+/// Byte offset of constant-table entry `index`.`comp`.
+pub const fn const_offset(index: u32, comp: u32) -> i32 {
+    (offset_of!(Context, constants) + (index as usize * 4 + comp as usize) * 4) as i32
+}
+/// Byte offset of the constant table.
+pub const CONSTANTS: i32 = offset_of!(Context, constants) as i32;
 /// Byte offset of spill slot `n`.
 pub const fn spill_offset(slot: u32) -> i32 {
     (offset_of!(Context, spill) + slot as usize * 64) as i32
@@ -251,6 +264,11 @@ mod tests {
             spill_offset(511) as usize,
             &ctx.spill[511] as *const Lanes as usize - base
         );
+        assert_eq!(
+            const_offset(200, 3) as usize,
+            &ctx.constants[200][3] as *const f32 as usize - base
+        );
+        assert_eq!(ctx.constants[CONST_ENTRIES], [0.0; 4]);
         assert_eq!(ctx.uniforms[96], [1.0; 4]);
         assert_eq!(ctx.uniforms[127], [1.0; 4]);
         assert_eq!(std::mem::align_of::<Context>(), 64);

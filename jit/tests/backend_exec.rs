@@ -347,3 +347,63 @@ fn many_live_values_spill_and_come_back() {
         assert_eq!(got, bits(&[820.0, 1640.0, -820.0, 410.0]));
     }
 }
+
+#[test]
+fn div_and_sqrt_are_ieee() {
+    let x = [1.0, -3.0, 0.0, -0.0, INF, 7.0, f32::MIN_POSITIVE, 2.0];
+    let y = [3.0, 0.0, 0.0, 5.0, INF, -0.0, 4.0, 3.0];
+    for got in run(&binary_fn(Op::Div), &x, &y, |_| {}) {
+        let want: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a / b).collect();
+        // Written out: 1/3 rounded, -3/0 = -inf, 0/0 = NaN, -0/5 = -0, inf/inf = NaN,
+        // 7/-0 = -inf, a subnormal quotient kept, 2/3 rounded.
+        assert_eq!(want[1], -INF);
+        assert!(want[2].is_nan() && want[4].is_nan());
+        assert_eq!(want[3].to_bits(), 0x8000_0000);
+        assert_eq!(want[6].to_bits(), 0x0020_0000);
+        for (g, w) in got.iter().zip(&want) {
+            assert!(
+                *g == w.to_bits() || (f32::from_bits(*g).is_nan() && w.is_nan()),
+                "{g:#x} vs {w}"
+            );
+        }
+    }
+    let mut b = Builder::new();
+    let v = b.inst(Op::Input, &[], [0, 0]);
+    let r = b.unary(Op::Sqrt, v);
+    b.effect(Op::Output, &[r], [0, 0]);
+    let f = b.finish();
+    let x = [4.0, 2.0, -0.0, INF, -1.0, 1e-40, 0.0, 9.0];
+    for got in run(&f, &x, &[], |_| {}) {
+        assert_eq!(got[..4], bits(&[2.0, 2f32.sqrt(), -0.0, INF]));
+        assert!(f32::from_bits(got[4]).is_nan());
+        assert_eq!(got[5..], bits(&[1e-40f32.sqrt(), 0.0, 3.0]));
+    }
+}
+
+#[test]
+fn constant_table_direct_and_per_lane_with_range_check() {
+    // const c200.z broadcast, plus const.idx at trunc(x) + 3: entries n have .y = n + 0.5.
+    let setup = |ctx: &mut Context| {
+        for (n, c) in ctx.constants.iter_mut().enumerate().take(256) {
+            *c = [0.0, n as f32 + 0.5, 0.0, 0.0];
+        }
+        ctx.constants[200][2] = 42.0;
+    };
+    let mut b = Builder::new();
+    let x = b.inst(Op::Input, &[], [0, 0]);
+    let i = b.unary(Op::FtoiSat, x);
+    let g = b.inst(Op::ConstIdx, &[i], [3, 1]);
+    let c = b.inst(Op::Const, &[], [200, 2]);
+    let s = b.binary(Op::Add, g, c);
+    b.effect(Op::Output, &[s], [0, 0]);
+    let f = b.finish();
+    // Indices: 0+3, 252+3, 253+3 (out: 0), -3+3, -4+3 (out), NaN→0 → 3, 1e10 saturates → out,
+    // 100.7 → 103.
+    let x = [0.0, 252.0, 253.0, -3.9, -4.0, f32::NAN, 1e10, 100.7];
+    for got in run(&f, &x, &[], setup) {
+        assert_eq!(
+            got,
+            bits(&[45.5, 297.5, 42.0, 42.5, 42.0, 45.5, 42.0, 145.5])
+        );
+    }
+}

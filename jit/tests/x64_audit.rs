@@ -231,6 +231,18 @@ fn unary_and_conversion_forms() {
     check(&["roundpd xmm14, xmm13, 8"], |o| {
         asm::round_pd(o, Tier::Sse41, 14, 13, 8)
     });
+    check(&["vpermilps ymm13, ymm10, 0F5h"], |o| {
+        asm::permute(o, Tier::Avx2, 13, 10, 0xF5)
+    });
+    check(&["vpermilps ymm1, ymm14, 44h"], |o| {
+        asm::permute(o, Tier::Avx2, 1, 14, 0x44)
+    });
+    check(&["pshufd xmm13, xmm10, 0A0h"], |o| {
+        asm::permute(o, Tier::Sse41, 13, 10, 0xA0)
+    });
+    check(&["pshufd xmm2, xmm9, 0EEh"], |o| {
+        asm::permute(o, Tier::Sse41, 2, 9, 0xEE)
+    });
     check(&["vsqrtps ymm13, ymm10"], |o| {
         asm::sqrt_ps(o, Tier::Avx2, 13, 10)
     });

@@ -33,6 +33,7 @@ use super::interp::{
     self, CpuTextures, Fragment, FragmentOut, Level, RunError, Texture, UnitState, Vertex,
     VertexOut, ATTRIBUTES, VARYINGS,
 };
+use super::program::Program;
 use super::sampling::{Dim, Filter, Mip, Wrap};
 use super::validate::{validate, Options, ValidationError};
 
@@ -137,6 +138,9 @@ pub enum CaseRunError {
     /// A texture is malformed.
     #[error("{0}")]
     Texture(String),
+    /// An engine refused the run (the buffers it was given).
+    #[error("{0}")]
+    Engine(String),
 }
 
 struct Reader<'a> {
@@ -556,6 +560,26 @@ impl AgalCase {
 
     /// Validates the program (as the case's kind), binds the textures and runs it.
     pub fn run(&self) -> Result<Outputs, CaseRunError> {
+        let (program, textures) = self.prepare()?;
+        Ok(match &self.inputs {
+            Inputs::Vertices(vs) => Outputs::Vertices(interp::run_vertices(
+                &program,
+                &self.constants,
+                &textures,
+                vs,
+            )?),
+            Inputs::Quads(qs) => Outputs::Fragments(
+                interp::run_quads(&program, &self.constants, &textures, qs)?
+                    .into_iter()
+                    .flatten()
+                    .collect(),
+            ),
+        })
+    }
+
+    /// The validated program (as the case's kind) and the bound textures: what every runner
+    /// of the case starts from.
+    pub fn prepare(&self) -> Result<(Program, CpuTextures), CaseRunError> {
         let program = validate(
             &self.program,
             &Options {
@@ -572,20 +596,7 @@ impl AgalCase {
                 textures.set_state(t.unit, s);
             }
         }
-        Ok(match &self.inputs {
-            Inputs::Vertices(vs) => Outputs::Vertices(interp::run_vertices(
-                &program,
-                &self.constants,
-                &textures,
-                vs,
-            )?),
-            Inputs::Quads(qs) => Outputs::Fragments(
-                interp::run_quads(&program, &self.constants, &textures, qs)?
-                    .into_iter()
-                    .flatten()
-                    .collect(),
-            ),
-        })
+        Ok((program, textures))
     }
 }
 

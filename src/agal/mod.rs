@@ -17,8 +17,10 @@
 //! - [`validate`](mod@validate): Flash Player's upload rules and error numbers → [`Program`] ([`program`]).
 //! - [`asm`], [`disasm`]: the text form.
 //! - [`interp`]: the executable statement of AGAL semantics, with the CPU texture sampler.
+//! - [`lower`]: the frontend to `picajit-codegen`'s block IR (what the engine compiles).
 //! - [`case`]: AGCS/AGOU case files.
-//! - `gen`: seeded random bytecode for tests and fuzzing.
+//! - `gen`: seeded random bytecode for tests and fuzzing; `gen_valid`: seeded random programs
+//!   the validator accepts.
 //!
 //! Choices where AGAL sources disagree or are silent are listed where they are made: the
 //! validator's in [`validate`](mod@validate), the assembler's in [`asm`], the semantics in [`interp`] and
@@ -29,8 +31,11 @@ pub mod case;
 pub mod disasm;
 #[cfg(any(test, feature = "fuzz", feature = "bench"))]
 pub mod gen;
+#[cfg(any(test, feature = "fuzz", feature = "bench"))]
+pub mod gen_valid;
 pub mod header;
 pub mod interp;
+pub mod lower;
 pub mod opcode;
 pub mod program;
 pub mod reg;

@@ -16,11 +16,14 @@
 //! otherwise (programs beyond the frontend's bounds) it runs on the reference interpreter —
 //! never a different answer, only a slower path. [`Shader::path`] says which, and why.
 //!
+//! AGAL programs compile through [`Engine::compile_agal`] into an [`AgalShader`] (`agal`).
+//!
 //! Rooms: `backend` (which engine, targets, paths), `cache` (the bounded shader cache and
 //! its counters), `kernels` (compiled code, its uniform-specialized variants and background
 //! compiles), `shader` (a compiled shader and its AoS runs), `soa` (planar buffers and SoA
 //! runs), `geometry` (geometry-shader runs and their flat results).
 
+mod agal;
 mod backend;
 mod cache;
 mod geometry;
@@ -31,6 +34,7 @@ mod soa;
 #[cfg(test)]
 mod timed_tests;
 
+pub use agal::{AgalRunError, AgalShader};
 pub use backend::{Backend, EngineError, ExecPath, Target};
 pub use cache::{EngineStats, DEFAULT_CACHE_BYTES};
 pub use geometry::GeometryOutput;
@@ -58,6 +62,8 @@ pub struct Engine {
     background: bool,
     cache: Mutex<Cache>,
     counters: Arc<Counters>,
+    /// Compiled AGAL programs ([`Engine::compile_agal`]).
+    agal_cache: Mutex<rustc_hash::FxHashMap<agal::AgalKey, Arc<AgalShader>>>,
 }
 
 impl Engine {
@@ -80,6 +86,7 @@ impl Engine {
             background: true,
             cache: Mutex::new(Cache::new(DEFAULT_CACHE_BYTES)),
             counters: Arc::default(),
+            agal_cache: Mutex::new(rustc_hash::FxHashMap::default()),
         })
     }
 

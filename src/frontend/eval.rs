@@ -14,15 +14,20 @@
 //! `BranchAny` tests every lane.
 //!
 //! The math is [`crate::float`]'s: `PMul` = `pmul`, `Max`/`Min`, `Floor` = `flr`, `Rcp`,
-//! `Rsq`, `Ex2`, `Lg2`, `FtoiSat` = `mova_trunc`; `Cmp` is [`CmpKind::eval`].
+//! `Rsq`, `Ex2`, `Lg2`, `FtoiSat` = `mova_trunc`; `Div` and `Sqrt` are IEEE `/` and `sqrt`;
+//! `Cmp` is [`CmpKind::eval`]; `Sin`, `Cos`, `Pow` are AGAL's (`agal::interp::math`);
+//! `QuadDiff` subtracts within each group of four lanes (a quad whose lanes run past the
+//! batch reads 0 there). `Const` reads `ctx.constants[idx][comp]`; `ConstIdx` adds the
+//! lane's I32 to its immediate (wrapping) and reads +0.0 outside `0..CONST_ENTRIES`.
 //!
 //! Immediates are masked to their fields' ranges, so a verified function never makes the
 //! evaluator panic. It terminates whenever every CFG cycle spends budget
 //! ([`picajit_codegen::opt::budget_bounds_cycles`], true of every function the frontend emits).
 
-use picajit_codegen::abi::{Context, Triangle, LOOP_SLOTS, MAX_LANES};
+use picajit_codegen::abi::{Context, Triangle, CONST_ENTRIES, LOOP_SLOTS, MAX_LANES};
 use picajit_codegen::ir::{CmpKind, Function, Inst, Op, Terminator};
 
+use crate::agal::interp::math as agal_math;
 use crate::float;
 use crate::program::{Regs16, Uniforms, VertexStatus, FLOAT_UNIFORMS};
 
@@ -98,6 +103,25 @@ impl Machine<'_> {
                     table[rel_index(i0, a[0] as i32)][comp].to_bits()
                 });
             }
+            Op::Const => {
+                let v = self.ctx.constants[(i0 as usize).min(CONST_ENTRIES)][comp].to_bits();
+                self.lane_map(inst, |_, _| v);
+            }
+            Op::ConstIdx => {
+                let table = &self.ctx.constants;
+                let v: Vec<u32> = (0..self.lanes)
+                    .map(|l| {
+                        let e =
+                            (self.vars[inst.args[0].0 as usize][l] as i32).wrapping_add(i0 as i32);
+                        if (0..CONST_ENTRIES as i32).contains(&e) {
+                            table[e as usize][comp].to_bits()
+                        } else {
+                            0
+                        }
+                    })
+                    .collect();
+                self.lane_map(inst, |_, l| v[l]);
+            }
             Op::Input => {
                 let src = self.ctx.input[i0 as usize & 15][comp];
                 self.lane_map(inst, |_, l| src.0[l].to_bits());
@@ -116,16 +140,41 @@ impl Machine<'_> {
             }
             Op::Mov | Op::MaskMov | Op::IMov => self.lane_map(inst, |a, _| a[0]),
             Op::Neg => self.lane_map(inst, |a, _| a[0] ^ 0x8000_0000),
+            Op::Abs => self.lane_map(inst, |a, _| a[0] & 0x7FFF_FFFF),
             Op::Add => self.lane_map(inst, |a, _| (f(a[0]) + f(a[1])).to_bits()),
             Op::Mul => self.lane_map(inst, |a, _| (f(a[0]) * f(a[1])).to_bits()),
             Op::PMul => self.lane_map(inst, |a, _| float::pmul(f(a[0]), f(a[1])).to_bits()),
             Op::Max => self.lane_map(inst, |a, _| float::max(f(a[0]), f(a[1])).to_bits()),
             Op::Min => self.lane_map(inst, |a, _| float::min(f(a[0]), f(a[1])).to_bits()),
+            Op::Div => self.lane_map(inst, |a, _| (f(a[0]) / f(a[1])).to_bits()),
+            Op::Sqrt => self.lane_map(inst, |a, _| f(a[0]).sqrt().to_bits()),
             Op::Floor => self.lane_map(inst, |a, _| float::flr(f(a[0])).to_bits()),
             Op::Rcp => self.lane_map(inst, |a, _| float::rcp(f(a[0])).to_bits()),
             Op::Rsq => self.lane_map(inst, |a, _| float::rsq(f(a[0])).to_bits()),
             Op::Ex2 => self.lane_map(inst, |a, _| float::ex2(f(a[0])).to_bits()),
             Op::Lg2 => self.lane_map(inst, |a, _| float::lg2(f(a[0])).to_bits()),
+            Op::Sin => self.lane_map(inst, |a, _| agal_math::sin(f(a[0])).to_bits()),
+            Op::Cos => self.lane_map(inst, |a, _| agal_math::cos(f(a[0])).to_bits()),
+            Op::Pow => self.lane_map(inst, |a, _| agal_math::pow(f(a[0]), f(a[1])).to_bits()),
+            Op::QuadDiff => {
+                let a = self.vars[inst.args[0].0 as usize];
+                let x = i0 == 0;
+                let lanes = self.lanes;
+                self.lane_map(inst, |_, l| {
+                    let q = l & !3;
+                    let (from, to) = if x {
+                        (l & 2, (l & 2) | 1)
+                    } else {
+                        (l & 1, 2 | (l & 1))
+                    };
+                    let (from, to) = (q + from, q + to);
+                    if to < lanes {
+                        (f(a[to]) - f(a[from])).to_bits()
+                    } else {
+                        0
+                    }
+                });
+            }
             Op::Cmp => {
                 let kind = CmpKind::from_imm(i0);
                 self.lane_map(inst, |a, _| mask(kind.eval(f(a[0]), f(a[1]))));

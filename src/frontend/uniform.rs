@@ -22,12 +22,16 @@ fn may_vary(inst: &Inst, varies: impl Fn(Var) -> bool) -> bool {
     let any_arg = || inst.uses().iter().any(|&a| varies(a));
     match inst.op {
         Op::Input => true,
-        Op::FConst | Op::Uniform | Op::UniformAl | Op::MaskConst | Op::IConst => false,
+        Op::FConst | Op::Uniform | Op::UniformAl | Op::Const | Op::MaskConst | Op::IConst => false,
         // CMP ops 6 and 7: true whatever the operands.
         Op::Cmp if CmpKind::from_imm(inst.imm[0]) == CmpKind::True => false,
         Op::UniformIdx
+        | Op::ConstIdx
+        | Op::Div
+        | Op::Sqrt
         | Op::Mov
         | Op::Neg
+        | Op::Abs
         | Op::Add
         | Op::Mul
         | Op::PMul
@@ -38,6 +42,10 @@ fn may_vary(inst: &Inst, varies: impl Fn(Var) -> bool) -> bool {
         | Op::Rsq
         | Op::Ex2
         | Op::Lg2
+        | Op::Sin
+        | Op::Cos
+        | Op::Pow
+        | Op::QuadDiff
         | Op::Cmp
         | Op::Select
         | Op::MaskAnd

@@ -3,9 +3,12 @@
 //! ([`minimize()`]) and described ([`report`]). `picajit fuzz` drives it; the regression corpus
 //! (`tests/regress/`) and the `fuzz/` targets reuse it.
 //!
+//! [`agal`] does the same for AGAL programs (`picajit fuzz --agal`).
+//!
 //! A case is a PCAS [`Case`](crate::case::Case) plus the step budget it runs with (PCAS has no
 //! budget field; saved cases carry it in their file name, see [`budget_from_name`]).
 
+pub mod agal;
 pub mod check;
 pub mod gen;
 pub mod minimize;

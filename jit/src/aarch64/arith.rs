@@ -46,6 +46,32 @@ impl Emitter<'_> {
         self.finish(d, r);
     }
 
+    /// Sign clear: BIC with the sign bit (FABS would do, but this keeps to audited templates).
+    pub(super) fn abs(&mut self, d: Var, a: Var) {
+        let x = self.src(a, S0);
+        self.load_u32(S2, 0x8000_0000);
+        let r = self.dst(d);
+        asm::vop(&mut self.ops, VOp::Bic, r, x, S2);
+        self.finish(d, r);
+    }
+
+    /// Quad derivative (one quad per register): `trn2 − trn1` of the value with itself, on
+    /// 32-bit lanes for `ddx` (`[a1, a1, a3, a3] − [a0, a0, a2, a2]`), on 64-bit lanes for
+    /// `ddy` (`[a2, a3, a2, a3] − [a0, a1, a0, a1]`).
+    pub(super) fn quad_diff(&mut self, d: Var, a: Var, x_axis: bool) {
+        let x = self.src(a, S0);
+        let (hi, lo) = if x_axis {
+            (VOp::Trn2S, VOp::Trn1S)
+        } else {
+            (VOp::Trn2D, VOp::Trn1D)
+        };
+        asm::vop(&mut self.ops, hi, S1, x, x);
+        asm::vop(&mut self.ops, lo, S2, x, x);
+        let r = self.dst(d);
+        asm::vop(&mut self.ops, VOp::FSub, r, S1, S2);
+        self.finish(d, r);
+    }
+
     /// MAX is `a > b ? a : b` (NaN or equal operands give `b`): FCMGT and a select. NEON's
     /// FMAX would return NaN for a NaN `a` and order +0 above −0.
     pub(super) fn max(&mut self, d: Var, a: Var, b: Var) {

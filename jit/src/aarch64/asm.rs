@@ -151,6 +151,12 @@ pub enum VOp {
     Bit,
     /// Insert if false: `d = (a & !b) | (d & b)` (b is the mask; d is read).
     Bif,
+    /// Transposes: `trn1`/`trn2` on 32-bit lanes (`[a0, b0, a2, b2]`, `[a1, b1, a3, b3]`) and
+    /// on 64-bit lanes (`[A0, B0]`, `[A1, B1]`).
+    Trn1S,
+    Trn2S,
+    Trn1D,
+    Trn2D,
 }
 
 /// `d = a op b`.
@@ -179,6 +185,10 @@ pub fn vop(ops: &mut Ops, op: VOp, d: u8, a: u8, b: u8) {
         VOp::Bsl => dynasm!(ops ; .arch aarch64 ; bsl V(d).B16, V(a).B16, V(b).B16),
         VOp::Bit => dynasm!(ops ; .arch aarch64 ; bit V(d).B16, V(a).B16, V(b).B16),
         VOp::Bif => dynasm!(ops ; .arch aarch64 ; bif V(d).B16, V(a).B16, V(b).B16),
+        VOp::Trn1S => dynasm!(ops ; .arch aarch64 ; trn1 V(d).S4, V(a).S4, V(b).S4),
+        VOp::Trn2S => dynasm!(ops ; .arch aarch64 ; trn2 V(d).S4, V(a).S4, V(b).S4),
+        VOp::Trn1D => dynasm!(ops ; .arch aarch64 ; trn1 V(d).D2, V(a).D2, V(b).D2),
+        VOp::Trn2D => dynasm!(ops ; .arch aarch64 ; trn2 V(d).D2, V(a).D2, V(b).D2),
     }
 }
 

@@ -10,6 +10,8 @@ use crate::ir::Var;
 
 /// Scratch lanes of the fetched rows (x, y, z, w arrays).
 const ROW_LANES: u32 = 8;
+/// Marks a row-cache key as the constant table's (uniform bases are below 128).
+const CONST_TAG: u32 = 1 << 31;
 
 impl Emitter<'_> {
     /// A batch-uniform component: its broadcast row (c0..c95, filled by the host for every
@@ -75,6 +77,49 @@ impl Emitter<'_> {
                 asm::store_q(&mut self.ops, row, a);
             }
             self.row_cache = Some((off, base));
+        }
+        let r = self.dst(d);
+        let a = self.ctx(abi::scratch_offset(ROW_LANES + (comp & 3)), 16);
+        asm::load_q(&mut self.ops, r, a);
+        self.finish(d, r);
+    }
+
+    /// A constant-table component, broadcast by LD1R.
+    pub(super) fn constant(&mut self, d: Var, index: u32, comp: u32) {
+        let index = index.min(abi::CONST_ENTRIES as u32);
+        asm::scalar::ctx_pointer(&mut self.ops, 10, abi::const_offset(index, comp & 3) as u32);
+        let r = self.dst(d);
+        asm::load_broadcast(&mut self.ops, r, 10);
+        self.finish(d, r);
+    }
+
+    /// Constant-table component at a per-lane index: e = off + offset (wrapping); a lane with
+    /// e outside 0..CONST_ENTRIES reads the zero row CONST_ENTRIES. Row loads as for
+    /// [`Emitter::uniform_idx`], sharing its row cache (tagged so the two never mix).
+    pub(super) fn const_idx(&mut self, d: Var, off: Var, offset: u32, comp: u32) {
+        let rows = [S3, S4, S5, S6];
+        let key = (off, offset | CONST_TAG);
+        if self.row_cache != Some(key) {
+            let o = self.src(off, S0);
+            self.load_u32(S1, offset);
+            asm::vop(&mut self.ops, VOp::AddS, S2, o, S1); // e
+            self.load_u32(S1, u32::MAX);
+            asm::vop(&mut self.ops, VOp::CmGtS, S1, S2, S1); // e > -1
+            self.load_u32(S0, abi::CONST_ENTRIES as u32);
+            asm::vop(&mut self.ops, VOp::CmGtS, S3, S0, S2); // ENTRIES > e
+            asm::vop(&mut self.ops, VOp::And, S1, S1, S3); // valid
+            asm::select(&mut self.ops, S2, S1, S2, S0); // valid ? e : ENTRIES
+            asm::scalar::ctx_pointer(&mut self.ops, 11, abi::CONSTANTS as u32);
+            for lane in 0..super::LANES as u32 {
+                asm::lane_to_w(&mut self.ops, 9, S2, lane);
+                asm::scalar::add_row_index(&mut self.ops, 10, 11, 9);
+                asm::ld4_row_lane(&mut self.ops, lane, 10);
+            }
+            for (c, &row) in rows.iter().enumerate() {
+                let a = self.ctx(abi::scratch_offset(ROW_LANES + c as u32), 16);
+                asm::store_q(&mut self.ops, row, a);
+            }
+            self.row_cache = Some(key);
         }
         let r = self.dst(d);
         let a = self.ctx(abi::scratch_offset(ROW_LANES + (comp & 3)), 16);

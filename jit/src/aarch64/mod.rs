@@ -35,6 +35,7 @@ mod flow;
 mod io;
 mod memory;
 mod special;
+mod transcend;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -319,10 +320,13 @@ impl Emitter<'_> {
             Op::Uniform => self.uniform(d, inst.imm[0], inst.imm[1]),
             Op::UniformAl => self.uniform_al(d, inst.imm[0], inst.imm[1]),
             Op::UniformIdx => self.uniform_idx(d, a[0], inst.imm[0], inst.imm[1]),
+            Op::Const => self.constant(d, inst.imm[0], inst.imm[1]),
+            Op::ConstIdx => self.const_idx(d, a[0], inst.imm[0], inst.imm[1]),
             Op::Input => self.input(d, inst.imm[0], inst.imm[1]),
             Op::Output => self.output(a[0], inst.imm[0], inst.imm[1]),
             Op::Mov | Op::MaskMov | Op::IMov => self.unary(asm::UOp::Mov, d, a[0]),
             Op::Neg => self.unary(asm::UOp::FNeg, d, a[0]),
+            Op::Abs => self.abs(d, a[0]),
             Op::Add => self.binary(VOp::FAdd, d, a[0], a[1]),
             Op::Mul => self.binary(VOp::FMul, d, a[0], a[1]),
             Op::Max => self.max(d, a[0], a[1]),
@@ -330,7 +334,10 @@ impl Emitter<'_> {
             Op::MaskAnd => self.binary(VOp::And, d, a[0], a[1]),
             Op::MaskOr => self.binary(VOp::Orr, d, a[0], a[1]),
             Op::PMul => self.pmul(d, a[0], a[1]),
+            Op::Div => self.binary(VOp::FDiv, d, a[0], a[1]),
+            Op::Sqrt => self.unary(asm::UOp::FSqrt, d, a[0]),
             Op::Floor => self.unary(asm::UOp::FRintM, d, a[0]),
+            Op::QuadDiff => self.quad_diff(d, a[0], inst.imm[0] == 0),
             Op::Cmp => self.cmp(d, crate::ir::CmpKind::from_imm(inst.imm[0]), a[0], a[1]),
             Op::Select => self.select(d, a[0], a[1], a[2]),
             Op::MaskNot => self.unary(asm::UOp::Not, d, a[0]),
@@ -339,6 +346,9 @@ impl Emitter<'_> {
             Op::Rsq => self.rsq(d, a[0]),
             Op::Ex2 => self.ex2(d, a[0]),
             Op::Lg2 => self.lg2(d, a[0]),
+            Op::Sin => self.sin_cos(d, a[0], false),
+            Op::Cos => self.sin_cos(d, a[0], true),
+            Op::Pow => self.pow(d, a[0], a[1]),
             Op::LoopPush => self.loop_push(inst.imm[0], inst.imm[1]),
             Op::AlInc => self.al_inc(inst.imm[0]),
             Op::AlRestore => self.al_restore(inst.imm[0]),

@@ -166,6 +166,12 @@ fn context_image(ctx: &Context, io: &Io, image: &mut [u8]) {
     for (n, i) in ctx.scalars.ints.iter().enumerate() {
         put(image, scalars + offset_of!(Scalars, ints) + n * 4, i);
     }
+    let consts = offset_of!(Context, constants);
+    for (n, u) in ctx.constants.iter().enumerate() {
+        for (c, x) in u.iter().enumerate() {
+            put(image, consts + (n * 4 + c) * 4, &x.to_le_bytes());
+        }
+    }
     let rows = offset_of!(Context, uniform_rows);
     for (n, row) in ctx.uniform_rows.iter().enumerate().take(UNIFORM_ROWS) {
         for (l, x) in row.0.iter().enumerate().take(MAX_LANES) {

@@ -81,42 +81,8 @@ impl Emitter<'_> {
             // 1.–2. X, B
             let widen = if h == 0 { UOp::FCvtl } else { UOp::FCvtl2 };
             asm::uop(&mut self.ops, widen, S1, x);
-            // 3. E = from_bits(MAGIC | B >> 52) - BIAS
-            asm::ushr_d(&mut self.ops, S2, S1, 52);
-            self.load_u64(S3, LG2_EXP_MAGIC_BITS);
-            asm::vop(&mut self.ops, VOp::Orr, S2, S2, S3);
-            self.load_u64(S3, LG2_EXP_BIAS);
-            asm::vop(&mut self.ops, VOp::FSubD, S2, S2, S3);
-            // 4. M = from_bits(B & MANT | ONE)
-            self.load_u64(S3, LG2_MANT_MASK);
-            asm::vop(&mut self.ops, VOp::And, S1, S1, S3);
-            self.load_u64(S3, LG2_ONE_BITS);
-            asm::vop(&mut self.ops, VOp::Orr, S1, S1, S3);
-            // 5. H = M > √2; M = H ? M * 0.5 : M; E = H ? E + 1 : E
-            self.load_u64(S3, LG2_SQRT2);
-            asm::vop(&mut self.ops, VOp::FCmGtD, S4, S1, S3);
-            self.load_u64(S3, F64_HALF);
-            asm::vop(&mut self.ops, VOp::FMulD, S3, S1, S3);
-            asm::select(&mut self.ops, S1, S4, S3, S1);
-            self.load_u64(S3, F64_ONE);
-            asm::vop(&mut self.ops, VOp::FAddD, S5, S2, S3);
-            asm::select(&mut self.ops, S2, S4, S5, S2);
-            // 6. S = (M - 1) / (M + 1)
-            asm::vop(&mut self.ops, VOp::FSubD, S4, S1, S3);
-            asm::vop(&mut self.ops, VOp::FAddD, S1, S1, S3);
-            asm::vop(&mut self.ops, VOp::FDivD, S4, S4, S1);
-            // 7. Z = S * S
-            asm::vop(&mut self.ops, VOp::FMulD, S1, S4, S4);
-            // 8. Horner in Z
-            self.load_u64(S5, LG2_COEFFS[0]);
-            for &c in &LG2_COEFFS[1..] {
-                asm::vop(&mut self.ops, VOp::FMulD, S5, S5, S1);
-                self.load_u64(S3, c);
-                asm::vop(&mut self.ops, VOp::FAddD, S5, S5, S3);
-            }
-            // 9. L = S * Q; 10. Y = E + L; 11. round to f32
-            asm::vop(&mut self.ops, VOp::FMulD, S5, S4, S5);
-            asm::vop(&mut self.ops, VOp::FAddD, S5, S2, S5);
+            self.lg2_f64_steps();
+            // 11. round to f32
             let narrow = if h == 0 { UOp::FCvtn } else { UOp::FCvtn2 };
             asm::uop(&mut self.ops, narrow, S6, S5);
         }
@@ -134,5 +100,46 @@ impl Emitter<'_> {
         let r = self.dst(d);
         asm::mov(&mut self.ops, r, S6);
         self.finish(d, r);
+    }
+
+    /// LG2 steps 3–10 on the f64 lanes of `S1` (steps 1–2 done): the unrounded `Y` left in
+    /// `S5`. Uses `S1`–`S5`.
+    pub(super) fn lg2_f64_steps(&mut self) {
+        // 3. E = from_bits(MAGIC | B >> 52) - BIAS
+        asm::ushr_d(&mut self.ops, S2, S1, 52);
+        self.load_u64(S3, LG2_EXP_MAGIC_BITS);
+        asm::vop(&mut self.ops, VOp::Orr, S2, S2, S3);
+        self.load_u64(S3, LG2_EXP_BIAS);
+        asm::vop(&mut self.ops, VOp::FSubD, S2, S2, S3);
+        // 4. M = from_bits(B & MANT | ONE)
+        self.load_u64(S3, LG2_MANT_MASK);
+        asm::vop(&mut self.ops, VOp::And, S1, S1, S3);
+        self.load_u64(S3, LG2_ONE_BITS);
+        asm::vop(&mut self.ops, VOp::Orr, S1, S1, S3);
+        // 5. H = M > √2; M = H ? M * 0.5 : M; E = H ? E + 1 : E
+        self.load_u64(S3, LG2_SQRT2);
+        asm::vop(&mut self.ops, VOp::FCmGtD, S4, S1, S3);
+        self.load_u64(S3, F64_HALF);
+        asm::vop(&mut self.ops, VOp::FMulD, S3, S1, S3);
+        asm::select(&mut self.ops, S1, S4, S3, S1);
+        self.load_u64(S3, F64_ONE);
+        asm::vop(&mut self.ops, VOp::FAddD, S5, S2, S3);
+        asm::select(&mut self.ops, S2, S4, S5, S2);
+        // 6. S = (M - 1) / (M + 1)
+        asm::vop(&mut self.ops, VOp::FSubD, S4, S1, S3);
+        asm::vop(&mut self.ops, VOp::FAddD, S1, S1, S3);
+        asm::vop(&mut self.ops, VOp::FDivD, S4, S4, S1);
+        // 7. Z = S * S
+        asm::vop(&mut self.ops, VOp::FMulD, S1, S4, S4);
+        // 8. Horner in Z
+        self.load_u64(S5, LG2_COEFFS[0]);
+        for &c in &LG2_COEFFS[1..] {
+            asm::vop(&mut self.ops, VOp::FMulD, S5, S5, S1);
+            self.load_u64(S3, c);
+            asm::vop(&mut self.ops, VOp::FAddD, S5, S5, S3);
+        }
+        // 9. L = S * Q; 10. Y = E + L
+        asm::vop(&mut self.ops, VOp::FMulD, S5, S4, S5);
+        asm::vop(&mut self.ops, VOp::FAddD, S5, S2, S5);
     }
 }

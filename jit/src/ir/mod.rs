@@ -119,6 +119,12 @@ op_table! {
     UniformAl "uniform.al" () -> F32, imm: "c,comp";
     /// Float uniform at `imm0 + offset` with a per-lane offset (PICA offset rule); imm1 = component.
     UniformIdx "uniform.idx" (I32) -> F32, imm: "c,comp";
+    /// Broadcast constant-table component (the AGAL constant file, [`crate::abi::CONST_ENTRIES`]
+    /// entries); imm0 = index, imm1 = component.
+    Const "const" () -> F32, imm: "c,comp";
+    /// Constant-table component at a per-lane index: `e = offset + imm0` (wrapping i32); the
+    /// lane reads entry `e`'s component imm1 when `0 <= e < CONST_ENTRIES`, else `+0.0`.
+    ConstIdx "const.idx" (I32) -> F32, imm: "offset,comp";
     /// Input register component; imm0 = register, imm1 = component.
     Input "input" () -> F32, imm: "v,comp";
     /// Store to an output register component (for the lanes of the batch); imm0/imm1 = o, comp.
@@ -127,6 +133,8 @@ op_table! {
     Mov "mov" (F32) -> F32, imm: "";
     /// Sign flip (also of zeros and NaNs).
     Neg "neg" (F32) -> F32, imm: "";
+    /// Sign bit cleared (also of zeros and NaNs).
+    Abs "abs" (F32) -> F32, imm: "";
     /// IEEE addition.
     Add "fadd" (F32, F32) -> F32, imm: "";
     /// IEEE multiplication (only where 0·inf cannot occur).
@@ -137,6 +145,10 @@ op_table! {
     Max "max" (F32, F32) -> F32, imm: "";
     /// `a < b ? a : b`.
     Min "min" (F32, F32) -> F32, imm: "";
+    /// IEEE division `a / b`.
+    Div "fdiv" (F32, F32) -> F32, imm: "";
+    /// IEEE square root, correctly rounded (`sqrt(−x) = NaN`, `sqrt(−0) = −0`).
+    Sqrt "sqrt" (F32) -> F32, imm: "";
     /// Round toward −inf.
     Floor "floor" (F32) -> F32, imm: "";
     /// `1.0 / a`.
@@ -147,6 +159,17 @@ op_table! {
     Ex2 "ex2" (F32) -> F32, imm: "";
     /// The project's LG2 (`picajit::float::lg2`).
     Lg2 "lg2" (F32) -> F32, imm: "";
+    /// AGAL `sin` (`picajit::agal::interp::math::sin`: f64 range reduction and Taylor
+    /// polynomials, one rounding).
+    Sin "sin" (F32) -> F32, imm: "";
+    /// AGAL `cos` (`picajit::agal::interp::math::cos`).
+    Cos "cos" (F32) -> F32, imm: "";
+    /// AGAL `pow` (`picajit::agal::interp::math::pow`: `ex2_f64(f64(b) · lg2_f64(|a|))`).
+    Pow "pow" (F32, F32) -> F32, imm: "";
+    /// Quad derivative: lanes in groups of four from lane 0 are 2×2 quads (0 top-left, 1
+    /// top-right, 2 bottom-left, 3 bottom-right); imm0 = 0: right − left of the lane's row
+    /// (`ddx`), 1: bottom − top of its column (`ddy`).
+    QuadDiff "quad.diff" (F32) -> F32, imm: "axis";
     /// Lane comparison; imm0 = [`CmpKind`].
     Cmp "cmp" (F32, F32) -> Mask, imm: "kind";
     /// `m ? a : b` per lane.

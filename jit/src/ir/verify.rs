@@ -6,7 +6,7 @@
 use thiserror::Error;
 
 use super::{Function, Inst, Op, Terminator, Ty};
-use crate::abi::{LOOP_SLOTS, UNIFORM_ENTRIES};
+use crate::abi::{CONST_ENTRIES, LOOP_SLOTS, UNIFORM_ENTRIES};
 
 /// What is wrong with an instruction's immediates, if anything.
 fn imm_error(inst: &Inst) -> Option<String> {
@@ -17,6 +17,14 @@ fn imm_error(inst: &Inst) -> Option<String> {
             (a as usize) < UNIFORM_ENTRIES && b < 4,
             "needs a uniform index below 128 and a component below 4",
         ),
+        Op::Const => check(
+            (a as usize) < CONST_ENTRIES && b < 4,
+            "needs a constant index below 256 and a component below 4",
+        ),
+        Op::ConstIdx => check(
+            a < 1024 && b < 4,
+            "needs an offset below 1024 and a component below 4",
+        ),
         Op::Input | Op::Output => check(
             a < 16 && b < 4,
             "needs a register below 16 and a component below 4",
@@ -26,6 +34,7 @@ fn imm_error(inst: &Inst) -> Option<String> {
             "kind out of range",
         ),
         Op::MaskConst => check(a <= 1, "value must be 0 or 1"),
+        Op::QuadDiff => check(a <= 1, "axis must be 0 or 1"),
         Op::LoopPush => check(b < 4, "int uniform must be below 4"),
         Op::SetEmit => check(
             a < 4 && b < 4,
@@ -34,16 +43,22 @@ fn imm_error(inst: &Inst) -> Option<String> {
         Op::FConst
         | Op::Mov
         | Op::Neg
+        | Op::Abs
         | Op::Add
         | Op::Mul
         | Op::PMul
         | Op::Max
         | Op::Min
+        | Op::Div
+        | Op::Sqrt
         | Op::Floor
         | Op::Rcp
         | Op::Rsq
         | Op::Ex2
         | Op::Lg2
+        | Op::Sin
+        | Op::Cos
+        | Op::Pow
         | Op::Select
         | Op::MaskAnd
         | Op::MaskOr

@@ -51,6 +51,15 @@ impl Emitter<'_> {
         self.finish(d, r);
     }
 
+    /// Sign clear: and with `0x7FFF_FFFF`.
+    pub(super) fn abs(&mut self, d: Var, a: Var) {
+        let x = self.src(a, S0);
+        self.load_u32(S2, 0x7FFF_FFFF);
+        let r = self.dst(d);
+        asm::vop(&mut self.ops, self.tier, VOp::AndPs, r, x, S2);
+        self.finish(d, r);
+    }
+
     pub(super) fn mask_not(&mut self, d: Var, a: Var) {
         let x = self.src(a, S0);
         asm::ones(&mut self.ops, self.tier, S2);
@@ -71,6 +80,26 @@ impl Emitter<'_> {
         asm::vop(&mut self.ops, t, VOp::CmpOrdPs, r, S2, S2);
         asm::vop(&mut self.ops, t, VOp::OrPs, r, r, S3);
         asm::vop(&mut self.ops, t, VOp::AndPs, r, r, S2);
+        self.finish(d, r);
+    }
+
+    /// IEEE square root (`sqrtps`, correctly rounded).
+    pub(super) fn sqrt(&mut self, d: Var, a: Var) {
+        let x = self.src(a, S0);
+        let r = self.dst(d);
+        asm::sqrt_ps(&mut self.ops, self.tier, r, x);
+        self.finish(d, r);
+    }
+
+    /// Quad derivative: the lane's right (bottom) neighbour's value minus its left (top)
+    /// one's, both picked by in-lane permutes.
+    pub(super) fn quad_diff(&mut self, d: Var, a: Var, x_axis: bool) {
+        let x = self.src(a, S0);
+        let (to, from) = if x_axis { (0xF5, 0xA0) } else { (0xEE, 0x44) };
+        asm::permute(&mut self.ops, self.tier, S1, x, to);
+        asm::permute(&mut self.ops, self.tier, S2, x, from);
+        let r = self.dst(d);
+        asm::vop(&mut self.ops, self.tier, VOp::SubPs, r, S1, S2);
         self.finish(d, r);
     }
 

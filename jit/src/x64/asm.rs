@@ -405,6 +405,16 @@ pub fn psrlq(ops: &mut Ops, tier: Tier, d: u8, count: u8) {
     }
 }
 
+/// `d[i] = s[(imm >> 2i) & 3]` within each 128-bit half (`pshufd`; AVX2 `vpermilps`, whose
+/// VEX form dynasm encodes correctly).
+pub fn permute(ops: &mut Ops, tier: Tier, d: u8, s: u8, imm: u8) {
+    let imm = imm as i8;
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vpermilps Ry(d), Ry(s), imm),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; pshufd Rx(d), Rx(s), imm),
+    }
+}
+
 /// 32-bit left shift by an immediate.
 pub fn pslld(ops: &mut Ops, tier: Tier, d: u8, imm: i8) {
     match tier {

@@ -11,7 +11,7 @@
 //! all their sources before they write their destination, so any aliasing is safe.
 //!
 //! Files by op family: `arith` (lane arithmetic, compares, masks, PICA multiply, conversions),
-//! `special` (RCP, RSQ, EX2, LG2), `memory` (inputs, outputs, uniforms and relative
+//! `special` (RCP, RSQ, EX2, LG2), `transcend` (AGAL's sin, cos, pow), `memory` (inputs, outputs, uniforms and relative
 //! addressing), `flow` (terminators, loops, the step budget).
 
 pub mod asm;
@@ -23,6 +23,7 @@ mod flow;
 mod io;
 mod memory;
 pub(crate) mod special;
+pub mod transcend;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -368,10 +369,13 @@ impl Emitter<'_> {
             Op::Uniform => self.uniform(d, inst.imm[0], inst.imm[1]),
             Op::UniformAl => self.uniform_al(d, inst.imm[0], inst.imm[1]),
             Op::UniformIdx => self.uniform_idx(d, a[0], inst.imm[0], inst.imm[1]),
+            Op::Const => self.constant(d, inst.imm[0], inst.imm[1]),
+            Op::ConstIdx => self.const_idx(d, a[0], inst.imm[0], inst.imm[1]),
             Op::Input => self.input(d, inst.imm[0], inst.imm[1]),
             Op::Output => self.output(a[0], inst.imm[0], inst.imm[1]),
             Op::Mov | Op::MaskMov | Op::IMov => self.copy(d, a[0]),
             Op::Neg => self.neg(d, a[0]),
+            Op::Abs => self.abs(d, a[0]),
             Op::Add => self.binary(asm::VOp::AddPs, d, a[0], a[1]),
             Op::Mul => self.binary(asm::VOp::MulPs, d, a[0], a[1]),
             Op::Max => self.binary(asm::VOp::MaxPs, d, a[0], a[1]),
@@ -379,7 +383,10 @@ impl Emitter<'_> {
             Op::MaskAnd => self.binary(asm::VOp::AndPs, d, a[0], a[1]),
             Op::MaskOr => self.binary(asm::VOp::OrPs, d, a[0], a[1]),
             Op::PMul => self.pmul(d, a[0], a[1]),
+            Op::Div => self.binary(asm::VOp::DivPs, d, a[0], a[1]),
+            Op::Sqrt => self.sqrt(d, a[0]),
             Op::Floor => self.floor(d, a[0]),
+            Op::QuadDiff => self.quad_diff(d, a[0], inst.imm[0] == 0),
             Op::Cmp => self.cmp(d, crate::ir::CmpKind::from_imm(inst.imm[0]), a[0], a[1]),
             Op::Select => self.select(d, a[0], a[1], a[2]),
             Op::MaskNot => self.mask_not(d, a[0]),
@@ -388,6 +395,9 @@ impl Emitter<'_> {
             Op::Rsq => self.rsq(d, a[0]),
             Op::Ex2 => self.ex2(d, a[0]),
             Op::Lg2 => self.lg2(d, a[0]),
+            Op::Sin => self.sin_cos(d, a[0], false),
+            Op::Cos => self.sin_cos(d, a[0], true),
+            Op::Pow => self.pow(d, a[0], a[1]),
             Op::LoopPush => self.loop_push(inst.imm[0], inst.imm[1]),
             Op::AlInc => self.al_inc(inst.imm[0]),
             Op::AlRestore => self.al_restore(inst.imm[0]),

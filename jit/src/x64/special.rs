@@ -49,8 +49,8 @@ const F64_ONE: u64 = 0x3FF0_0000_0000_0000;
 const F64_HALF: u64 = 0x3FE0_0000_0000_0000;
 
 /// Scratch lanes used by the f64 sequences.
-const X_LANES: u32 = 2;
-const Y_LANES: u32 = 3;
+pub(super) const X_LANES: u32 = 2;
+pub(super) const Y_LANES: u32 = 3;
 const E_LANES: u32 = 4;
 
 impl Emitter<'_> {
@@ -73,7 +73,7 @@ impl Emitter<'_> {
     }
 
     /// Byte offset of half `h` of the f32 lanes, and of its f32 results.
-    fn half(&self, lanes: u32, h: u32) -> i32 {
+    pub(super) fn half(&self, lanes: u32, h: u32) -> i32 {
         abi::scratch_offset(lanes) + (h as usize * self.tier.lanes() / 2 * 4) as i32
     }
 
@@ -89,24 +89,79 @@ impl Emitter<'_> {
         for h in 0..2 {
             let src = self.half(X_LANES, h);
             asm::cvt_ps2pd_mem(&mut self.ops, t, S2, src); // 2. X
-            asm::round_pd(&mut self.ops, t, S3, S2, 8); // 3. N (nearest even)
-            asm::vop(&mut self.ops, t, VOp::SubPd, S2, S2, S3); // 4. R = X - N
-            self.load_u64(S1, EX2_SCALE_MAGIC); // 6. S = bits(N + magic) << 52
-            asm::vop(&mut self.ops, t, VOp::AddPd, S3, S3, S1);
-            asm::psllq(&mut self.ops, t, S3, 52);
-            self.load_u64(S0, EX2_COEFFS[0]); // 5. Horner, mul then add
-            for &c in &EX2_COEFFS[1..] {
-                asm::vop(&mut self.ops, t, VOp::MulPd, S0, S0, S2);
-                self.load_u64(S1, c);
-                asm::vop(&mut self.ops, t, VOp::AddPd, S0, S0, S1);
-            }
-            asm::vop(&mut self.ops, t, VOp::MulPd, S0, S0, S3); // 7. Y = P * S
             let dst = self.half(Y_LANES, h);
-            asm::cvt_pd2ps_store(&mut self.ops, t, S0, dst); // 8. round to f32
+            self.ex2_f64_steps(dst);
         }
         let r = self.dst(d);
         asm::load(&mut self.ops, t, r, Mem::Ctx(abi::scratch_offset(Y_LANES)));
         self.finish(d, r);
+    }
+
+    /// EX2 steps 3–8 on the clamped f64 lanes in `S2` (one half), the f32 results stored at
+    /// `dst`. Uses `S0`–`S3`.
+    pub(super) fn ex2_f64_steps(&mut self, dst: i32) {
+        let t = self.tier;
+        asm::round_pd(&mut self.ops, t, S3, S2, 8); // 3. N (nearest even)
+        asm::vop(&mut self.ops, t, VOp::SubPd, S2, S2, S3); // 4. R = X - N
+        self.load_u64(S1, EX2_SCALE_MAGIC); // 6. S = bits(N + magic) << 52
+        asm::vop(&mut self.ops, t, VOp::AddPd, S3, S3, S1);
+        asm::psllq(&mut self.ops, t, S3, 52);
+        self.load_u64(S0, EX2_COEFFS[0]); // 5. Horner, mul then add
+        for &c in &EX2_COEFFS[1..] {
+            asm::vop(&mut self.ops, t, VOp::MulPd, S0, S0, S2);
+            self.load_u64(S1, c);
+            asm::vop(&mut self.ops, t, VOp::AddPd, S0, S0, S1);
+        }
+        asm::vop(&mut self.ops, t, VOp::MulPd, S0, S0, S3); // 7. Y = P * S
+        asm::cvt_pd2ps_store(&mut self.ops, t, S0, dst); // 8. round to f32
+    }
+
+    /// LG2 steps 1–10 on the f32 half at `src`: the unrounded f64 `Y` left in `S3`. Uses
+    /// `S0`–`S3` and the `E` scratch lanes.
+    pub(super) fn lg2_f64_steps(&mut self, src: i32) {
+        let t = self.tier;
+        asm::cvt_ps2pd_mem(&mut self.ops, t, S2, src); // 1–2. X, B
+                                                       // 3. E = from_bits(MAGIC | B >> 52) - BIAS
+        asm::mov(&mut self.ops, t, S3, S2);
+        self.load_u64(S1, 52);
+        asm::psrlq(&mut self.ops, t, S3, S1);
+        self.load_u64(S1, LG2_EXP_MAGIC_BITS);
+        asm::vop(&mut self.ops, t, VOp::OrPs, S3, S3, S1);
+        self.load_u64(S1, LG2_EXP_BIAS);
+        asm::vop(&mut self.ops, t, VOp::SubPd, S3, S3, S1);
+        // 4. M = from_bits(B & MANT | ONE)
+        self.load_u64(S1, LG2_MANT_MASK);
+        asm::vop(&mut self.ops, t, VOp::AndPs, S2, S2, S1);
+        self.load_u64(S1, LG2_ONE_BITS);
+        asm::vop(&mut self.ops, t, VOp::OrPs, S2, S2, S1);
+        // 5. H = M > √2; M = H ? M * 0.5 : M; E = H ? E + 1 : E
+        self.load_u64(S0, LG2_SQRT2);
+        asm::vop(&mut self.ops, t, VOp::CmpLtPd, S0, S0, S2);
+        self.load_u64(S1, F64_HALF);
+        asm::vop(&mut self.ops, t, VOp::MulPd, S1, S2, S1);
+        asm::select(&mut self.ops, t, S2, S0, S1, S2);
+        self.load_u64(S1, F64_ONE);
+        asm::vop(&mut self.ops, t, VOp::AddPd, S1, S3, S1);
+        asm::select(&mut self.ops, t, S3, S0, S1, S3);
+        asm::store(&mut self.ops, t, abi::scratch_offset(E_LANES), S3);
+        // 6. S = (M - 1) / (M + 1)
+        self.load_u64(S1, F64_ONE);
+        asm::vop(&mut self.ops, t, VOp::SubPd, S0, S2, S1);
+        asm::vop(&mut self.ops, t, VOp::AddPd, S2, S2, S1);
+        asm::vop(&mut self.ops, t, VOp::DivPd, S0, S0, S2);
+        // 7. Z = S * S
+        asm::vop(&mut self.ops, t, VOp::MulPd, S2, S0, S0);
+        // 8. Horner in Z
+        self.load_u64(S3, LG2_COEFFS[0]);
+        for &c in &LG2_COEFFS[1..] {
+            asm::vop(&mut self.ops, t, VOp::MulPd, S3, S3, S2);
+            self.load_u64(S1, c);
+            asm::vop(&mut self.ops, t, VOp::AddPd, S3, S3, S1);
+        }
+        // 9. L = S * Q; 10. Y = E + L
+        asm::vop(&mut self.ops, t, VOp::MulPd, S3, S0, S3);
+        asm::load(&mut self.ops, t, S1, Mem::Ctx(abi::scratch_offset(E_LANES)));
+        asm::vop(&mut self.ops, t, VOp::AddPd, S3, S1, S3);
     }
 
     pub(super) fn lg2(&mut self, d: Var, a: Var) {
@@ -115,48 +170,7 @@ impl Emitter<'_> {
         asm::store(&mut self.ops, t, abi::scratch_offset(X_LANES), x);
         for h in 0..2 {
             let src = self.half(X_LANES, h);
-            asm::cvt_ps2pd_mem(&mut self.ops, t, S2, src); // 1–2. X, B
-                                                           // 3. E = from_bits(MAGIC | B >> 52) - BIAS
-            asm::mov(&mut self.ops, t, S3, S2);
-            self.load_u64(S1, 52);
-            asm::psrlq(&mut self.ops, t, S3, S1);
-            self.load_u64(S1, LG2_EXP_MAGIC_BITS);
-            asm::vop(&mut self.ops, t, VOp::OrPs, S3, S3, S1);
-            self.load_u64(S1, LG2_EXP_BIAS);
-            asm::vop(&mut self.ops, t, VOp::SubPd, S3, S3, S1);
-            // 4. M = from_bits(B & MANT | ONE)
-            self.load_u64(S1, LG2_MANT_MASK);
-            asm::vop(&mut self.ops, t, VOp::AndPs, S2, S2, S1);
-            self.load_u64(S1, LG2_ONE_BITS);
-            asm::vop(&mut self.ops, t, VOp::OrPs, S2, S2, S1);
-            // 5. H = M > √2; M = H ? M * 0.5 : M; E = H ? E + 1 : E
-            self.load_u64(S0, LG2_SQRT2);
-            asm::vop(&mut self.ops, t, VOp::CmpLtPd, S0, S0, S2);
-            self.load_u64(S1, F64_HALF);
-            asm::vop(&mut self.ops, t, VOp::MulPd, S1, S2, S1);
-            asm::select(&mut self.ops, t, S2, S0, S1, S2);
-            self.load_u64(S1, F64_ONE);
-            asm::vop(&mut self.ops, t, VOp::AddPd, S1, S3, S1);
-            asm::select(&mut self.ops, t, S3, S0, S1, S3);
-            asm::store(&mut self.ops, t, abi::scratch_offset(E_LANES), S3);
-            // 6. S = (M - 1) / (M + 1)
-            self.load_u64(S1, F64_ONE);
-            asm::vop(&mut self.ops, t, VOp::SubPd, S0, S2, S1);
-            asm::vop(&mut self.ops, t, VOp::AddPd, S2, S2, S1);
-            asm::vop(&mut self.ops, t, VOp::DivPd, S0, S0, S2);
-            // 7. Z = S * S
-            asm::vop(&mut self.ops, t, VOp::MulPd, S2, S0, S0);
-            // 8. Horner in Z
-            self.load_u64(S3, LG2_COEFFS[0]);
-            for &c in &LG2_COEFFS[1..] {
-                asm::vop(&mut self.ops, t, VOp::MulPd, S3, S3, S2);
-                self.load_u64(S1, c);
-                asm::vop(&mut self.ops, t, VOp::AddPd, S3, S3, S1);
-            }
-            // 9. L = S * Q; 10. Y = E + L
-            asm::vop(&mut self.ops, t, VOp::MulPd, S3, S0, S3);
-            asm::load(&mut self.ops, t, S1, Mem::Ctx(abi::scratch_offset(E_LANES)));
-            asm::vop(&mut self.ops, t, VOp::AddPd, S3, S1, S3);
+            self.lg2_f64_steps(src);
             let dst = self.half(Y_LANES, h);
             asm::cvt_pd2ps_store(&mut self.ops, t, S3, dst); // 11. round to f32
         }

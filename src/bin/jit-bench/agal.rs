@@ -1,8 +1,10 @@
-//! AGAL programs named on the command line — `.agal` sources (assembled), AGAL bytecode and
-//! AGCS cases — measured on the reference interpreter, the only AGAL engine until AGAL is
-//! compiled. Sources and bytecode run on a seeded random case (`agal::case::random_case`) of
-//! the batch size; a case runs on its own inputs. Method as for PICA shaders: warm-up, then
-//! samples of thread CPU time, the median and its median absolute deviation.
+//! AGAL programs — the built-in examples (`examples/agal/`, with `--agal`) and those named on
+//! the command line: `.agal` sources (assembled), AGAL bytecode and AGCS cases — measured on
+//! the AGAL reference interpreter and through the engine ([`Engine::compile_agal`]) on each
+//! backend, AoS, with the speedup over the interpreter. Sources and bytecode run on a seeded
+//! random case (`agal::case::random_case`) of the batch size; a case runs on its own inputs.
+//! Method as for PICA shaders: warm-up, then samples of thread CPU time, the median and its
+//! median absolute deviation.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -13,6 +15,8 @@ use picajit::agal::case::{random_case, AgalCase, Inputs};
 use picajit::agal::interp::{self, CpuTextures};
 use picajit::agal::validate::{validate, Options};
 use picajit::agal::ShaderKind;
+use picajit::engine::{Backend, Engine};
+use picajit::program::Regs16;
 
 use crate::measure::median;
 
@@ -27,26 +31,82 @@ pub fn is_agal(path: &Path) -> bool {
     bytes.starts_with(b"AGCS") || (bytes.first() == Some(&0xA0) && bytes.get(5) == Some(&0xA1))
 }
 
-/// One measured program.
+/// The built-in AGAL workloads: the examples, by file name.
+pub const BUILTINS: [(&str, &str); 5] = [
+    (
+        "textured_quad.vertex.agal",
+        include_str!("../../../examples/agal/textured_quad.vertex.agal"),
+    ),
+    (
+        "skinning.vertex.agal",
+        include_str!("../../../examples/agal/skinning.vertex.agal"),
+    ),
+    (
+        "textured_quad.fragment.agal",
+        include_str!("../../../examples/agal/textured_quad.fragment.agal"),
+    ),
+    (
+        "wave_filter.fragment.agal",
+        include_str!("../../../examples/agal/wave_filter.fragment.agal"),
+    ),
+    (
+        "two_textures.fragment.agal",
+        include_str!("../../../examples/agal/two_textures.fragment.agal"),
+    ),
+];
+
+/// One measured program on one engine.
 pub struct Row {
     name: String,
     kind: ShaderKind,
     tokens: usize,
     items: usize,
+    backend: &'static str,
+    path: String,
     ns: f64,
     mad: f64,
+    speedup: f64,
 }
 
-/// The case of a file: its own (AGCS), or a random one of `items` vertices (fragments).
-fn load(path: &Path, items: usize) -> Result<AgalCase, String> {
-    let shown = path.display();
-    let bytes = std::fs::read(path).map_err(|e| format!("{shown}: {e}"))?;
-    if bytes.starts_with(b"AGCS") {
-        return AgalCase::parse(&bytes).map_err(|e| format!("{shown}: {e}"));
-    }
-    let program = if path.extension().is_some_and(|e| e == "agal") {
+/// A source or file to measure.
+pub enum Source<'a> {
+    /// A built-in example: name and text.
+    Builtin(&'static str, &'static str),
+    /// A file.
+    File(&'a Path),
+}
+
+/// The case of a source: its own (AGCS), or a random one of `items` vertices (fragments).
+fn load(source: &Source<'_>, items: usize) -> Result<(String, AgalCase), String> {
+    let (shown, bytes, is_text) = match source {
+        Source::Builtin(name, text) => (name.to_string(), text.as_bytes().to_vec(), true),
+        Source::File(path) => {
+            let shown = path.display().to_string();
+            let bytes = std::fs::read(path).map_err(|e| format!("{shown}: {e}"))?;
+            let name = path
+                .file_name()
+                .map_or_else(|| shown.clone(), |f| f.to_string_lossy().into_owned());
+            let text = path.extension().is_some_and(|e| e == "agal");
+            if bytes.starts_with(b"AGCS") {
+                let case = AgalCase::parse(&bytes).map_err(|e| format!("{shown}: {e}"))?;
+                return Ok((name, case));
+            }
+            (name, bytes, text)
+        }
+    };
+    let case = program_case(&shown, bytes, is_text, items)?;
+    Ok((shown, case))
+}
+
+fn program_case(
+    shown: &str,
+    bytes: Vec<u8>,
+    is_text: bool,
+    items: usize,
+) -> Result<AgalCase, String> {
+    let program = if is_text {
         let text = String::from_utf8(bytes).map_err(|_| format!("{shown}: not UTF-8 text"))?;
-        asm::assemble(&shown.to_string(), &text, &asm::Options::default())
+        asm::assemble(shown, &text, &asm::Options::default())
             .map_err(|d| {
                 d.iter()
                     .map(ToString::to_string)
@@ -79,78 +139,133 @@ fn elapsed(t: &Result<ThreadTime, Instant>) -> Duration {
     }
 }
 
-/// Measures every file on the interpreter.
+/// Median ns per item and its MAD over `repetitions` samples of `once` (which runs `n` items).
+fn time(
+    once: &dyn Fn() -> Result<(), String>,
+    n: usize,
+    warmup_ms: u64,
+    sample_ms: u64,
+    repetitions: usize,
+) -> Result<(f64, f64), String> {
+    once()?;
+    // Warm up, and learn how many runs make a sample.
+    let start = now();
+    let mut runs = 0u64;
+    while elapsed(&start) < Duration::from_millis(warmup_ms) {
+        once()?;
+        runs += 1;
+    }
+    let per_run = elapsed(&start).as_secs_f64() / runs.max(1) as f64;
+    let batch = ((sample_ms as f64 / 1000.0) / per_run).ceil().max(1.0) as u64;
+    let mut samples = Vec::with_capacity(repetitions);
+    for _ in 0..repetitions {
+        let t = now();
+        for _ in 0..batch {
+            once()?;
+        }
+        samples.push(elapsed(&t).as_secs_f64() * 1e9 / (batch as f64 * n.max(1) as f64));
+    }
+    let ns = median(&mut samples.clone());
+    let mut dev: Vec<f64> = samples.iter().map(|s| (s - ns).abs()).collect();
+    Ok((ns, median(&mut dev)))
+}
+
+/// Measures every source on the interpreter and on each of `backends` (the engine's AoS runs;
+/// `Backend::Interp` there means the AGAL reference interpreter itself).
 pub fn measure(
-    files: &[&Path],
+    sources: &[Source<'_>],
+    backends: &[Backend],
     items: usize,
     warmup_ms: u64,
     sample_ms: u64,
     repetitions: usize,
 ) -> Result<Vec<Row>, String> {
     let mut rows = Vec::new();
-    for path in files {
-        let case = load(path, items)?;
-        let shown = path.display();
+    for source in sources {
+        let (name, case) = load(source, items)?;
         let program =
-            validate(&case.program, &Options::default()).map_err(|e| format!("{shown}: {e}"))?;
+            validate(&case.program, &Options::default()).map_err(|e| format!("{name}: {e}"))?;
         let mut textures = CpuTextures::new();
         for t in &case.textures {
             textures
                 .bind(t.unit, t.texture.clone())
-                .map_err(|e| format!("{shown}: {e}"))?;
+                .map_err(|e| format!("{name}: {e}"))?;
             if let Some(s) = t.state {
                 textures.set_state(t.unit, s);
             }
         }
-        let (n, once): (usize, Box<dyn Fn() -> Result<(), String>>) = match &case.inputs {
+        // The engine's buffers, built once.
+        let (inputs, instance): (Vec<Regs16>, u32) = match &case.inputs {
             Inputs::Vertices(v) => (
-                v.len(),
-                Box::new(|| {
-                    interp::run_vertices(&program, &case.constants, &textures, v)
-                        .map(drop)
-                        .map_err(|e| e.to_string())
-                }),
+                v.iter().map(|x| x.attributes).collect(),
+                v.first().map_or(0, |x| x.instance_id),
             ),
             Inputs::Quads(q) => (
-                q.len() * 4,
-                Box::new(|| {
-                    interp::run_quads(&program, &case.constants, &textures, q)
-                        .map(drop)
-                        .map_err(|e| e.to_string())
-                }),
+                q.iter()
+                    .flatten()
+                    .map(|f| {
+                        std::array::from_fn(|r| f.varyings.get(r).copied().unwrap_or([0.0; 4]))
+                    })
+                    .collect(),
+                0,
             ),
         };
-        once().map_err(|e| format!("{shown}: {e}"))?;
-        // Warm up, and learn how many runs make a sample.
-        let start = now();
-        let mut runs = 0u64;
-        while elapsed(&start) < Duration::from_millis(warmup_ms) {
-            once()?;
-            runs += 1;
+        let n = inputs.len();
+        let mut interp_ns = f64::NAN;
+        for &backend in backends {
+            let (path, (ns, mad)) = if backend == Backend::Interp {
+                let once: Box<dyn Fn() -> Result<(), String>> = match &case.inputs {
+                    Inputs::Vertices(v) => Box::new(|| {
+                        interp::run_vertices(&program, &case.constants, &textures, v)
+                            .map(drop)
+                            .map_err(|e| e.to_string())
+                    }),
+                    Inputs::Quads(q) => Box::new(|| {
+                        interp::run_quads(&program, &case.constants, &textures, q)
+                            .map(drop)
+                            .map_err(|e| e.to_string())
+                    }),
+                };
+                let t = time(&*once, n, warmup_ms, sample_ms, repetitions)
+                    .map_err(|e| format!("{name}: {e}"))?;
+                interp_ns = t.0;
+                ("reference interpreter".to_string(), t)
+            } else {
+                let engine = Engine::new(backend).map_err(|e| e.to_string())?;
+                let shader = engine.compile_agal(&program);
+                let out = std::cell::RefCell::new(vec![[[0.0f32; 4]; 16]; n]);
+                let once = || {
+                    let mut out = out.borrow_mut();
+                    match program.kind {
+                        ShaderKind::Vertex => shader.run_vertices(
+                            &case.constants,
+                            instance,
+                            &textures,
+                            &inputs,
+                            &mut out,
+                        ),
+                        ShaderKind::Fragment => {
+                            shader.run_fragments(&case.constants, &textures, &inputs, &mut out)
+                        }
+                    }
+                    .map_err(|e| e.to_string())
+                };
+                let t = time(&once, n, warmup_ms, sample_ms, repetitions)
+                    .map_err(|e| format!("{name}: {e}"))?;
+                (shader.path().to_string(), t)
+            };
+            rows.push(Row {
+                name: name.clone(),
+                kind: program.kind,
+                tokens: program.instructions.len(),
+                items: n,
+                backend: backend.name(),
+                path,
+                ns,
+                mad,
+                speedup: interp_ns / ns,
+            });
         }
-        let per_run = elapsed(&start).as_secs_f64() / runs.max(1) as f64;
-        let batch = ((sample_ms as f64 / 1000.0) / per_run).ceil().max(1.0) as u64;
-        let mut samples = Vec::with_capacity(repetitions);
-        for _ in 0..repetitions {
-            let t = now();
-            for _ in 0..batch {
-                once()?;
-            }
-            samples.push(elapsed(&t).as_secs_f64() * 1e9 / (batch as f64 * n.max(1) as f64));
-        }
-        let ns = median(&mut samples.clone());
-        let mut dev: Vec<f64> = samples.iter().map(|s| (s - ns).abs()).collect();
-        let mad = median(&mut dev);
-        rows.push(Row {
-            name: path
-                .file_name()
-                .map_or_else(|| shown.to_string(), |f| f.to_string_lossy().into_owned()),
-            kind: program.kind,
-            tokens: program.instructions.len(),
-            items: n,
-            ns,
-            mad,
-        });
     }
     Ok(rows)
 }
@@ -158,19 +273,22 @@ pub fn measure(
 /// The table of AGAL rows.
 pub fn table(rows: &[Row]) -> String {
     let mut out = String::from(
-        "AGAL (reference interpreter only; AGAL is not compiled yet)\n\
-         program                           kind      tokens  items  ns/item   ±MAD  Mitems/s\n",
+        "AGAL (AoS; speedup over the AGAL reference interpreter)\n\
+         program                        kind      tokens  items  backend     ns/item   ±MAD  Mitems/s  speedup  path\n",
     );
     for r in rows {
         out.push_str(&format!(
-            "{:<33} {:<8} {:>7} {:>6} {:>8.1} {:>5.1}% {:>9.3}\n",
+            "{:<30} {:<8} {:>7} {:>6}  {:<10} {:>8.1} {:>5.1}% {:>9.3} {:>7.1}×  {}\n",
             r.name,
             r.kind.name(),
             r.tokens,
             r.items,
+            r.backend,
             r.ns,
             100.0 * r.mad / r.ns.max(f64::MIN_POSITIVE),
-            1e3 / r.ns.max(f64::MIN_POSITIVE)
+            1e3 / r.ns.max(f64::MIN_POSITIVE),
+            r.speedup,
+            r.path
         ));
     }
     out.push_str("item: a vertex, or a fragment (fragments run in 2×2 quads)\n");

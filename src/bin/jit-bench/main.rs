@@ -34,8 +34,8 @@ use crate::measure::{Io, Settings};
 struct Args {
     /// Shaders: SHBIN files (every DVLE), PCAS cases (with their uniforms and inputs), picasso
     /// sources (.pica) or .shlist lists. None: the built-in set (examples/shaders). AGAL
-    /// sources (.agal), bytecode and AGCS cases are measured on the interpreter, in a table
-    /// of their own.
+    /// sources (.agal), bytecode and AGCS cases are measured on the AGAL interpreter and the
+    /// selected backends, in a table of their own.
     files: Vec<PathBuf>,
     /// Backends to measure, comma-separated or repeated (default: every one this host has).
     /// The interpreter is always measured too: it is the reference of the speedups.
@@ -60,6 +60,11 @@ struct Args {
     /// Fewer and shorter samples: a first look in a few seconds.
     #[arg(long)]
     quick: bool,
+    /// Measure the built-in AGAL examples (examples/agal) on the AGAL interpreter and every
+    /// selected backend instead of the PICA shaders (AGAL files named as FILES are measured
+    /// the same way).
+    #[arg(long)]
+    agal: bool,
     /// Timed samples per configuration [default: 15, --quick 7].
     #[arg(long)]
     repetitions: Option<usize>,
@@ -143,9 +148,19 @@ fn run(args: &Args) -> Result<(), String> {
         .iter()
         .map(PathBuf::as_path)
         .partition(|f| agal::is_agal(f));
-    if !agal_files.is_empty() {
+    if !agal_files.is_empty() || args.agal {
+        let mut sources: Vec<agal::Source<'_>> = Vec::new();
+        if args.agal {
+            sources.extend(
+                agal::BUILTINS
+                    .iter()
+                    .map(|&(name, text)| agal::Source::Builtin(name, text)),
+            );
+        }
+        sources.extend(agal_files.iter().map(|f| agal::Source::File(f)));
         let rows = agal::measure(
-            &agal_files,
+            &sources,
+            &backends(&args.backend)?,
             args.vertices
                 .unwrap_or(if args.quick { 2048 } else { 4096 })
                 .max(1),

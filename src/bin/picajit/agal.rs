@@ -107,6 +107,10 @@ pub struct RunArgs {
     /// Programs only: also save the random case as AGCS.
     #[arg(long)]
     pub save_case: Option<PathBuf>,
+    /// The engine: the AGAL interpreter, or a JIT backend through the shared IR (the same
+    /// results; programs it cannot compile run on the interpreter).
+    #[arg(long, value_enum, default_value = "interp")]
+    pub backend: crate::Backend,
     #[command(flatten)]
     pub settings: SourceSettings,
 }
@@ -308,7 +312,14 @@ pub fn run_cmd(args: &RunArgs) -> CliResult {
             case
         }
     };
-    let outputs = case.run().map_err(|e| format!("{name}: {e}"))?;
+    let outputs = match args.backend {
+        crate::Backend::Interp => case.run(),
+        b => {
+            let engine = picajit::engine::Engine::new(b.engine()).map_err(|e| e.to_string())?;
+            engine.run_agal_case(&case)
+        }
+    }
+    .map_err(|e| format!("{name}: {e}"))?;
     if let Some(path) = &args.output {
         write_out(Some(path), &outputs.to_bytes())?;
         return Ok(ExitCode::SUCCESS);

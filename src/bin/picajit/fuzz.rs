@@ -69,6 +69,11 @@ pub struct FuzzArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Fuzz AGAL programs instead (valid by construction, and random bytecode) against the
+    /// AGAL interpreter; `--cases`, `--seconds`, `--seed`, `--backend`, `--jobs`, `--out-dir`
+    /// and `--max-failures` apply.
+    #[arg(long, conflicts_with_all = ["replay", "ops"])]
+    agal: bool,
 }
 
 /// How a case failed, as seen from the parent.
@@ -227,6 +232,17 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
+    if args.agal {
+        return crate::fuzz_agal::fuzz_agal(
+            &backends,
+            args.seed,
+            args.cases,
+            args.seconds,
+            jobs,
+            &args.out_dir,
+            args.max_failures,
+        );
+    }
     let limit = match (args.seconds, args.cases) {
         (None, None) => Some(Duration::from_secs(10)),
         (s, _) => s.map(Duration::from_secs),

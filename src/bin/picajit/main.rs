@@ -26,6 +26,7 @@ mod asm;
 mod disasm;
 mod dump;
 mod fuzz;
+mod fuzz_agal;
 mod info;
 mod inputs;
 mod run;

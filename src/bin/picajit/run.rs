@@ -18,7 +18,7 @@ use crate::{inputs, load_program, read_file, values, Backend, CliResult, Loaded}
 #[derive(Args)]
 pub struct RunArgs {
     /// A PCAS case file or a SHBIN file (told apart by their magic); AGAL cases (AGCS), sources
-    /// (.agal) and bytecode run on the AGAL interpreter (`picajit agal run`).
+    /// (.agal) and bytecode run as `picajit agal run` does, on the chosen backend.
     file: PathBuf,
     /// Where to write the PCOU outputs of a case (default: print a table).
     #[arg(short, long)]
@@ -57,7 +57,7 @@ pub struct RunArgs {
 }
 
 pub fn run(args: &RunArgs) -> CliResult {
-    // AGAL cases, sources and bytecode run on the AGAL interpreter (`picajit agal run`).
+    // AGAL cases, sources and bytecode run as `picajit agal run` does.
     let head = read_file(&args.file)?;
     if crate::agal::is_agal(&args.file, &head) {
         return crate::agal::run_cmd(&crate::agal::RunArgs {
@@ -67,6 +67,7 @@ pub fn run(args: &RunArgs) -> CliResult {
             seed: args.seed,
             save_case: args.save_case.clone(),
             settings: crate::agal::SourceSettings::default(),
+            backend: args.backend,
         });
     }
     let name = args.file.display();

@@ -1,0 +1,526 @@
+//! AGAL programs compiled through the shared IR, on every engine: the AGAL interpreter is the
+//! reference; each runnable backend (interpreter engine, x86-64 tiers, AArch64 under qemu)
+//! runs the same program through [`Engine::compile_agal`] — AoS, SoA and `run_par` — and the
+//! IR evaluator runs the lowered function; all must agree bit for bit (a NaN equals any NaN).
+//! Programs: the examples of `examples/agal/` and seeded random valid programs
+//! (`agal::gen_valid`) over every opcode the frontend lowers, with special float inputs.
+
+use std::path::Path;
+
+use picajit::agal::asm::{assemble, Options};
+use picajit::agal::interp::{self, CpuTextures, Fragment, Level, Texture, Textures, Vertex};
+use picajit::agal::validate::{validate, Options as VOptions};
+use picajit::agal::{gen_valid, lower, Opcode, Program, ShaderKind};
+use picajit::codegen::abi::{Context, CONST_ENTRIES, MAX_LANES};
+use picajit::engine::{AgalShader, Backend, Engine, ExecPath, SoaBuffer};
+use picajit::program::Regs16;
+
+fn same(a: f32, b: f32) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+#[track_caller]
+fn assert_regs(what: &str, got: &[[f32; 4]], want: &[[f32; 4]]) {
+    for (r, (g, w)) in got.iter().zip(want).enumerate() {
+        for c in 0..4 {
+            assert!(
+                same(g[c], w[c]),
+                "{what}: register {r}.{c}: {} ({:#x}) vs {} ({:#x})",
+                g[c],
+                g[c].to_bits(),
+                w[c],
+                w[c].to_bits()
+            );
+        }
+    }
+}
+
+/// A value from a pool that hits the edge cases: small integers (indices), ordinary values,
+/// zeros, infinities, NaN, subnormals, huge and tiny numbers.
+fn value(rng: &mut fastrand::Rng) -> f32 {
+    match rng.u8(..24) {
+        0 => 0.0,
+        1 => -0.0,
+        2 => f32::INFINITY,
+        3 => f32::NEG_INFINITY,
+        4 => f32::NAN,
+        5 => f32::from_bits(rng.u32(1..0x0080_0000)) * if rng.bool() { 1.0 } else { -1.0 },
+        6 => f32::MAX,
+        7 => 1e30 * (rng.f32() - 0.5),
+        8 => 1e-30 * (rng.f32() - 0.5),
+        9..=12 => rng.i32(-4..260) as f32 + if rng.bool() { 0.0 } else { rng.f32() },
+        13 => f32::from_bits(rng.u32(..)),
+        _ => (rng.f32() - 0.5) * 8.0,
+    }
+}
+
+fn vec4(rng: &mut fastrand::Rng) -> [f32; 4] {
+    std::array::from_fn(|_| value(rng))
+}
+
+/// Runs `program` on every engine and the IR evaluator against the interpreter. Vertex
+/// programs get `n` vertices of one instance; fragment programs `n / 4` quads.
+fn check_program(
+    program: &Program,
+    constants: &[[f32; 4]],
+    textures: &(dyn Textures + Sync),
+    inputs: &[Regs16],
+    instance_id: u32,
+    name: &str,
+) -> Vec<Regs16> {
+    let n = inputs.len();
+    // The reference, in the engine's register map.
+    let want: Vec<Regs16> = match program.kind {
+        ShaderKind::Vertex => {
+            let vs: Vec<Vertex> = inputs
+                .iter()
+                .map(|a| Vertex {
+                    attributes: *a,
+                    instance_id,
+                })
+                .collect();
+            interp::run_vertices(program, constants, textures, &vs)
+                .unwrap()
+                .iter()
+                .map(|o| {
+                    let mut r = [[0.0; 4]; 16];
+                    r[0] = o.position;
+                    r[1..11].copy_from_slice(&o.varyings);
+                    r
+                })
+                .collect()
+        }
+        ShaderKind::Fragment => {
+            let quads: Vec<[Fragment; 4]> = inputs
+                .chunks_exact(4)
+                .map(|q| {
+                    std::array::from_fn(|l| Fragment {
+                        varyings: std::array::from_fn(|i| q[l][i]),
+                    })
+                })
+                .collect();
+            interp::run_quads(program, constants, textures, &quads)
+                .unwrap()
+                .iter()
+                .flatten()
+                .map(|f| {
+                    let mut r = [[0.0; 4]; 16];
+                    r[..4].copy_from_slice(&f.colors);
+                    r[4][0] = f.depth;
+                    r[5][0] = if f.killed { 1.0 } else { 0.0 };
+                    r
+                })
+                .collect()
+        }
+    };
+    let mut checked = 0;
+    for backend in Backend::runnable() {
+        let engine = Engine::new(backend).unwrap();
+        let shader = engine.compile_agal(program);
+        let lowers = lower::lower(program).is_ok();
+        if backend != Backend::Interp {
+            assert_eq!(
+                matches!(shader.path(), ExecPath::Native(_)),
+                lowers,
+                "{name} on {}: {}",
+                backend.name(),
+                shader.path()
+            );
+        }
+        let mask = shader.outputs_written();
+        let pick = |regs: &Regs16| -> Vec<[f32; 4]> {
+            (0..16)
+                .map(|r| {
+                    if mask >> r & 1 != 0 {
+                        regs[r]
+                    } else {
+                        [0.0; 4]
+                    }
+                })
+                .collect()
+        };
+        let mut out = vec![[[0.0; 4]; 16]; n];
+        run(
+            &shader,
+            constants,
+            instance_id,
+            textures,
+            inputs,
+            &mut out,
+            false,
+        );
+        let mut par = vec![[[0.0; 4]; 16]; n];
+        run(
+            &shader,
+            constants,
+            instance_id,
+            textures,
+            inputs,
+            &mut par,
+            true,
+        );
+        let soa_in = SoaBuffer::from_aos(inputs);
+        let mut soa_out = SoaBuffer::new(n);
+        shader
+            .run_soa(constants, instance_id, textures, &soa_in, &mut soa_out)
+            .unwrap();
+        let soa = soa_out.to_aos();
+        for v in 0..n {
+            let what = format!("{name}: {} item {v}", backend.name());
+            assert_regs(&format!("{what} (AoS)"), &pick(&out[v]), &pick(&want[v]));
+            assert_regs(
+                &format!("{what} (run_par)"),
+                &pick(&par[v]),
+                &pick(&want[v]),
+            );
+            assert_regs(&format!("{what} (SoA)"), &pick(&soa[v]), &pick(&want[v]));
+        }
+        checked += 1;
+    }
+    assert!(
+        checked >= 2,
+        "at least the interpreter engine and one backend"
+    );
+    if let Ok(lowered) = lower::lower(program) {
+        // Segment after segment on the evaluator, sampling between them as the engine does.
+        let mut got = inputs.to_vec();
+        for (k, func) in lowered.segments.iter().enumerate() {
+            got = eval(func, program, constants, instance_id, &got);
+            if let Some(s) = lowered.samples.get(k) {
+                let r = lower::SAMPLE_REG as usize;
+                for quad in got.chunks_exact_mut(4) {
+                    let coords = std::array::from_fn(|l| quad[l][r]);
+                    let t = textures.sample(s.unit, &s.state, &coords, interp::Lod::Derivatives);
+                    for (item, x) in quad.iter_mut().zip(t) {
+                        item[r] = x;
+                    }
+                }
+            }
+        }
+        let last = lowered.segments.last().unwrap();
+        for v in 0..n {
+            // The evaluator's stores: the IR's own outputs (those the program writes).
+            let what = format!("{name}: IR evaluator item {v}");
+            let regs: Vec<usize> = (0..16).filter(|&r| func_stores(last, r)).collect();
+            for r in regs {
+                assert_regs(&what, &[got[v][r]], &[want[v][r]]);
+            }
+        }
+    }
+    want
+}
+
+fn func_stores(func: &picajit::codegen::ir::Function, reg: usize) -> bool {
+    func.blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .any(|i| i.op == picajit::codegen::ir::Op::Output && i.imm[0] as usize == reg)
+}
+
+fn run(
+    shader: &AgalShader,
+    constants: &[[f32; 4]],
+    instance_id: u32,
+    textures: &(dyn Textures + Sync),
+    inputs: &[Regs16],
+    out: &mut [Regs16],
+    par: bool,
+) {
+    if par {
+        shader
+            .run_par(constants, instance_id, textures, inputs, out)
+            .unwrap();
+        return;
+    }
+    match shader.program().kind {
+        ShaderKind::Vertex => shader
+            .run_vertices(constants, instance_id, textures, inputs, out)
+            .unwrap(),
+        ShaderKind::Fragment => shader
+            .run_fragments(constants, textures, inputs, out)
+            .unwrap(),
+    }
+}
+
+/// The IR evaluator over batches of 16 lanes (whole quads).
+fn eval(
+    func: &picajit::codegen::ir::Function,
+    program: &Program,
+    constants: &[[f32; 4]],
+    instance_id: u32,
+    inputs: &[Regs16],
+) -> Vec<Regs16> {
+    let mut out = Vec::new();
+    for chunk in inputs.chunks(MAX_LANES) {
+        let mut ctx = Box::<Context>::default();
+        let k = constants
+            .len()
+            .min(program.constant_count() as usize)
+            .min(CONST_ENTRIES);
+        ctx.constants[..k].copy_from_slice(&constants[..k]);
+        ctx.uniforms[0] = [instance_id as f32; 4];
+        for (l, regs) in chunk.iter().enumerate() {
+            for (r, reg) in regs.iter().enumerate() {
+                for (c, &x) in reg.iter().enumerate() {
+                    ctx.input[r][c].0[l] = x;
+                }
+            }
+        }
+        picajit::frontend::eval::eval(func, &mut ctx, chunk.len());
+        for l in 0..chunk.len() {
+            out.push(std::array::from_fn(|r| {
+                std::array::from_fn(|c| ctx.output[r][c].0[l])
+            }));
+        }
+    }
+    out
+}
+
+fn example(name: &str) -> Program {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/agal")
+        .join(name);
+    let text = std::fs::read_to_string(path).unwrap();
+    let a = assemble(name, &text, &Options::default()).unwrap();
+    validate(&a.bytes, &VOptions::default()).unwrap()
+}
+
+fn inputs(rng: &mut fastrand::Rng, n: usize) -> Vec<Regs16> {
+    (0..n).map(|_| std::array::from_fn(|_| vec4(rng))).collect()
+}
+
+fn textures(rng: &mut fastrand::Rng) -> CpuTextures {
+    let mut t = CpuTextures::new();
+    for unit in 0..4 {
+        let texels = (0..16)
+            .map(|_| std::array::from_fn(|_| rng.f32()))
+            .collect();
+        t.bind(
+            unit,
+            Texture::two_d(vec![Level {
+                width: 4,
+                height: 4,
+                texels,
+            }]),
+        )
+        .unwrap();
+    }
+    t
+}
+
+#[test]
+fn vertex_examples_compile_natively_and_agree() {
+    let mut rng = fastrand::Rng::with_seed(16);
+    for name in ["textured_quad.vertex.agal", "skinning.vertex.agal"] {
+        let p = example(name);
+        assert!(lower::lower(&p).is_ok(), "{name} lowers");
+        // Skinning: joint indices in va1 that hit the matrices (multiples of 4 up to 60), and
+        // a few out of the constant file.
+        let constants: Vec<[f32; 4]> = (0..128).map(|_| vec4(&mut rng)).collect();
+        let mut ins = inputs(&mut rng, 37);
+        for (k, v) in ins.iter_mut().enumerate() {
+            v[1] = std::array::from_fn(|c| ((k * 4 + c * 8) % 72) as f32);
+            if k % 9 == 0 {
+                v[1][0] = 130.0 + k as f32;
+            }
+        }
+        check_program(&p, &constants, &interp::NoTextures, &ins, 0, name);
+    }
+}
+
+#[test]
+fn fragment_examples_agree_on_every_engine() {
+    let mut rng = fastrand::Rng::with_seed(17);
+    let t = textures(&mut rng);
+    for name in [
+        "textured_quad.fragment.agal",
+        "wave_filter.fragment.agal",
+        "two_textures.fragment.agal",
+    ] {
+        let p = example(name);
+        let constants: Vec<[f32; 4]> = (0..28).map(|_| vec4(&mut rng)).collect();
+        let ins: Vec<Regs16> = (0..24)
+            .map(|_| std::array::from_fn(|_| std::array::from_fn(|_| rng.f32() * 2.0 - 0.5)))
+            .collect();
+        check_program(&p, &constants, &t, &ins, 0, name);
+    }
+}
+
+/// Opcodes the frontend lowers today.
+fn lowered(op: Opcode) -> bool {
+    !matches!(op, Opcode::Tld | Opcode::Ted)
+}
+
+/// Textures for every unit `program` samples, of the declared dimension: 4×4 (faces), with
+/// their mip chain, random texels.
+fn textures_for(program: &Program, rng: &mut fastrand::Rng) -> CpuTextures {
+    let mut t = CpuTextures::new();
+    for s in &program.interface.samplers {
+        let faces = if s.state.dim == picajit::agal::sampling::Dim::Cube {
+            6
+        } else {
+            1
+        };
+        let mut level = |n: u32| Level {
+            width: n,
+            height: n,
+            texels: (0..n * n)
+                .map(|_| std::array::from_fn(|_| rng.f32()))
+                .collect(),
+        };
+        let texture = Texture {
+            dim: s.state.dim,
+            faces: (0..faces)
+                .map(|_| vec![level(4), level(2), level(1)])
+                .collect(),
+        };
+        t.bind(s.unit, texture).unwrap();
+    }
+    t
+}
+
+#[test]
+fn random_programs_agree_on_every_engine() {
+    let mut rng = fastrand::Rng::with_seed(1616);
+    let programs = 1000;
+    for n in 0..programs {
+        let kind = if n % 2 == 0 {
+            ShaderKind::Vertex
+        } else {
+            ShaderKind::Fragment
+        };
+        let version = 1 + (n / 2) % 4;
+        let len = rng.usize(1..30);
+        let bytes = gen_valid::program(&mut rng, kind, version, len, &lowered);
+        let p = validate(&bytes, &VOptions::default()).unwrap();
+        assert!(lower::lower(&p).is_ok());
+        let constants: Vec<[f32; 4]> = (0..rng.usize(..260)).map(|_| vec4(&mut rng)).collect();
+        let count = 4 * rng.usize(1..6);
+        let ins = inputs(&mut rng, count);
+        let name = format!(
+            "random program {n}\n{}",
+            picajit::agal::disasm::disassemble(&bytes)
+        );
+        let t = textures_for(&p, &mut rng);
+        let id = rng.u32(..1000);
+        check_program(&p, &constants, &t, &ins, id, &name);
+    }
+}
+
+#[test]
+fn compile_is_cached_and_bad_runs_are_refused() {
+    let engine = Engine::new(Backend::Auto).unwrap();
+    let p = example("skinning.vertex.agal");
+    let a = engine.compile_agal(&p);
+    let b = engine.compile_agal(&p);
+    assert!(std::sync::Arc::ptr_eq(&a, &b));
+    let mut out = vec![[[0.0; 4]; 16]; 3];
+    let err = a
+        .run_vertices(&[], 0, &interp::NoTextures, &[[[0.0; 4]; 16]; 2], &mut out)
+        .unwrap_err();
+    assert_eq!(err.to_string(), "2 inputs but 3 outputs");
+    let err = a
+        .run_fragments(&[], &interp::NoTextures, &[[[0.0; 4]; 16]; 3], &mut out)
+        .unwrap_err();
+    assert_eq!(err.to_string(), "a vertex program cannot run as fragment");
+    let f = engine.compile_agal(&example("textured_quad.fragment.agal"));
+    let err = f
+        .run_fragments(&[], &interp::NoTextures, &[[[0.0; 4]; 16]; 3], &mut out)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "texture unit 0 is sampled by the program but has no texture"
+    );
+    let t = textures(&mut fastrand::Rng::with_seed(1));
+    let err = f
+        .run_fragments(&[], &t, &[[[0.0; 4]; 16]; 3], &mut out)
+        .unwrap_err();
+    assert_eq!(err.to_string(), "3 fragments are not whole 2x2 quads");
+}
+
+#[test]
+fn nested_conditionals_mask_writes_per_vertex() {
+    let text = "\
+.vertex
+.version 2
+mov vt0, vc0            // (10, 20, 30, 40)
+ifg va0.x, vc1.x        // va0.x > 0
+mov vt0.x, vc2.x        //   x = 1
+ifl va0.y, vc1.x        //   va0.y < 0
+mov vt0.y, vc2.y        //     y = 2
+els
+mov vt0.z, vc2.z        //     z = 3
+eif
+els
+mov vt0.w, vc2.w        //   w = 4
+eif
+mov op, vt0
+";
+    let a = assemble("nested.agal", text, &Options::default()).unwrap();
+    let p = validate(&a.bytes, &VOptions::default()).unwrap();
+    let constants = [[10.0, 20.0, 30.0, 40.0], [0.0; 4], [1.0, 2.0, 3.0, 4.0]];
+    let nan = f32::NAN;
+    let cases: [([f32; 2], [f32; 4]); 6] = [
+        ([1.0, -1.0], [1.0, 2.0, 30.0, 40.0]),
+        ([1.0, 1.0], [1.0, 20.0, 3.0, 40.0]),
+        ([-1.0, -1.0], [10.0, 20.0, 30.0, 4.0]),
+        ([nan, -1.0], [10.0, 20.0, 30.0, 4.0]), // NaN > 0 is false: the outer else
+        ([1.0, nan], [1.0, 20.0, 3.0, 40.0]),   // NaN < 0 is false: the inner else
+        ([0.0, -1.0], [10.0, 20.0, 30.0, 4.0]), // 0 > 0 is false
+    ];
+    let ins: Vec<Regs16> = cases
+        .iter()
+        .map(|(xy, _)| {
+            let mut r = [[0.0; 4]; 16];
+            r[0] = [xy[0], xy[1], 0.0, 0.0];
+            r
+        })
+        .collect();
+    let got = check_program(&p, &constants, &interp::NoTextures, &ins, 0, "nested");
+    for ((_, want), g) in cases.iter().zip(&got) {
+        assert_eq!(g[0], *want);
+    }
+}
+
+#[test]
+fn derivatives_within_each_quad() {
+    let text = "\
+.fragment
+.version 2
+ddx ft0, v0
+ddy ft1, v0
+add ft0.zw, ft0.xxxy, ft1.xxxy
+mov oc, ft0
+";
+    let a = assemble("deriv.agal", text, &Options::default()).unwrap();
+    let p = validate(&a.bytes, &VOptions::default()).unwrap();
+    // Two quads: v0.x = lane value, v0.y = its square.
+    let vals = [1.0f32, 3.0, 10.0, 17.0, -2.0, 0.5, 4.0, 4.0];
+    let ins: Vec<Regs16> = vals
+        .iter()
+        .map(|&x| {
+            let mut r = [[0.0; 4]; 16];
+            r[0] = [x, x * x, 0.0, 0.0];
+            r
+        })
+        .collect();
+    let got = check_program(&p, &[], &interp::NoTextures, &ins, 0, "derivatives");
+    // Quad 1: ddx rows (3 − 1, 17 − 10) = 2, 7; ddy columns (10 − 1, 17 − 3) = 9, 14.
+    // oc = (ddx.x, ddx.y, ddx.x + ddy.x, ddx.y + ddy.y).
+    for (l, g) in got.iter().enumerate().take(4) {
+        let (row, col) = (l / 2, l % 2);
+        let v = |r: usize, c: usize| vals[r * 2 + c];
+        let ddx = v(row, 1) - v(row, 0);
+        let ddx2 = v(row, 1) * v(row, 1) - v(row, 0) * v(row, 0);
+        let ddy = v(1, col) - v(0, col);
+        let ddy2 = v(1, col) * v(1, col) - v(0, col) * v(0, col);
+        assert_eq!(g[0], [ddx, ddx2, ddx + ddy, ddx2 + ddy2], "lane {l}");
+    }
+    // Quad 2 by hand: ddx = 0.5 − (−2) = 2.5 (row 0), 0 (row 1); ddy = 4 − (−2) = 6 (col 0),
+    // 4 − 0.5 = 3.5 (col 1).
+    assert_eq!(got[4][0][0], 2.5);
+    assert_eq!(got[6][0][0], 0.0);
+    assert_eq!(got[4][0][2], 2.5 + 6.0);
+    assert_eq!(got[5][0][2], 2.5 + 3.5);
+    assert_eq!(got[7][0][2], 3.5);
+}
