@@ -2,8 +2,8 @@
 //! the table the program's kind and version allow (a caller's filter narrows them), sources
 //! that only read what was written (per component, through their swizzles), indirect constant
 //! reads with any index register, matrices over constants, temporaries and attributes,
-//! conditional blocks nested up to the limit with masked writes, `kil`, `tex` on up to four
-//! units (2D and cube, every filter, mipmap and wrap mode, LOD biases), and the required
+//! conditional blocks nested up to the limit with masked writes, `kil`, `tex` and `tld` on up
+//! to four units (2D and cube, every filter, mipmap and wrap mode, LOD biases), and the required
 //! output writes (`op` in full, varyings in full; `oc`…`ocN` once each, `od.x`). For the
 //! differential tests and the fuzzer; [`program`] asserts nothing — the callers validate.
 
@@ -355,11 +355,11 @@ impl Gen<'_> {
                 self.push(op, Some(d), Some(s1), s2);
             }
             Shape::DestSrcSampler => {
-                if op != Opcode::Tex {
+                if op == Opcode::Ted {
                     return;
                 }
-                // Inside a conditional the coordinate must be a varying (#3741).
-                let s1 = if self.blocks.is_empty() {
+                // Inside a conditional a `tex` coordinate must be a varying (#3741).
+                let s1 = if self.blocks.is_empty() || op == Opcode::Tld {
                     self.source(0xF, false, true, false)
                 } else {
                     let v = self.rng.u16(..self.count(RegType::Varying).min(4));
@@ -388,8 +388,8 @@ impl Gen<'_> {
         }
     }
 
-    /// Flags for a new sampler unit: 2D or cube (clamped), any filter, mipmapping, wrapping
-    /// and LOD bias, mostly no special flags.
+    /// Flags for a new sampler unit: 2D or cube (clamped), any filter (not anisotropic in a
+    /// vertex program: #3804), mipmapping, wrapping and LOD bias, mostly no special flags.
     fn sampler(&mut self, unit: u16) -> SamplerField {
         let cube = self.rng.u8(..4) == 0;
         SamplerField {
@@ -409,7 +409,11 @@ impl Gen<'_> {
             },
             wrap: if cube { 0 } else { self.rng.u8(..4) },
             mip: self.rng.u8(..3),
-            filter: self.rng.u8(..6),
+            filter: if self.vertex() {
+                self.rng.u8(..2)
+            } else {
+                self.rng.u8(..6)
+            },
             reserved: 0,
         }
     }
@@ -474,7 +478,7 @@ impl Gen<'_> {
     }
 }
 
-/// The opcodes a program of `kind` and `version` may use (`ted` and `tld` never; the
+/// The opcodes a program of `kind` and `version` may use (`ted` never: the validator refuses it; the
 /// caller's filter sees every candidate).
 pub fn opcodes(kind: ShaderKind, version: u32, allow: &dyn Fn(Opcode) -> bool) -> Vec<Opcode> {
     Opcode::ALL
@@ -489,11 +493,7 @@ pub fn opcodes(kind: ShaderKind, version: u32, allow: &dyn Fn(Opcode) -> bool) -
                     false
                 }
             };
-            stage
-                && op.min_version() <= version
-                && op != Opcode::Tld
-                && op != Opcode::Ted
-                && allow(op)
+            stage && op.min_version() <= version && op != Opcode::Ted && allow(op)
         })
         .collect()
 }

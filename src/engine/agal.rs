@@ -17,8 +17,11 @@
 //! registers keep their contents. Constants beyond those given (and beyond the program's
 //! constant file) read zero; the instance id (`iid`) is one per run.
 //!
-//! Programs the frontend does not lower yet, and any run whose native execution fails (only
-//! the qemu job server can), go to the interpreter: never a different answer.
+//! Programs the frontend does not lower (too much state across a texture sample), and any run
+//! whose native execution fails (only the qemu job server can), go to the interpreter: never
+//! a different answer. A program that compiles to the interpreter on a JIT backend says so:
+//! [`AgalShader::path`] gives the reason, [`EngineStats::agal_fallbacks`](super::EngineStats)
+//! counts such programs.
 
 use std::sync::Arc;
 
@@ -35,8 +38,8 @@ use super::soa::SoaBuffer;
 use super::Engine;
 use crate::agal::case::{AgalCase, CaseRunError, Inputs, Outputs};
 use crate::agal::header::ShaderKind;
-use crate::agal::interp::{self, Fragment, FragmentOut, Lod, Textures, Vertex, VertexOut};
-use crate::agal::lower::{self, Sample, DEPTH_OUTPUT, KILL_OUTPUT, SAMPLE_REG, VARYING_OUTPUT};
+use crate::agal::interp::{self, Fragment, FragmentOut, Textures, Vertex, VertexOut};
+use crate::agal::lower::{self, Sample, DEPTH_OUTPUT, KILL_OUTPUT, VARYING_OUTPUT};
 use crate::agal::program::{Instruction, Program};
 use crate::program::Regs16;
 
@@ -152,6 +155,9 @@ impl Engine {
             return Arc::clone(s);
         }
         let shader = Arc::new(AgalShader::build(program, self.backend, &self.counters));
+        if matches!(shader.path, ExecPath::Fallback(_)) {
+            Counters::count(&self.counters.agal_fallbacks);
+        }
         let mut cache = self.agal_cache.lock().unwrap_or_else(|p| p.into_inner());
         Arc::clone(cache.entry(key).or_insert(shader))
     }
@@ -386,7 +392,7 @@ impl AgalShader {
                 };
                 run_kernel(ctx, &seg.aos, native.target, from, to)?;
                 if let Some(s) = native.samples.get(k) {
-                    sample(textures, s, to);
+                    s.apply(textures, to);
                 }
             }
             BUFFERS.with(|c| c.set((a, b)));
@@ -638,18 +644,4 @@ fn run_kernel(
         outputs[full..].copy_from_slice(&tout[..rest]);
     }
     Ok(())
-}
-
-/// The host's texture sample between two segments: per 2×2 quad, the coordinates in register
-/// [`SAMPLE_REG`] become the texels the sampler returns (level of detail from the quad's
-/// derivatives, as the interpreter's `tex`).
-fn sample(textures: &dyn Textures, s: &Sample, buffer: &mut [Regs16]) {
-    let r = SAMPLE_REG as usize;
-    for quad in buffer.chunks_exact_mut(4) {
-        let coords: [[f32; 4]; 4] = std::array::from_fn(|l| quad[l][r]);
-        let texels = textures.sample(s.unit, &s.state, &coords, Lod::Derivatives);
-        for (item, t) in quad.iter_mut().zip(texels) {
-            item[r] = t;
-        }
-    }
 }

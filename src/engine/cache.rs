@@ -38,6 +38,7 @@ pub(super) struct Counters {
     pub(super) misses: AtomicU64,
     pub(super) compiles: AtomicU64,
     pub(super) evictions: AtomicU64,
+    pub(super) agal_fallbacks: AtomicU64,
 }
 
 impl Counters {
@@ -64,6 +65,9 @@ pub struct EngineStats {
     pub shaders: usize,
     /// The bound on `bytes` (checked whenever a shader is added).
     pub capacity: usize,
+    /// AGAL programs [`super::Engine::compile_agal`] built for a JIT backend that run on the
+    /// interpreter instead (the reason is in [`super::AgalShader::path`]).
+    pub agal_fallbacks: u64,
 }
 
 impl Counters {
@@ -73,6 +77,7 @@ impl Counters {
             misses: self.misses.load(Ordering::Relaxed),
             compiles: self.compiles.load(Ordering::Relaxed),
             evictions: self.evictions.load(Ordering::Relaxed),
+            agal_fallbacks: self.agal_fallbacks.load(Ordering::Relaxed),
             ..EngineStats::default()
         }
     }

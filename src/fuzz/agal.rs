@@ -4,16 +4,25 @@
 //! [`crate::agal::gen`] (mostly invalid) — with constants, vertices (or quads) and textures
 //! drawn from special values. [`check_agal`] runs it on the AGAL interpreter ([`AgalCase::run`])
 //! and through [`Engine::run_agal_case`] on each backend: valid programs must give the same
-//! outputs bit for bit (a NaN equals any NaN), invalid ones the same rejection.
+//! outputs bit for bit (a NaN equals any NaN), invalid ones the same rejection. With the
+//! interpreter among the backends, the lowered IR also runs on the IR evaluator
+//! ([`eval_agal_case`]), the engine-independent statement of what the backends must compute.
+
+use picajit_codegen::abi::{Context, CONST_ENTRIES, MAX_LANES};
 
 use crate::agal::case::{AgalCase, CaseTexture, Inputs, Outputs};
 use crate::agal::header::ShaderKind;
-use crate::agal::interp::{Fragment, Level, Texture, Vertex, ATTRIBUTES, VARYINGS};
+use crate::agal::interp::{
+    Fragment, FragmentOut, Level, Texture, Textures, Vertex, VertexOut, ATTRIBUTES, VARYINGS,
+};
+use crate::agal::lower::{self, Lowered, DEPTH_OUTPUT, KILL_OUTPUT, VARYING_OUTPUT};
 use crate::agal::opcode::Opcode;
+use crate::agal::program::Program;
 use crate::agal::sampling::Dim;
 use crate::agal::validate::{validate, Options};
 use crate::agal::{gen, gen_valid};
 use crate::engine::{Backend, Engine};
+use crate::program::Regs16;
 
 use super::values::special_float;
 
@@ -26,6 +35,8 @@ pub struct AgalPassed {
     pub vertex: bool,
     /// Every native backend compiled it (else they fell back to the interpreter).
     pub native: bool,
+    /// The IR evaluator ran its lowered IR (and agreed).
+    pub evaluated: bool,
 }
 
 /// A case on which an engine disagreed with the interpreter.
@@ -62,9 +73,7 @@ pub fn agal_case(seed: u64) -> AgalCase {
         };
         let version = rng.u32(1..5);
         let len = rng.usize(1..48);
-        gen_valid::program(&mut rng, kind, version, len, &|op| {
-            !matches!(op, Opcode::Tld | Opcode::Ted)
-        })
+        gen_valid::program(&mut rng, kind, version, len, &|op| op != Opcode::Ted)
     } else {
         gen::program(&mut rng, 24)
     };
@@ -203,6 +212,7 @@ pub fn check_agal(case: &AgalCase, backends: &[Backend]) -> Result<AgalPassed, A
         valid: want.is_ok(),
         vertex: case.kind() == ShaderKind::Vertex,
         native: true,
+        evaluated: false,
     };
     for engine in &engines {
         let fail = |summary: String| AgalFailure {
@@ -231,7 +241,112 @@ pub fn check_agal(case: &AgalCase, backends: &[Backend]) -> Result<AgalPassed, A
         }
     }
     passed.native &= passed.valid;
+    if let (Ok(w), true) = (&want, backends.contains(&Backend::Interp)) {
+        if let Some(got) = eval_agal_case(case) {
+            let fail = |summary: String| AgalFailure {
+                backend: Backend::Interp,
+                summary: format!("IR evaluator: {summary}"),
+            };
+            let got = got.map_err(|e| fail(e.to_string()))?;
+            if let Some(d) = difference(w, &got) {
+                return Err(fail(d));
+            }
+            passed.evaluated = true;
+        }
+    }
     Ok(passed)
+}
+
+/// Runs `case`'s lowered IR on the IR evaluator ([`crate::frontend::eval`]), segment after
+/// segment with the host's samples between them ([`lower::Sample::apply`]), in batches of
+/// [`MAX_LANES`] items with one instance id: `None` when the program does not lower (or the
+/// case is refused), else the outputs in the interpreter's shape.
+pub fn eval_agal_case(case: &AgalCase) -> Option<Result<Outputs, crate::agal::case::CaseRunError>> {
+    let (program, textures) = match case.prepare() {
+        Ok(p) => p,
+        Err(e) => return Some(Err(e)),
+    };
+    let lowered = lower::lower(&program).ok()?;
+    Some(Ok(match &case.inputs {
+        Inputs::Vertices(vs) => {
+            let mut out = Vec::with_capacity(vs.len());
+            let mut start = 0;
+            while start < vs.len() {
+                let id = vs[start].instance_id;
+                let end = vs[start..]
+                    .iter()
+                    .position(|v| v.instance_id != id)
+                    .map_or(vs.len(), |k| start + k);
+                let ins: Vec<Regs16> = vs[start..end].iter().map(|v| v.attributes).collect();
+                let regs = eval_lowered(&lowered, &program, &case.constants, id, &textures, &ins);
+                out.extend(regs.iter().map(|r| VertexOut {
+                    position: r[0],
+                    varyings: std::array::from_fn(|i| r[VARYING_OUTPUT as usize + i]),
+                }));
+                start = end;
+            }
+            Outputs::Vertices(out)
+        }
+        Inputs::Quads(qs) => {
+            let ins: Vec<Regs16> = qs
+                .iter()
+                .flatten()
+                .map(|f| std::array::from_fn(|r| f.varyings.get(r).copied().unwrap_or([0.0; 4])))
+                .collect();
+            let regs = eval_lowered(&lowered, &program, &case.constants, 0, &textures, &ins);
+            Outputs::Fragments(
+                regs.iter()
+                    .map(|r| FragmentOut {
+                        colors: std::array::from_fn(|c| r[c]),
+                        depth: r[DEPTH_OUTPUT as usize][0],
+                        killed: r[KILL_OUTPUT as usize][0] != 0.0,
+                    })
+                    .collect(),
+            )
+        }
+    }))
+}
+
+/// The segments of `lowered` on the IR evaluator over `inputs` (whole quads for a fragment
+/// program), the host sampling between them; the outputs as the last segment stores them
+/// (zero elsewhere).
+fn eval_lowered(
+    lowered: &Lowered,
+    program: &Program,
+    constants: &[[f32; 4]],
+    instance_id: u32,
+    textures: &dyn Textures,
+    inputs: &[Regs16],
+) -> Vec<Regs16> {
+    let mut items = inputs.to_vec();
+    for (k, func) in lowered.segments.iter().enumerate() {
+        let mut next = Vec::with_capacity(items.len());
+        for chunk in items.chunks(MAX_LANES) {
+            let mut ctx = Box::<Context>::default();
+            let n = constants
+                .len()
+                .min(program.constant_count() as usize)
+                .min(CONST_ENTRIES);
+            ctx.constants[..n].copy_from_slice(&constants[..n]);
+            ctx.uniforms[0] = [instance_id as f32; 4];
+            for (l, regs) in chunk.iter().enumerate() {
+                for (r, reg) in regs.iter().enumerate() {
+                    for (c, &x) in reg.iter().enumerate() {
+                        ctx.input[r][c].0[l] = x;
+                    }
+                }
+            }
+            crate::frontend::eval::eval(func, &mut ctx, chunk.len());
+            next.extend((0..chunk.len()).map(|l| -> Regs16 {
+                std::array::from_fn(|r| std::array::from_fn(|c| ctx.output[r][c].0[l]))
+            }));
+        }
+        items = next;
+        if let Some(s) = lowered.samples.get(k) {
+            s.apply(textures, &mut items);
+        }
+    }
+    items
 }
 
 #[cfg(test)]

@@ -38,18 +38,21 @@
 //! Outputs are stored once, at the end, for the components written; the kernel's output
 //! staging is zero for the rest, as the interpreter's registers are.
 //!
-//! **`tex`** ends a segment: the host samples between segments ([`segment`](mod@segment)).
+//! **`tex`** and **`tld`** (AGAL 4 vertex texture fetch) end a segment: the host samples
+//! between segments ([`segment`](mod@segment)).
 //!
 //! # What is not lowered
-//! `tld` (AGAL 4 vertex texture fetch) makes [`lower`] return [`Unsupported::Opcode`], a `tex`
-//! across which more state lives than the intermediate layout carries
-//! [`Unsupported::TooMuchState`]; the engine then runs the program on the interpreter (the same
-//! answer, slower).
+//! A `tex`/`tld` across which more state lives than the intermediate layout carries makes
+//! [`lower`] return [`Unsupported::TooMuchState`]; the engine then runs the program on the
+//! interpreter (the same answer, slower), and says so: [`crate::engine::AgalShader::path`] is
+//! an interpreter fallback with this reason, `picajit dump` prints it and
+//! [`crate::engine::EngineStats::agal_fallbacks`] counts it. (`ted` never reaches the frontend:
+//! the validator refuses it.)
 
 mod math;
 pub mod segment;
 
-pub use segment::{Sample, CARRY_FIRST, CARRY_LIMIT, SAMPLE_REG};
+pub use segment::{Sample, SampleLod, CARRY_FIRST, CARRY_LIMIT, SAMPLE_REG};
 
 use picajit_codegen::ir::{Builder, CmpKind, Function, Op, Terminator, Var};
 use picajit_codegen::opt;
@@ -327,16 +330,21 @@ impl Lowering {
                 self.killed = Some(self.b.select(hit, one, old));
                 Ok(())
             }
-            Opcode::Tex => {
+            Opcode::Tex | Opcode::Tld => {
                 let (d, s) = (i.dest.ok_or_else(missing)?, i.src1.ok_or_else(missing)?);
                 let sampling = i.sampler.ok_or_else(missing)?;
+                let lod = if i.op == Opcode::Tld {
+                    SampleLod::Explicit
+                } else {
+                    SampleLod::Derivatives
+                };
                 let coords = [0, 1, 2, 3].map(|c| self.read(&s, c));
-                self.sample_boundary(n, coords, sampling)?;
+                self.sample_boundary(n, coords, sampling, lod)?;
                 let texel =
                     [0, 1, 2, 3].map(|c| Some(self.b.inst(Op::Input, &[], [SAMPLE_REG, c])));
                 self.write(&d, texel)
             }
-            Opcode::Tld | Opcode::Ted => Err(Unsupported::Opcode(i.op)),
+            Opcode::Ted => Err(Unsupported::Opcode(i.op)),
             Opcode::Mov
             | Opcode::Add
             | Opcode::Sub

@@ -1,7 +1,19 @@
-//! Texture sampling without calls out of generated code: a program is cut at each `tex` into
-//! segments, each its own IR function run over the whole batch; between two segments the host
-//! samples the textures (the CPU sampler, a 2×2 quad at a time, exactly as the interpreter
-//! calls it) in the buffer the first wrote and the second reads.
+//! Texture sampling without calls out of generated code: a program is cut at each `tex` (and
+//! `tld`) into segments, each its own IR function run over the whole batch; between two
+//! segments the host samples the textures ([`Sample::apply`]: the [`Textures`] sampler called
+//! with exactly the arguments the interpreter gives it — a 2×2 quad at a time for `tex`, one
+//! vertex at a time for `tld`) in the buffer the first wrote and the second reads.
+//!
+//! # Why segments, not a call from generated code
+//! The sampler is a Rust trait object ([`Textures`]): the interpreter's, or the user's. A call
+//! out of generated code would need a host ABI trampoline per backend that saves and restores
+//! every live SIMD register around the call, and it cannot work where the AArch64 code runs in
+//! the qemu-user job server, a separate process that has no sampler. Segments keep every
+//! function call-free (the same kernels, runners and audits as PICA shaders, on every
+//! backend, qemu included) and sample through the one sampler, so exactness needs no second
+//! implementation of the sampling rules. The price is a store and reload of the carried state
+//! per item at each boundary; `jit-bench --agal` measures it (the `sample` workloads against
+//! the same arithmetic without the `tex`: see the README).
 //!
 //! # The intermediate layout
 //! A segment that ends at a `tex` stores, per fragment:
@@ -23,9 +35,12 @@ use std::collections::BTreeSet;
 use picajit_codegen::ir::{Builder, CmpKind, Op, Terminator, Var};
 
 use super::{Lowering, Unsupported};
+use crate::agal::header::ShaderKind;
+use crate::agal::interp::{Lod, Textures};
 use crate::agal::program::{Addr, Program, Sampling, Src};
 use crate::agal::reg::RegType;
 use crate::agal::sampling::SamplerState;
+use crate::program::Regs16;
 
 /// The register of the coordinate (out) and texel (in) between segments.
 pub const SAMPLE_REG: u32 = 0;
@@ -41,6 +56,47 @@ pub struct Sample {
     pub unit: u16,
     /// The sampler flags of the `tex` token.
     pub state: SamplerState,
+    /// How the level of detail is found.
+    pub lod: SampleLod,
+}
+
+/// The level of detail of a [`Sample`], as the interpreter computes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SampleLod {
+    /// `tex` (fragment programs): from the derivatives of each 2×2 quad's coordinates.
+    Derivatives,
+    /// `tld` (vertex programs): each vertex alone, the level of detail its coordinate's `.w`.
+    Explicit,
+}
+
+impl Sample {
+    /// The host's sample between two segments: the coordinates in register [`SAMPLE_REG`] of
+    /// each item of `buffer` become the texels the sampler returns, called as the interpreter
+    /// calls it — per 2×2 quad for `tex` (a trailing partial quad is left alone: fragment runs
+    /// are whole quads), per vertex for `tld` (its coordinate in all four lanes, the explicit
+    /// level of detail `.w`, lane 0's texel).
+    pub fn apply(&self, textures: &dyn Textures, buffer: &mut [Regs16]) {
+        let r = SAMPLE_REG as usize;
+        match self.lod {
+            SampleLod::Derivatives => {
+                for quad in buffer.chunks_exact_mut(4) {
+                    let coords: [[f32; 4]; 4] = std::array::from_fn(|l| quad[l][r]);
+                    let texels = textures.sample(self.unit, &self.state, &coords, Lod::Derivatives);
+                    for (item, t) in quad.iter_mut().zip(texels) {
+                        item[r] = t;
+                    }
+                }
+            }
+            SampleLod::Explicit => {
+                for item in buffer {
+                    let c = item[r];
+                    let [t, ..] =
+                        textures.sample(self.unit, &self.state, &[c; 4], Lod::Explicit([c[3]; 4]));
+                    item[r] = t;
+                }
+            }
+        }
+    }
 }
 
 /// A register component: file code, register, component.
@@ -99,13 +155,14 @@ enum Carried {
 }
 
 impl Lowering {
-    /// Ends the current segment at the `tex` of instruction `n` (its coordinate `coords`) and
-    /// starts the next one, whose inputs are the carried state and the texel.
+    /// Ends the current segment at the `tex`/`tld` of instruction `n` (its coordinate
+    /// `coords`) and starts the next one, whose inputs are the carried state and the texel.
     pub(super) fn sample_boundary(
         &mut self,
         n: usize,
         coords: [Var; 4],
         sampling: Sampling,
+        lod: SampleLod,
     ) -> Result<(), Unsupported> {
         let reads = self.reads_after.get(n).cloned().unwrap_or_default();
         let mut carried: Vec<(Carried, Var)> = Vec::new();
@@ -130,7 +187,11 @@ impl Lowering {
                 }
             }
         }
-        for file in [RegType::Output, RegType::DepthOutput] {
+        let outputs: &[RegType] = match self.kind {
+            ShaderKind::Vertex => &[RegType::Output, RegType::Varying],
+            ShaderKind::Fragment => &[RegType::Output, RegType::DepthOutput],
+        };
+        for &file in outputs {
             let code = file.code();
             for (index, reg) in self.regs[usize::from(code)].iter().enumerate() {
                 for (comp, v) in reg.iter().enumerate() {
@@ -186,6 +247,7 @@ impl Lowering {
         self.samples.push(Sample {
             unit: sampling.unit,
             state: sampling.state,
+            lod,
         });
         // The start of the next: everything comes back from the inputs.
         self.b = Builder::new();

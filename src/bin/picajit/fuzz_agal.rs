@@ -1,6 +1,7 @@
 //! `picajit fuzz --agal`: AGAL cases from the library (`picajit::fuzz::agal`) — valid programs
 //! by construction and random bytecode — run on the AGAL interpreter and through the engine on
-//! every selected backend, compared bit for bit, in threads of this process (AGAL programs
+//! every selected backend (with `interp` among them, the lowered IR also on the IR
+//! evaluator), compared bit for bit, in threads of this process (AGAL programs
 //! have no control flow that could hang, and the cases are small). A failing case is saved as
 //! `<out-dir>/agal-<seed>.agcs` with the command that replays it.
 
@@ -22,6 +23,7 @@ struct Totals {
     valid: u64,
     vertex: u64,
     native: u64,
+    evaluated: u64,
     invalid: u64,
     failures: Vec<(u64, String, String)>,
 }
@@ -73,6 +75,7 @@ pub fn fuzz_agal(
                         t.valid += u64::from(p.valid);
                         t.vertex += u64::from(p.valid && p.vertex);
                         t.native += u64::from(p.native);
+                        t.evaluated += u64::from(p.evaluated);
                         t.invalid += u64::from(!p.valid);
                     }
                     Err(f) => {
@@ -107,7 +110,7 @@ pub fn fuzz_agal(
         eprintln!("FAIL seed {seed} on {backend}: {text}");
     }
     println!(
-        "agal fuzz: {} cases in {:.1} s ({:.0} cases/s) on {}: {} valid programs ({} vertex, {} fragment), {} compiled natively, {} invalid rejected alike; {} failures",
+        "agal fuzz: {} cases in {:.1} s ({:.0} cases/s) on {}: {} valid programs ({} vertex, {} fragment), {} compiled natively, {} also on the IR evaluator, {} invalid rejected alike; {} failures",
         t.cases,
         secs,
         t.cases as f64 / secs.max(1e-9),
@@ -116,6 +119,7 @@ pub fn fuzz_agal(
         t.vertex,
         t.valid - t.vertex,
         t.native,
+        t.evaluated,
         t.invalid,
         t.failures.len()
     );
