@@ -550,6 +550,24 @@ mov v0, vt1
         assert_eq!(shader.samples().len(), 1);
         assert_eq!(shader.samples()[0].lod, lower::SampleLod::Explicit);
         assert_eq!(engine.stats().agal_fallbacks, 0);
+        // A program with more state across a sample than is carried: counted, and its path
+        // says why.
+        let mut src = String::from(".vertex\n.version 4\n");
+        for t in 0..15 {
+            src += &format!("mov vt{t}, va{t}\n");
+        }
+        src += "tld vt15, va15, vs0 <2d,nearest>\n";
+        for t in 0..15 {
+            src += &format!("add vt15, vt15, vt{t}\n");
+        }
+        src += "add op, vt15, va15\n";
+        let a = assemble("wide.agal", &src, &Options::default()).unwrap();
+        let wide = engine.compile_agal(&validate(&a.bytes, &VOptions::default()).unwrap());
+        assert_eq!(
+            wide.path().to_string(),
+            "interpreter fallback: 64 components live across a texture sample (at most 60 are carried)"
+        );
+        assert_eq!(engine.stats().agal_fallbacks, 1);
     }
     // Levels 4x4, 2x2, 1x1, each one colour: the texel says which level was read.
     let level = |n: u32, k: f32| Level {

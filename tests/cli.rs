@@ -463,6 +463,59 @@ fn dump_times_every_compile_phase_of_a_generated_program() {
 }
 
 /// Assembles `text` (a `.v.pica` or `.g.pica` named `name`) with `picajit asm`.
+#[test]
+fn dump_tells_how_an_agal_program_compiles() {
+    let dir = temp_dir("dump-agal");
+    let dump = |name: &str, text: &str| {
+        let src = dir.join(name);
+        std::fs::write(&src, text).unwrap();
+        let out = picajit().arg("dump").arg(&src).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    };
+    let native = !picajit::engine::Backend::available()
+        .iter()
+        .all(|b| *b == picajit::engine::Backend::Interp);
+    // `tld` compiles: a sample with the explicit level of detail between two segments.
+    let text = dump(
+        "tld.agal",
+        ".vertex\n.version 4\nmov vt0, va0\ntld vt1, vt0, vs0 <2d,nearest,mipnearest>\n\
+         add op, vt1, va1\nmov v0, vt1\n",
+    );
+    if native {
+        assert!(text.contains("path: native"), "{text}");
+        assert!(text.contains("2 segment(s), 1 texture sample(s)"), "{text}");
+        assert!(text.contains("level of detail Explicit"), "{text}");
+        assert!(text.contains("native (last segment)"), "{text}");
+    }
+    // Sixteen temporaries and v0 live across a `tex`: 68 components, more than the
+    // intermediate layout carries; the dump says why the program runs on the interpreter.
+    let mut src = String::from(".fragment\n.version 2\n");
+    for t in 0..16 {
+        src += &format!("mov ft{t}, v0\n");
+    }
+    src += "tex ft16, v0, fs0 <2d,linear>\n";
+    for t in 0..16 {
+        src += &format!("add ft16, ft16, ft{t}\n");
+    }
+    src += "add oc, ft16, v0\n";
+    let text = dump("wide.agal", &src);
+    if native {
+        assert!(
+            text.contains(
+                "path: interpreter fallback: 68 components live across a texture sample \
+                 (at most 60 are carried)"
+            ),
+            "{text}"
+        );
+    }
+}
+
 fn assembled(dir: &Path, name: &str, text: &str) -> PathBuf {
     let src = dir.join(name);
     std::fs::write(&src, text).unwrap();

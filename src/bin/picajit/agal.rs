@@ -352,3 +352,62 @@ pub fn run_cmd(args: &RunArgs) -> CliResult {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// `picajit dump` of an AGAL file (source, bytecode or AGCS case): how it compiles on
+/// `backend` — the execution path (native, or the interpreter fallback with its reason), the
+/// segments and the texture samples between them, the IR of each segment (`ir`) and the
+/// native code of the last (`asm`).
+pub fn dump_agal(path: &Path, backend: crate::Backend, ir: bool, asm: bool) -> CliResult {
+    let name = path.display().to_string();
+    let bytes = program_bytes(path, &SourceSettings::default())?;
+    let program =
+        validate(&bytes, &ValidateOptions::default()).map_err(|e| format!("{name}: {e}"))?;
+    let engine = picajit::engine::Engine::new(backend.engine()).map_err(|e| e.to_string())?;
+    let shader = engine.compile_agal(&program);
+    outln!("backend: {}", engine.backend().name());
+    outln!("path: {}", shader.path());
+    if let Some(funcs) = shader.ir() {
+        let samples = shader.samples();
+        outln!(
+            "AGAL {:?} program: {} segment(s), {} texture sample(s) between them",
+            program.kind,
+            funcs.len(),
+            samples.len()
+        );
+        for (k, func) in funcs.iter().enumerate() {
+            outln!(
+                "segment {k}: IR {} blocks, {} instructions",
+                func.blocks.len(),
+                func.inst_count()
+            );
+            if ir {
+                out!("{func}");
+            }
+            if let Some(s) = samples.get(k) {
+                outln!(
+                    "sample after segment {k}: unit {}, {:?}, level of detail {:?}",
+                    s.unit,
+                    s.state,
+                    s.lod
+                );
+            }
+        }
+    } else if ir {
+        outln!("(no IR: the program runs on the interpreter)");
+    }
+    if let Some(code) = shader.machine_code() {
+        outln!(
+            "native (last segment): {} bytes of code, {} instructions, {} spill slots, {} lanes",
+            code.code_len(),
+            code.instruction_count(),
+            code.spill_slots(),
+            code.lanes()
+        );
+        if asm {
+            out!("{}", code.disassemble());
+        }
+    } else if asm {
+        outln!("(no native code: the program runs on the interpreter)");
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,6 +1,8 @@
 //! `picajit dump`: how a program compiles on a backend — the execution path (native or the
 //! interpreter fallback, with the reason), what the frontend made of per-vertex branches, the
 //! IR (`--ir`), the native code (`--asm`) and the time of each compile phase (`--timings`).
+//! AGAL files (sources, bytecode, AGCS cases) are dumped by `agal::dump_agal`: path, segments,
+//! texture samples, IR and code.
 //! The program is a file, or a synthetic one (`--generate straight:500`, see
 //! `picajit::synthetic`).
 
@@ -16,7 +18,8 @@ use crate::{load_program, Backend, CliResult};
 
 #[derive(Args)]
 pub struct DumpArgs {
-    /// A SHBIN or PCAS file (or none, with --generate).
+    /// A SHBIN or PCAS file, or an AGAL source, bytecode or AGCS case (or none, with
+    /// --generate).
     #[arg(required_unless_present = "generate", conflicts_with = "generate")]
     file: Option<PathBuf>,
     /// A synthetic program instead of a file: SHAPE:SIZE[:SEED], SHAPE straight or branchy,
@@ -75,7 +78,15 @@ pub fn dump(args: &DumpArgs) -> CliResult {
                 .map_err(|d| format!("--generate {spec:?}: {}", d[0]))?;
             shbin.program(0).map_err(|e| e.to_string())?
         }
-        (None, Some(file)) => load_program(file, args.dvle)?.0,
+        (None, Some(file)) => {
+            if crate::agal::is_agal(file, &crate::read_file(file)?) {
+                if args.timings {
+                    return Err("--timings: PICA programs only".into());
+                }
+                return crate::agal::dump_agal(file, args.backend, args.ir, args.asm);
+            }
+            load_program(file, args.dvle)?.0
+        }
         (None, None) => return Err("dump needs a file or --generate".into()),
     };
     let engine = Engine::new(args.backend.engine()).map_err(|e| e.to_string())?;
