@@ -378,21 +378,29 @@ impl AgalShader {
             if n == 1 {
                 return run_kernel(ctx, &native.segments[0].aos, native.target, inputs, outputs);
             }
-            // Segments through two intermediate buffers (kept per thread); the host samples
-            // between them.
+            // Segments through two intermediate buffers (kept per thread), the host sampling
+            // between them, a block of items at a time so that the buffers stay in the L1/L2
+            // cache.
             let (mut a, mut b) = BUFFERS.with(|c| c.take());
-            a.resize(inputs.len(), [[0.0; 4]; 16]);
-            b.resize(inputs.len(), [[0.0; 4]; 16]);
-            for (k, seg) in native.segments.iter().enumerate() {
-                let (from, to): (&[Regs16], &mut [Regs16]) = match (k, k + 1 == n) {
-                    (0, _) => (inputs, &mut a),
-                    (_, true) => (if k % 2 == 1 { &a } else { &b }, &mut *outputs),
-                    _ if k % 2 == 1 => (&a, &mut b),
-                    _ => (&b, &mut a),
-                };
-                run_kernel(ctx, &seg.aos, native.target, from, to)?;
-                if let Some(s) = native.samples.get(k) {
-                    s.apply(textures, to);
+            let block = inputs.len().min(SEGMENT_BLOCK);
+            a.resize(block, [[0.0; 4]; 16]);
+            b.resize(block, [[0.0; 4]; 16]);
+            for (input, output) in inputs
+                .chunks(SEGMENT_BLOCK)
+                .zip(outputs.chunks_mut(SEGMENT_BLOCK))
+            {
+                let m = input.len();
+                for (k, seg) in native.segments.iter().enumerate() {
+                    let (from, to): (&[Regs16], &mut [Regs16]) = match (k, k + 1 == n) {
+                        (0, _) => (input, &mut a[..m]),
+                        (_, true) => (if k % 2 == 1 { &a[..m] } else { &b[..m] }, &mut *output),
+                        _ if k % 2 == 1 => (&a[..m], &mut b[..m]),
+                        _ => (&b[..m], &mut a[..m]),
+                    };
+                    run_kernel(ctx, &seg.aos, native.target, from, to)?;
+                    if let Some(s) = native.samples.get(k) {
+                        s.apply(textures, to);
+                    }
                 }
             }
             BUFFERS.with(|c| c.set((a, b)));
@@ -609,6 +617,10 @@ fn fragment_regs(f: &FragmentOut) -> Regs16 {
     regs[KILL_OUTPUT as usize][0] = if f.killed { 1.0 } else { 0.0 };
     regs
 }
+
+/// Items a segmented run takes through all its segments at a time (whole quads and whole
+/// batches of every target): two intermediate buffers of 32 KiB.
+const SEGMENT_BLOCK: usize = 128;
 
 thread_local! {
     /// The intermediate buffers of segmented runs, reused across runs.

@@ -235,9 +235,11 @@ impl Textures for CpuTextures {
             };
         }
         let base = &texture.faces[faces[0].min(texture.faces.len() - 1)][0];
-        let lambda: [f32; 4] = match lod {
-            Lod::Explicit(l) => l.map(|l| l + state.bias()),
-            Lod::Derivatives => {
+        // The level of detail (not needed without mipmapping: level 0 whatever it is).
+        let lambda: [f32; 4] = match (mip, lod) {
+            (Mip::None, _) => [0.0; 4],
+            (Mip::Nearest | Mip::Linear, Lod::Explicit(l)) => l.map(|l| l + state.bias()),
+            (Mip::Nearest | Mip::Linear, Lod::Derivatives) => {
                 let mut out = [0.0f32; 4];
                 for (lane, o) in out.iter_mut().enumerate() {
                     let row = lane & 2;

@@ -12,8 +12,8 @@
 //! function call-free (the same kernels, runners and audits as PICA shaders, on every
 //! backend, qemu included) and sample through the one sampler, so exactness needs no second
 //! implementation of the sampling rules. The price is a store and reload of the carried state
-//! per item at each boundary; `jit-bench --agal` measures it (the `sample` workloads against
-//! the same arithmetic without the `tex`: see the README).
+//! per item at each boundary: a few ns per fragment against the sampler's tens (`jit-bench`'s
+//! `sampler` column gives the sampler's share; the README has the measurement).
 //!
 //! # The intermediate layout
 //! A segment that ends at a `tex` stores, per fragment:

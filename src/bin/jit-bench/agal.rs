@@ -66,6 +66,9 @@ pub struct Row {
     ns: f64,
     mad: f64,
     speedup: f64,
+    /// Native runs with texture samples: ns per item the host sampler alone takes for them
+    /// ([`picajit::agal::lower::Sample::apply`] over a buffer of the same size).
+    sampler_ns: Option<f64>,
 }
 
 /// A source or file to measure.
@@ -213,6 +216,7 @@ pub fn measure(
         let n = inputs.len();
         let mut interp_ns = f64::NAN;
         for &backend in backends {
+            let mut sampler_ns = None;
             let (path, (ns, mad)) = if backend == Backend::Interp {
                 let once: Box<dyn Fn() -> Result<(), String>> = match &case.inputs {
                     Inputs::Vertices(v) => Box::new(|| {
@@ -252,6 +256,21 @@ pub fn measure(
                 };
                 let t = time(&once, n, warmup_ms, sample_ms, repetitions)
                     .map_err(|e| format!("{name}: {e}"))?;
+                if !shader.samples().is_empty() {
+                    // The sampler's share: the same samples on a buffer of the inputs (the
+                    // first input register as the coordinates).
+                    let buffer = std::cell::RefCell::new(inputs.clone());
+                    let sample_once = || {
+                        let mut b = buffer.borrow_mut();
+                        for s in shader.samples() {
+                            s.apply(&textures, &mut b);
+                        }
+                        Ok(())
+                    };
+                    let (sns, _) = time(&sample_once, n, warmup_ms, sample_ms, repetitions)
+                        .map_err(|e| format!("{name}: {e}"))?;
+                    sampler_ns = Some(sns);
+                }
                 (shader.path().to_string(), t)
             };
             rows.push(Row {
@@ -264,6 +283,7 @@ pub fn measure(
                 ns,
                 mad,
                 speedup: interp_ns / ns,
+                sampler_ns,
             });
         }
     }
@@ -274,11 +294,14 @@ pub fn measure(
 pub fn table(rows: &[Row]) -> String {
     let mut out = String::from(
         "AGAL (AoS; speedup over the AGAL reference interpreter)\n\
-         program                        kind      tokens  items  backend     ns/item   ±MAD  Mitems/s  speedup  path\n",
+         program                        kind      tokens  items  backend     ns/item   ±MAD  Mitems/s  speedup  sampler  path\n",
     );
     for r in rows {
+        let sampler = r
+            .sampler_ns
+            .map_or_else(|| "-".to_string(), |s| format!("{s:.1}"));
         out.push_str(&format!(
-            "{:<30} {:<8} {:>7} {:>6}  {:<10} {:>8.1} {:>5.1}% {:>9.3} {:>7.1}×  {}\n",
+            "{:<30} {:<8} {:>7} {:>6}  {:<10} {:>8.1} {:>5.1}% {:>9.3} {:>7.1}×  {:>7}  {}\n",
             r.name,
             r.kind.name(),
             r.tokens,
@@ -288,9 +311,14 @@ pub fn table(rows: &[Row]) -> String {
             100.0 * r.mad / r.ns.max(f64::MIN_POSITIVE),
             1e3 / r.ns.max(f64::MIN_POSITIVE),
             r.speedup,
+            sampler,
             r.path
         ));
     }
-    out.push_str("item: a vertex, or a fragment (fragments run in 2×2 quads)\n");
+    out.push_str(
+        "item: a vertex, or a fragment (fragments run in 2×2 quads); sampler: ns per item of \
+         ns/item that the host's texture sampler alone takes (native runs with samples; the \
+         rest is generated code and the segment boundaries)\n",
+    );
     out
 }
