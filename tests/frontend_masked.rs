@@ -10,13 +10,14 @@ use picajit::frontend::{self, Lowered};
 use picajit::isa::*;
 use picajit::program::{Program, Uniforms};
 
-/// Lowers, checks the counts of masked forks and agree branches, and compares every engine on
-/// ramp inputs (lanes diverge), random special inputs, and a small budget.
-fn masked(p: &Program, u: &Uniforms, forks: usize, agree: usize) -> Lowered {
+/// Lowers, checks the count of masked forks (0: the function is built in the lane-position
+/// model instead) and compares every engine on ramp inputs (lanes diverge), random special
+/// inputs, and a small budget.
+fn masked(p: &Program, u: &Uniforms, forks: usize) -> Lowered {
     let l = frontend::lower(p).expect("lowers");
     assert_eq!(
-        (l.stats.masked_forks, l.stats.agree_branches),
-        (forks, agree),
+        (l.stats.masked_forks, l.stats.lanes, l.stats.agree_branches),
+        (forks, forks == 0, 0),
         "{:?}\n{}",
         l.stats,
         l.func
@@ -53,7 +54,7 @@ fn breakc_out_of_a_loop() {
         f1(Instruction::Mul, o(1), c(2), r(0), 1), // o1.w only
         end(),
     ];
-    masked(&program(&code, &descs), &u(), 1, 0);
+    masked(&program(&code, &descs), &u(), 1);
     // BREAKC first in the body (the fork is also where the region is entered), and a body
     // that writes an output and cc.y under the mask.
     let code = [
@@ -65,7 +66,7 @@ fn breakc_out_of_a_loop() {
         f1u(Instruction::Mov, o(0), r(0), 0),
         end(),
     ];
-    masked(&program(&code, &descs), &u(), 1, 0);
+    masked(&program(&code, &descs), &u(), 1);
 }
 
 /// Two BREAKCs (on cc.x and on cc.y) in one loop fork one region; an if-converted branch
@@ -87,7 +88,7 @@ fn two_breaks_and_an_if_converted_branch_in_a_loop() {
         f1u(Instruction::Mov, o(1), r(1), 0),
         end(),
     ];
-    let l = masked(&program(&code, &descs), &u(), 2, 0);
+    let l = masked(&program(&code, &descs), &u(), 2);
     assert_eq!(l.stats.if_converted, 1);
 }
 
@@ -108,11 +109,11 @@ fn breakc_out_of_a_nested_loop_restores_al() {
         f1u(Instruction::Mov, o(1), r(1), 0),
         end(),
     ];
-    masked(&program(&code, &descs), &u(), 1, 0);
+    masked(&program(&code, &descs), &u(), 1);
 }
 
 /// After an outer-level loop that lanes leave at different iterations, aL differs between
-/// them: a program that then reads aL keeps the branch a `BranchAgree`.
+/// them: a program that then reads aL is built in the lane-position model (aL per lane).
 #[test]
 fn al_read_after_the_loop_is_not_masked() {
     let descs = [desc(0xF)];
@@ -125,10 +126,10 @@ fn al_read_after_the_loop_is_not_masked() {
         f1u(Instruction::Mov, o(0), r(1), 0),
         end(),
     ];
-    masked(&program(&code, &descs), &u(), 0, 1);
+    masked(&program(&code, &descs), &u(), 0);
 }
 
-/// A loop body writing a0 (MOVA) cannot run under a mask.
+/// A loop body writing a0 (MOVA) is no masked region: a0 per lane, in the lane-position model.
 #[test]
 fn mova_in_the_loop_is_not_masked() {
     let descs = [desc(0xF), desc(0xC)];
@@ -142,7 +143,7 @@ fn mova_in_the_loop_is_not_masked() {
         f1u(Instruction::Mov, o(0), r(1), 0),
         end(),
     ];
-    masked(&program(&code, &descs), &u(), 0, 1);
+    masked(&program(&code, &descs), &u(), 0);
 }
 
 /// A per-vertex JMPC forward over a loop and a call: the lanes that jump wait at the target.
@@ -162,11 +163,11 @@ fn jmpc_forward_over_a_loop_and_a_call() {
         f1(Instruction::Add, rd(1), c(5), v(3), 0), // 9: procedure
         f1(Instruction::Max, rd(1), r(1), v(0), 0), // 10
     ];
-    masked(&program(&code, &descs), &u(), 1, 0);
+    masked(&program(&code, &descs), &u(), 1);
     // The same jump to the end of code memory: the lanes that take it have ended.
     let mut to_end = code.to_vec();
     to_end[1] = f2(Instruction::Jmpc, true, false, CondOp::X, 4095, 0);
-    masked(&program(&to_end, &descs), &u(), 1, 0);
+    masked(&program(&to_end, &descs), &u(), 1);
 }
 
 /// A JMPC backward (a loop of the program's own, spending budget at its back edge) whose
@@ -185,7 +186,7 @@ fn unstructured_loop_with_a_per_vertex_exit() {
         f1u(Instruction::Mov, o(1), r(1), 0),
         end(),
     ];
-    masked(&program(&code, &descs), &u(), 1, 0);
+    masked(&program(&code, &descs), &u(), 1);
 }
 
 /// Nested regions: an inner loop whose lanes leave by BREAKC inside an outer loop whose lanes
@@ -211,7 +212,7 @@ fn nested_regions() {
     // loop has no per-vertex exit. Make it end at 5.
     let mut code = code.to_vec();
     code[2] = lp(0, 5);
-    masked(&program(&code, &descs), &u(), 2, 0);
+    masked(&program(&code, &descs), &u(), 2);
     // A forward JMPC over a loop whose lanes leave by BREAKC.
     let code = [
         cmp(CmpOp::Gt, CmpOp::Le, c(2), v(1), 0), // 0: x: 2 > v1
@@ -224,5 +225,5 @@ fn nested_regions() {
         f1(Instruction::Add, o(1), v(2), r(0), 1),
         end(),
     ];
-    masked(&program(&code, &descs), &u(), 2, 0);
+    masked(&program(&code, &descs), &u(), 2);
 }

@@ -632,10 +632,10 @@ fn cc_branches_uniform_or_divergent() {
             let l = agree(&p, &uniforms([[0; 4]; 4], 0));
             assert_eq!(l.stats.if_converted, 1, "case {n}");
         } else {
-            // Not convertible: the branch is taken only when all lanes agree (the ramp inputs
-            // make them disagree, so the rerun path is exercised too).
+            // Not convertible: the lanes part ways in the lane-position model (the ramp
+            // inputs make them disagree).
             let l = agree(&p, &uniforms([[0; 4]; 4], 0));
-            assert_eq!(l.stats.agree_branches, 1, "case {n}");
+            assert_eq!((l.stats.lanes, l.stats.lane_splits), (true, 1), "case {n}");
         }
     }
     // A CMP of inputs that is overwritten by a uniform CMP before the branch is fine.
@@ -657,7 +657,7 @@ fn cc_branches_uniform_or_divergent() {
         end(),
     ];
     let l = agree(&program(&code, &descs), &uniforms([[0; 4]; 4], 0));
-    assert_eq!(l.stats.agree_branches, 1);
+    assert_eq!((l.stats.lanes, l.stats.lane_splits), (true, 1));
 }
 
 #[test]
@@ -702,7 +702,7 @@ fn per_vertex_branches_are_if_converted() {
     // a backward jump, a call (its return spends budget, which is batch-wide), an arm longer
     // than the limit. A backward jump and a call make masked regions instead
     // (`frontend::masked`); a0 written under a mask, and lanes ending while others go on to a
-    // different join, are taken only when the lanes agree.
+    // different join, run in the lane-position model.
     let mut mova = code.clone();
     mova[4] = f1u(Instruction::Mova, o(0), v(1), 0);
     let mut ends = code.clone();
@@ -717,8 +717,8 @@ fn per_vertex_branches_are_if_converted() {
         let (agreeing, masked) = (l.stats.agree_branches, l.stats.masked_forks);
         assert!(l.stats.if_converted >= 2, "case {n}: {:?}", l.stats);
         assert_eq!(
-            (agreeing, masked),
-            [(1, 0), (1, 0), (0, 1), (0, 1)][n],
+            (agreeing, masked, l.stats.lanes),
+            [(0, 0, true), (0, 0, true), (0, 1, false), (0, 1, false)][n],
             "case {n}: {:?}",
             l.stats
         );
@@ -757,7 +757,10 @@ fn cc_made_divergent_by_a_back_edge() {
         end(),
     ];
     let l = agree(&program(&code, &[desc(0xF)]), &uniforms([[0; 4]; 4], 0));
-    assert_eq!(l.stats.agree_branches + l.stats.masked_forks, 1);
+    assert_eq!(
+        l.stats.agree_branches + l.stats.masked_forks + l.stats.lane_splits,
+        1
+    );
 }
 
 /// `setemit vertex[, prim][, inv]` (format 4).

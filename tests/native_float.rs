@@ -119,7 +119,7 @@ fn run(
     w: usize,
     x: &[f32],
     y: &[f32],
-    go: impl Fn(&mut Context, &[Vertex], &mut [Vertex], &mut [u8]),
+    go: impl Fn(&mut Context, &[Vertex], &mut [Vertex], &mut [u32]),
 ) -> Vec<f32> {
     let n = x.len().div_ceil(w) * w;
     let mut input = vec![[[0.0f32; 4]; 16]; n];
@@ -128,7 +128,7 @@ fn run(
         v[1][0] = y.get(i).copied().unwrap_or(0.0);
     }
     let mut output = vec![[[0.0f32; 4]; 16]; n];
-    let mut status = vec![9u8; n / w];
+    let mut status = vec![9u32; n / w];
     let mut ctx = Box::<Context>::default();
     ctx.io.budget = 10;
     go(&mut ctx, &input, &mut output, &mut status);

@@ -42,7 +42,7 @@ pub struct Scalars {
     pub al: i32,
     /// Backward transfers left.
     pub budget: u32,
-    /// 0 = ended, 1 = budget exhausted.
+    /// The batch's status word so far (see [`Io`]): the lanes that exhausted their budget.
     pub status: u32,
     /// Remaining repeats per loop slot.
     pub loop_down: [u32; LOOP_SLOTS],
@@ -62,7 +62,9 @@ pub struct Scalars {
 /// AoS kernels read vertex `k` of the current batch at `input + k * 256` (16 registers of 16
 /// bytes) and write outputs likewise; SoA kernels read lane `k` of plane `r * 4 + c` at
 /// `planes_in[r * 4 + c] + offset + k * 4`, where `offset` advances by `W * 4` per batch.
-/// One status byte per batch is written at `status` (0 ended, 1 budget exhausted).
+/// One status word (`u32`) per batch is written at `status`: bit `l` (`l` < 16) set if lane `l`
+/// exhausted its step budget, [`STATUS_OVERFLOW`] if a geometry batch emitted more triangles
+/// than its buffer holds; 0 if every lane ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, align(64))]
 pub struct Io {
@@ -75,7 +77,7 @@ pub struct Io {
     pub planes_in: [usize; 64],
     pub planes_out: [usize; 64],
     /// Geometry shaders: where triangles go ([`Triangle`] records and one winding byte each)
-    /// and how many fit; a batch that emits more ends with status 2.
+    /// and how many fit; a batch that emits more ends with [`STATUS_OVERFLOW`].
     pub triangles: usize,
     pub windings: usize,
     pub triangle_capacity: u64,
@@ -100,6 +102,17 @@ impl Default for Io {
             triangle_capacity: 0,
         }
     }
+}
+
+/// Status word bit: the geometry batch's triangle buffer overflowed (the host reruns it).
+pub const STATUS_OVERFLOW: u32 = 1 << 16;
+/// Status word bit: the lanes disagreed at a `BranchAgree` (the host reruns the batch vertex
+/// by vertex).
+pub const STATUS_DIVERGED: u32 = 1 << 17;
+
+/// The status word of a batch of `lanes` lanes whose lanes all exhausted their budget.
+pub const fn all_exhausted(lanes: usize) -> u32 {
+    (1u32 << lanes) - 1
 }
 
 /// Rows of batch-uniform float uniform components: row `c * 4 + comp` holds `c[c].comp` in
@@ -127,6 +140,9 @@ pub struct Context {
     pub output_bank1: [[Lanes; 4]; 16],
     /// Geometry emitter slots 0..3 (slot 3 is never part of a triangle).
     pub emit_slots: [[[Lanes; 4]; 16]; 4],
+    /// The outputs of lanes that ended before the others (`Op::Retire`): a function that
+    /// retires lanes stores its outputs from here.
+    pub retired: [[Lanes; 4]; 16],
     /// Batch-uniform uniform components, broadcast (see [`UNIFORM_ROWS`]).
     pub uniform_rows: [Lanes; UNIFORM_ROWS],
     /// The run's vertex buffers.
@@ -152,6 +168,7 @@ impl Default for Context {
             spill: [Lanes::default(); SPILL_SLOTS],
             output_bank1: [[Lanes::default(); 4]; 16],
             emit_slots: [[[Lanes::default(); 4]; 16]; 4],
+            retired: [[Lanes::default(); 4]; 16],
             uniform_rows: [Lanes::default(); UNIFORM_ROWS],
             io: Io::default(),
             constants: [[0.0; 4]; CONST_ENTRIES + 1],
@@ -209,6 +226,8 @@ pub const IO_TRIANGLE_CAPACITY: i32 = (IO + offset_of!(Io, triangle_capacity)) a
 /// Byte offset of output bank 0 and 1.
 pub const OUTPUT_BANK0: i32 = offset_of!(Context, output) as i32;
 pub const OUTPUT_BANK1: i32 = offset_of!(Context, output_bank1) as i32;
+/// Byte offset of the retired lanes' outputs (laid out as an output bank).
+pub const RETIRED: i32 = offset_of!(Context, retired) as i32;
 /// Byte offset of emitter slot 0; slots are [`SLOT_BYTES`] apart.
 pub const EMIT_SLOTS: i32 = offset_of!(Context, emit_slots) as i32;
 /// Bytes of one emitter slot (and of one output bank): 16 registers × 4 components × 64.

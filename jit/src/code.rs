@@ -16,7 +16,7 @@ use crate::x64::{Compiled, IoMode, Tier};
 pub type Vertex = [[f32; 4]; 16];
 
 /// Where a geometry kernel puts the triangles of a batch: `triangles.len().min(windings.len())`
-/// fit; a batch that emits more ends with status 2. Emitted triangles are counted in
+/// fit; a batch that emits more ends with `abi::STATUS_OVERFLOW`. Emitted triangles are counted in
 /// `ctx.scalars.emit_count` (per batch: run geometry kernels one batch at a time).
 pub struct EmitBuffer<'a> {
     pub triangles: &'a mut [Triangle],
@@ -80,15 +80,15 @@ impl ExecCode {
     }
 
     /// Runs the AoS kernel over the whole batches of `input` (W vertices each; a shorter tail is
-    /// the caller's to pad), writing `output` and one status byte per batch (0 ended, 1 budget
-    /// exhausted). Returns the number of batches run. Only the output registers the program
+    /// the caller's to pad), writing `output` and one status word per batch (`abi::Io`: bit l
+    /// set if lane l exhausted its budget). Returns the number of batches run. Only the output registers the program
     /// writes are stored (all four components of each).
     pub fn run_aos(
         &self,
         ctx: &mut Context,
         input: &[Vertex],
         output: &mut [Vertex],
-        status: &mut [u8],
+        status: &mut [u32],
         emit: Option<EmitBuffer<'_>>,
     ) -> usize {
         assert_eq!(self.io, IoMode::Aos, "run_aos needs an AoS kernel");
@@ -112,7 +112,7 @@ impl ExecCode {
         input: &[f32],
         output: &mut [f32],
         len: usize,
-        status: &mut [u8],
+        status: &mut [u32],
     ) -> usize {
         assert_eq!(self.io, IoMode::Soa, "run_soa needs an SoA kernel");
         assert!(
@@ -145,7 +145,7 @@ impl ExecCode {
             // pool, and the vertex buffers `ctx.io` describes: `run_aos`/`run_soa` set those
             // from slices they hold borrowed for the call, with `batches` computed so that every
             // access (batches × W vertices, W × 4 bytes per plane) stays inside them; the status
-            // pointer covers `batches` bytes; triangles are written only below
+            // pointer covers `batches` words; triangles are written only below
             // `io.triangle_capacity`, which `set_emit` derives from the slices it was given (0
             // with no buffer). It returns after at most `batches` batches, each bounded by the
             // step budget.

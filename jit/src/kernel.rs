@@ -20,7 +20,7 @@ pub(crate) fn allocate(
     func.verify()?;
     clock.lap("backend verify");
     let live = opt::liveness(func);
-    if let Some(v) = live.live_in.first().and_then(|s| s.iter().next()) {
+    if let Some(v) = live.live_in(crate::ir::BlockId(0)).next() {
         return Err(CompileError::Uninitialized(v.0));
     }
     clock.lap("liveness");

@@ -42,7 +42,7 @@ const REGS: [(u8, u8, u8); 6] = [
 ];
 
 /// (op, encoding with all register fields 0, mnemonic).
-const VOPS: [(VOp, u32, &str); 27] = [
+const VOPS: [(VOp, u32, &str); 28] = [
     (VOp::FAdd, 0x4E20_D400, "fadd"),    // fadd v0.4s, v0.4s, v0.4s
     (VOp::FSub, 0x4EA0_D400, "fsub"),    // fsub v0.4s, …
     (VOp::FMul, 0x6E20_DC00, "fmul"),    // fmul v0.4s, …
@@ -58,6 +58,7 @@ const VOPS: [(VOp, u32, &str); 27] = [
     (VOp::FCmGtD, 0x6EE0_E400, "fcmgt"), // fcmgt v0.2d, …
     (VOp::AddS, 0x4EA0_8400, "add"),     // add v0.4s, …
     (VOp::CmGtS, 0x4EA0_3400, "cmgt"),   // cmgt v0.4s, …
+    (VOp::CmEqS, 0x6EA0_8C00, "cmeq"),   // cmeq v0.4s, …
     (VOp::And, 0x4E20_1C00, "and"),      // and v0.16b, …
     (VOp::Orr, 0x4EA0_1C00, "orr"),      // orr v0.16b, … (objdump: mov when n = m)
     (VOp::Orn, 0x4EE0_1C00, "orn"),      // orn v0.16b, …
@@ -348,15 +349,22 @@ fn batch_loop_templates() {
         },
     );
     check(&[0xD280_0002], scalar::zero_x2); // mov x2, #0x0
-    check(&[0x3900_009F], |o| scalar::batch_status(o, 0)); // strb wzr, [x4]
-    check(&[0x5280_0029, 0x3900_0089], |o| scalar::batch_status(o, 1)); // mov w9, #1; strb w9, [x4]
-    check(&[0x5280_0049, 0x3900_0089], |o| scalar::batch_status(o, 2)); // mov w9, #2; strb w9, [x4]
-    check(&[0x5280_0069, 0x3900_0089], |o| scalar::batch_status(o, 3)); // mov w9, #3; strb w9, [x4]
+    check(&[0xB900_009F], |o| scalar::batch_status(o, 0)); // str wzr, [x4]
+    check(&[0x5280_0029, 0xB900_0089], |o| scalar::batch_status(o, 1)); // mov w9, #1; str w9, [x4]
+                                                                        // mov w9, #0xFF; movk w9, #1, lsl #16; str w9, [x4]
+    check(&[0x5280_1FE9, 0x72A0_0029, 0xB900_0089], |o| {
+        scalar::batch_status(o, 0x1_00FF)
+    });
+    // ldr w9, [x0, #2048]; str w9, [x4]
+    check(&[0xB948_0009, 0xB900_0089], |o| {
+        let a = asm::ctx_addr(o, 2048, 4);
+        scalar::batch_status_from(o, a)
+    });
     check(
         &[
             0x9110_0042, // add x2, x2, #0x400
             0x9100_0063, // add x3, x3, #0x0
-            0x9100_0484, // add x4, x4, #0x1
+            0x9100_1084, // add x4, x4, #0x4
             0xF100_04A5, // subs x5, x5, #0x1
             0x54FF_FF81, // b.ne <-16>
         ],
@@ -373,6 +381,27 @@ fn batch_loop_templates() {
     });
     check(&[0x3DC0_0123], |o| scalar::load_q_x9(o, 3)); // ldr q3, [x9]
     check(&[0x3D80_0123], |o| scalar::store_q_x9(o, 3)); // str q3, [x9]
+}
+
+#[test]
+fn lane_state_templates() {
+    check(&[0x4E04_0D25], |o| asm::dup_w(o, 5, 9)); // dup v5.4s, w9
+    check(&[0x4E04_0E1F], |o| asm::dup_w(o, 31, 16)); // dup v31.4s, w16
+                                                      // sminv s31, v5.4s; dup v3.4s, v31.s[0]
+    check(&[0x4EB1_A8BF, 0x4E04_07E3], |o| asm::lane_min(o, 3, 5));
+    // addv s31, v5.4s; umov w9, v31.s[0]
+    check(&[0x4EB1_B8BF, 0x0E04_3FE9], |o| asm::add_lanes_w(o, 9, 5));
+    check(&[0x3941_9009], |o| {
+        let a = asm::ctx_addr(o, 100, 1);
+        scalar::load_byte(o, 9, a) // ldrb w9, [x0, #100]
+    });
+    check(&[0x4B09_03E9], |o| scalar::neg_w(o, 9)); // neg w9, w9
+                                                    // rbit w9, w9; clz w9, w9; and w9, w9, #3
+    check(&[0x5AC0_0129, 0x5AC0_1129, 0x1200_0529], |o| {
+        scalar::lowest_lane(o, 9)
+    });
+    check(&[0xB869_5949], |o| scalar::load_w_indexed(o, 9, 10, 9)); // ldr w9, [x10, w9, uxtw #2]
+    check(&[0x2A09_014A], |o| scalar::orr_w(o, 10, 10, 9)); // orr w10, w10, w9
 }
 
 #[test]

@@ -50,7 +50,7 @@ impl Backend {
         ctx: &mut Context,
         input: &[Vertex],
         output: &mut [Vertex],
-        status: &mut [u8],
+        status: &mut [u32],
     ) -> usize {
         match self {
             Backend::X64(tier) => {
@@ -75,7 +75,7 @@ impl Backend {
         input: &[f32],
         output: &mut [f32],
         len: usize,
-        status: &mut [u8],
+        status: &mut [u32],
     ) {
         match self {
             Backend::X64(tier) => {
@@ -106,7 +106,7 @@ fn run(func: &Function, x: &[f32], y: &[f32], setup: impl Fn(&mut Context)) -> V
             v[1][0] = y.get(i).copied().unwrap_or(0.0);
         }
         let mut output: Vec<Vertex> = vec![[[f32::NAN; 4]; 16]; n];
-        let mut status = vec![9u8; n / w];
+        let mut status = vec![9u32; n / w];
         let mut ctx = Box::<Context>::default();
         ctx.io.budget = 1000;
         setup(&mut ctx);
@@ -124,7 +124,7 @@ fn run(func: &Function, x: &[f32], y: &[f32], setup: impl Fn(&mut Context)) -> V
             planes_in[4 * n + i] = v[1][0];
         }
         let mut planes_out = vec![f32::NAN; 64 * n];
-        let mut status = vec![9u8; n / w];
+        let mut status = vec![9u32; n / w];
         backend.run_soa(func, &mut ctx, &planes_in, &mut planes_out, n, &mut status);
         let soa: Vec<u32> = planes_out[..x.len()].iter().map(|f| f.to_bits()).collect();
         assert_eq!(soa, out, "{backend:?}: SoA and AoS kernels agree");
@@ -307,12 +307,13 @@ fn loops_al_and_budget() {
     // Three back edges are needed: a budget of 2 stops before the output is written.
     for backend in Backend::all() {
         let w = backend.lanes();
-        for (budget, want) in [(3, 0u8), (2, 1)] {
+        let all = picajit_codegen::abi::all_exhausted(w);
+        for (budget, want) in [(3, 0u32), (2, all)] {
             let mut ctx = Box::<Context>::default();
             setup(budget)(&mut ctx);
             let input = vec![[[0.0f32; 4]; 16]; 2 * w];
             let mut output = vec![[[f32::NAN; 4]; 16]; 2 * w];
-            let mut status = [9u8; 2];
+            let mut status = [9u32; 2];
             backend.run_aos(&f, &mut ctx, &input, &mut output, &mut status);
             // Each batch starts with the full budget again.
             assert_eq!(status, [want; 2], "{backend:?} budget {budget}");

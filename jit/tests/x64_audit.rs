@@ -35,7 +35,7 @@ fn check(expected: &[&str], f: impl FnOnce(&mut Ops)) {
     assert_eq!(got, expected, "template decodes differently");
 }
 
-const VOPS: [(VOp, &str, &str); 28] = [
+const VOPS: [(VOp, &str, &str); 29] = [
     (VOp::AddPs, "addps", "vaddps"),
     (VOp::SubPs, "subps", "vsubps"),
     (VOp::MulPs, "mulps", "vmulps"),
@@ -58,6 +58,7 @@ const VOPS: [(VOp, &str, &str); 28] = [
     (VOp::DivPd, "divpd", "vdivpd"),
     (VOp::CmpLtPd, "cmpltpd", "vcmpltpd"),
     (VOp::PAddD, "paddd", "vpaddd"),
+    (VOp::PCmpEqD, "pcmpeqd", "vpcmpeqd"),
     (VOp::PCmpGtD, "pcmpgtd", "vpcmpgtd"),
     (VOp::PAddQ, "paddq", "vpaddq"),
     (VOp::UnpckLps, "unpcklps", "vunpcklps"),
@@ -502,18 +503,88 @@ fn batch_io_forms() {
 }
 
 #[test]
+fn lane_state_forms() {
+    use asm::scalar;
+    for m in [3u8, 12] {
+        check(&[&format!("vmovmskps eax, ymm{m}")], |o| {
+            asm::movmsk_eax(o, Tier::Avx2, m)
+        });
+        check(&[&format!("movmskps eax, xmm{m}")], |o| {
+            asm::movmsk_eax(o, Tier::Sse41, m)
+        });
+        check(
+            &[
+                &format!("vmovd xmm{m}, eax"),
+                &format!("vpbroadcastd ymm{m}, xmm{m}"),
+            ],
+            |o| asm::broadcast_eax(o, Tier::Avx2, m),
+        );
+        check(
+            &[
+                &format!("movd xmm{m}, eax"),
+                &format!("pshufd xmm{m}, xmm{m}, 0"),
+            ],
+            |o| asm::broadcast_eax(o, Tier::Sse41, m),
+        );
+    }
+    check(
+        &[
+            "vextracti128 xmm15, ymm3, 1",
+            "vpminsd xmm15, xmm15, xmm3",
+            "vpshufd xmm12, xmm15, 4Eh",
+            "vpminsd xmm15, xmm15, xmm12",
+            "vpshufd xmm12, xmm15, 0B1h",
+            "vpminsd xmm15, xmm15, xmm12",
+            "vpbroadcastd ymm12, xmm15",
+        ],
+        |o| asm::lane_min(o, Tier::Avx2, 12, 3),
+    );
+    check(
+        &[
+            "pshufd xmm15, xmm3, 4Eh",
+            "pminsd xmm15, xmm3",
+            "pshufd xmm12, xmm15, 0B1h",
+            "pminsd xmm12, xmm15",
+        ],
+        |o| asm::lane_min(o, Tier::Sse41, 12, 3),
+    );
+    check(&["xor edx, edx", "bsf ecx, eax", "cmove ecx, edx"], |o| {
+        scalar::lowest_bit_ecx(o)
+    });
+    check(&["mov eax, [rdi+rcx*4+2A00h]"], |o| {
+        scalar::load_lane_eax(o, 0x2A00)
+    });
+    check(&["or [rdi+2A00h], eax"], |o| scalar::or_eax_to(o, 0x2A00));
+    check(
+        &[
+            "mov eax, [rdi+2A00h]",
+            "shr eax, 5",
+            "and eax, 1",
+            "neg eax",
+        ],
+        |o| scalar::bit_mask_eax(o, 0x2A00, 5),
+    );
+}
+
+#[test]
 fn batch_loop_scalar_forms() {
     use asm::scalar;
     check(&["xor esi, esi"], scalar::zero_rsi);
     check(&["mov rax, [rdi+10B00h]"], |o| scalar::load_rax(o, 0x10B00));
-    check(&["mov byte ptr [r10], 1"], |o| scalar::batch_status(o, 1));
+    check(&["mov dword ptr [r10], 0FFh"], |o| {
+        scalar::batch_status(o, 255)
+    });
+    check(&["mov eax, [rdi+2A00h]", "mov [r10], eax"], |o| {
+        scalar::batch_status_from(o, 0x2A00)
+    });
     check(
         &[
             "mov eax, [rdi+10AA0h]",
             "mov [rdi+2818h], eax",
             "mov dword ptr [rdi+2810h], 0",
+            "mov dword ptr [rdi+2820h], 0",
         ],
-        |o| scalar::batch_reset(o, 0x10AA0, 0x2818, 0x2810),
+        |o| scalar::batch_reset(o, 0x10AA0, 0x2818, 0x2810, 0x2820),
     );
     let got = decode(|o| {
         let l = o.new_dynamic_label();
@@ -534,7 +605,7 @@ fn batch_loop_scalar_forms() {
     assert!(got[5].starts_with("je "), "{got:?}");
     assert_eq!(
         got[6..10],
-        ["add rsi, 800h", "add r8, 800h", "add r10, 1", "dec r9"]
+        ["add rsi, 800h", "add r8, 800h", "add r10, 4", "dec r9"]
     );
     assert!(got[10].starts_with("jne "), "{got:?}");
     assert_eq!(got.len(), 11);

@@ -135,9 +135,9 @@ impl Shader {
                                      keep: usize,
                                      broadcast: bool,
                                      out: &mut GeometryOutput|
-                 -> u8 {
+                 -> u32 {
                     tout.fill([[0.0; 4]; 16]);
-                    let mut b = [0u8];
+                    let mut b = [0u32];
                     let emit = EmitBuffer {
                         triangles: &mut records,
                         windings: &mut windings,
@@ -150,9 +150,11 @@ impl Shader {
                         // Only an emulator job can fail: the batch goes to the interpreter.
                         return OVERFLOW;
                     }
-                    if b[0] == OVERFLOW || (b[0] == DIVERGED && !broadcast) {
+                    if b[0] & OVERFLOW != 0 || (b[0] & DIVERGED != 0 && !broadcast) {
                         return b[0];
                     }
+                    // Alone, a "diverged" batch (budget spent under masks) is an exhaustion.
+                    let word = if b[0] & DIVERGED != 0 { u32::MAX } else { b[0] };
                     let count = if primitives {
                         (ctx.scalars.emit_count as usize).min(TRIANGLES_PER_BATCH)
                     } else {
@@ -162,7 +164,7 @@ impl Shader {
                     // no others into triangle records; they are 0.0 in every emitted vertex).
                     for (l, regs) in tout.iter().enumerate().take(keep) {
                         out.outputs.push(*regs);
-                        out.status.push(status_of(b[0]));
+                        out.status.push(status_of(word, l));
                         for (tri, &winding) in records[..count].iter().zip(&windings) {
                             let mut vertices = [[[0.0; 4]; 16]; 3];
                             for (vertex, slot) in vertices.iter_mut().zip(tri) {
@@ -182,22 +184,21 @@ impl Shader {
                 for batch in inputs.chunks(w) {
                     tin[..batch.len()].copy_from_slice(batch);
                     tin[batch.len()..].fill([[0.0; 4]; 16]);
-                    match batch_run(ctx, &tin, batch.len(), false, out) {
-                        OVERFLOW => {
+                    let word = batch_run(ctx, &tin, batch.len(), false, out);
+                    if word & OVERFLOW != 0 {
+                        {
                             // More triangles than the buffer holds: exact, on the interpreter.
                             for input in batch {
                                 out.push(self.interp().run_vertex(uniforms, input), primitives);
                             }
                         }
-                        DIVERGED => {
-                            // Lanes disagreed: each vertex alone, broadcast to every lane.
-                            for input in batch {
-                                if batch_run(ctx, &vec![*input; w], 1, true, out) == OVERFLOW {
-                                    out.push(self.interp().run_vertex(uniforms, input), primitives);
-                                }
+                    } else if word & DIVERGED != 0 {
+                        // Lanes disagreed: each vertex alone, broadcast to every lane.
+                        for input in batch {
+                            if batch_run(ctx, &vec![*input; w], 1, true, out) & OVERFLOW != 0 {
+                                out.push(self.interp().run_vertex(uniforms, input), primitives);
                             }
                         }
-                        _ => {}
                     }
                 }
                 out.records = records;

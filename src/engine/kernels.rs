@@ -114,7 +114,7 @@ impl Code {
         ctx: &mut Context,
         input: &[Regs16],
         output: &mut [Regs16],
-        status: &mut [u8],
+        status: &mut [u32],
         emit: Option<EmitBuffer<'_>>,
     ) -> Result<usize, String> {
         match self {
@@ -131,7 +131,7 @@ impl Code {
         input: &[f32],
         output: &mut [f32],
         len: usize,
-        status: &mut [u8],
+        status: &mut [u32],
     ) -> Result<usize, String> {
         match self {
             Code::X64(c) => Ok(c.run_soa(ctx, input, output, len, status)),

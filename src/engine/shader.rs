@@ -276,9 +276,9 @@ impl Shader {
                 let ran = with_context(|ctx| {
                     let kernels = native.kernels(uniforms);
                     self.load_uniforms(ctx, uniforms, &native.rows);
-                    let mut bytes = Vec::new();
+                    let mut words = Vec::new();
                     let w = native.target.lanes();
-                    run_aos_batches(ctx, &kernels.aos, w, inputs, outputs, status, &mut bytes)
+                    run_aos_batches(ctx, &kernels.aos, w, inputs, outputs, status, &mut words)
                         .map(|_| ())
                 });
                 if ran.is_err() {
@@ -305,14 +305,14 @@ impl Shader {
                     shader: self,
                     uniforms,
                     native: Some((ctx, kernels, native.target.lanes())),
-                    bytes: Vec::new(),
+                    words: Vec::new(),
                 })
             }),
             Exec::Native(_) | Exec::Interp => f(&mut AosRunner {
                 shader: self,
                 uniforms,
                 native: None,
-                bytes: Vec::new(),
+                words: Vec::new(),
             }),
         }
     }
@@ -379,10 +379,10 @@ impl Shader {
     }
 }
 
-/// Batch status byte of a geometry batch that emitted more triangles than its buffer holds.
-pub(super) const OVERFLOW: u8 = 2;
-/// Batch status byte of a batch whose lanes disagreed at a `BranchAgree`.
-pub(super) const DIVERGED: u8 = 3;
+/// Status word bit of a geometry batch that emitted more triangles than its buffer holds.
+pub(super) const OVERFLOW: u32 = abi::STATUS_OVERFLOW;
+/// Status word bit of a batch whose lanes disagreed at a `BranchAgree`.
+pub(super) const DIVERGED: u32 = abi::STATUS_DIVERGED;
 
 /// Runs one vertex alone: broadcast to every lane of a batch (so the lanes always agree at a
 /// per-vertex branch), returning lane 0's outputs (`before` for the registers the kernel does
@@ -396,16 +396,25 @@ pub(super) fn single(
 ) -> Result<(Regs16, VertexStatus), String> {
     let tin = [*input; abi::MAX_LANES];
     let mut tout = [*before; abi::MAX_LANES];
-    let mut b = [0u8];
+    let mut b = [0u32];
     aos.run_aos(ctx, &tin[..w], &mut tout[..w], &mut b, None)?;
-    Ok((tout[0], status_of(b[0])))
+    // Alone, a "diverged" batch (a budget spent under masks) is a plain exhaustion.
+    Ok((tout[0], status_of(b[0] | (b[0] & DIVERGED) >> 17, 0)))
 }
 
-pub(super) fn status_of(byte: u8) -> VertexStatus {
-    if byte == 0 {
+/// The status of lane `lane` of a batch from its status word.
+pub(super) fn status_of(word: u32, lane: usize) -> VertexStatus {
+    if word >> lane & 1 == 0 {
         VertexStatus::Ended
     } else {
         VertexStatus::BudgetExhausted
+    }
+}
+
+/// The statuses of a batch's lanes (as many as `status` holds) from its status word.
+pub(super) fn lane_statuses(word: u32, status: &mut [VertexStatus]) {
+    for (lane, st) in status.iter_mut().enumerate() {
+        *st = status_of(word, lane);
     }
 }
 
@@ -428,7 +437,7 @@ pub(crate) struct AosRunner<'a> {
     /// The batch context (uniforms loaded), the kernels and the batch width; `None` for
     /// shaders that run through [`Shader::run`] each time.
     native: Option<(&'a mut Context, Arc<Kernels>, usize)>,
-    bytes: Vec<u8>,
+    words: Vec<u32>,
 }
 
 impl AosRunner<'_> {
@@ -451,7 +460,7 @@ impl AosRunner<'_> {
             inputs,
             outputs,
             status,
-            &mut self.bytes,
+            &mut self.words,
         ) {
             // Every batch ended: no status to look through.
             Ok(true) => return Ok(()),
@@ -467,7 +476,7 @@ impl AosRunner<'_> {
 
 /// The AoS kernel `aos` (batches of `w`) over `inputs`, uniforms already in `ctx`: whole
 /// batches in place, the tail padded in scratch, batches whose lanes disagreed one vertex at
-/// a time; `bytes` is scratch for the batch statuses. True if every batch ended (no status
+/// a time; `words` is scratch for the batch status words. True if every batch ended (no status
 /// to look through); an error only from the qemu job server.
 fn run_aos_batches(
     ctx: &mut Context,
@@ -476,24 +485,24 @@ fn run_aos_batches(
     inputs: &[Regs16],
     outputs: &mut [Regs16],
     status: &mut [VertexStatus],
-    bytes: &mut Vec<u8>,
+    words: &mut Vec<u32>,
 ) -> Result<bool, String> {
     let full = inputs.len() / w * w;
-    bytes.clear();
-    bytes.resize(full / w, 0);
-    aos.run_aos(ctx, &inputs[..full], &mut outputs[..full], bytes, None)?;
-    let all_ended = bytes.iter().all(|&b| b == 0);
+    words.clear();
+    words.resize(full / w, 0);
+    aos.run_aos(ctx, &inputs[..full], &mut outputs[..full], words, None)?;
+    let all_ended = words.iter().all(|&b| b == 0);
     if all_ended {
         status[..full].fill(VertexStatus::Ended);
     } else {
-        for (batch, &b) in bytes.iter().enumerate() {
+        for (batch, &word) in words.iter().enumerate() {
             let range = batch * w..batch * w + w;
-            if b == DIVERGED {
+            if word & DIVERGED != 0 {
                 for v in range {
                     (outputs[v], status[v]) = single(ctx, aos, w, &inputs[v], &outputs[v])?;
                 }
             } else {
-                status[range].fill(status_of(b));
+                lane_statuses(word, &mut status[range]);
             }
         }
     }
@@ -504,15 +513,15 @@ fn run_aos_batches(
         tin[..rest].copy_from_slice(&inputs[full..]);
         let mut tout = [[[0.0; 4]; 16]; abi::MAX_LANES];
         tout[..rest].copy_from_slice(&outputs[full..]);
-        let mut b = [0u8];
+        let mut b = [0u32];
         aos.run_aos(ctx, &tin[..w], &mut tout[..w], &mut b, None)?;
-        if b[0] == DIVERGED {
+        if b[0] & DIVERGED != 0 {
             for v in full..inputs.len() {
                 (outputs[v], status[v]) = single(ctx, aos, w, &inputs[v], &outputs[v])?;
             }
         } else {
             outputs[full..].copy_from_slice(&tout[..rest]);
-            status[full..].fill(status_of(b[0]));
+            lane_statuses(b[0], &mut status[full..]);
         }
         return Ok(all_ended && b[0] == 0);
     }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::kernels::{Exec, Kernels};
-use super::shader::{check_lengths, single, status_of, with_context, Shader, DIVERGED};
+use super::shader::{check_lengths, lane_statuses, single, with_context, Shader, DIVERGED};
 use crate::interp::RunError;
 use crate::program::{Regs16, Uniforms, VertexStatus};
 
@@ -126,15 +126,15 @@ impl SoaPlan {
         let ran = with_context(|ctx| {
             shader.load_uniforms(ctx, uniforms, &native.rows);
             let w = native.target.lanes();
-            let mut bytes = vec![0u8; n / w];
-            let full = code.run_soa(ctx, inputs, outputs, n, &mut bytes)? * w;
+            let mut words = vec![0u32; n / w];
+            let full = code.run_soa(ctx, inputs, outputs, n, &mut words)? * w;
             let mut diverged: Vec<usize> = Vec::new();
-            for (batch, &b) in bytes.iter().enumerate() {
+            for (batch, &word) in words.iter().enumerate() {
                 let range = batch * w..batch * w + w;
-                if b == DIVERGED {
+                if word & DIVERGED != 0 {
                     diverged.extend(range);
                 } else {
-                    status[range].fill(status_of(b));
+                    lane_statuses(word, &mut status[range]);
                 }
             }
             if full < n {
@@ -145,16 +145,16 @@ impl SoaPlan {
                     tin[k * w..k * w + rest].copy_from_slice(&inputs[k * n + full..k * n + n]);
                     tout[k * w..k * w + rest].copy_from_slice(&outputs[k * n + full..k * n + n]);
                 }
-                let mut b = [0u8];
+                let mut b = [0u32];
                 code.run_soa(ctx, &tin, &mut tout, w, &mut b)?;
-                if b[0] == DIVERGED {
+                if b[0] & DIVERGED != 0 {
                     diverged.extend(full..n);
                 } else {
                     for k in 0..64 {
                         outputs[k * n + full..k * n + n]
                             .copy_from_slice(&tout[k * w..k * w + rest]);
                     }
-                    status[full..].fill(status_of(b[0]));
+                    lane_statuses(b[0], &mut status[full..]);
                 }
             }
             // Batches whose lanes disagreed: one vertex at a time through the AoS kernel.

@@ -4,7 +4,8 @@
 //!   the variable of register component `select[i]`, passed through `Neg` if the negate bit is
 //!   set. Each (source, component) is fetched once per instruction.
 //! - Relative addressing applies only to the format's wide operand and only when it is a float
-//!   uniform: IDX 1/2 → `UniformIdx` with the a0.x / a0.y variable, IDX 3 → `UniformAl`.
+//!   uniform: IDX 1/2 → `UniformIdx` with the a0.x / a0.y variable, IDX 3 → `UniformAl` (or,
+//!   where aL is a per-lane variable, `UniformIdx` with it).
 //! - Every source is read before any destination is written (results go to fresh variables,
 //!   then to the register); a local peephole then lets a result's defining instruction write
 //!   the register directly when nothing in between reads or writes it.
@@ -12,8 +13,8 @@
 //!   scalar once and copy it to every enabled component.
 //! - Multiplication is always `PMul`; DP sums start from `+0.0` and add strictly left to right.
 //! - Under a lane predicate (an if-converted arm, `ifconv`), every write keeps the old value in
-//!   the lanes outside the predicate: `Select` for r and tracked outputs, a mask blend for cc.
-//!   a0 writes are never predicated (the caller excludes them).
+//!   the lanes outside the predicate: `Select` for r and tracked outputs, a mask blend for cc,
+//!   `ISelect` for a0.
 
 use picajit_codegen::ir::{Builder, CmpKind, Inst, Op, Ty, Var};
 
@@ -139,7 +140,10 @@ impl Emit<'_> {
                     AddrIdx::None => self.op(Op::Uniform, &[], [u, c]),
                     AddrIdx::A0x => self.op(Op::UniformIdx, &[self.regs.a0[0]], [u, c]),
                     AddrIdx::A0y => self.op(Op::UniformIdx, &[self.regs.a0[1]], [u, c]),
-                    AddrIdx::AL => self.op(Op::UniformAl, &[], [u, c]),
+                    AddrIdx::AL => match self.regs.al {
+                        Some(al) => self.op(Op::UniformIdx, &[al], [u, c]),
+                        None => self.op(Op::UniformAl, &[], [u, c]),
+                    },
                 }
             }
         };
@@ -365,7 +369,6 @@ pub(super) fn lower(
         }
         Math::Mova => {
             // a0 can address the source, so both values are read before either is written.
-            debug_assert!(pred.is_none() || (!desc.writes(0) && !desc.writes(1)));
             let mut moves = Vec::new();
             for i in 0..2 {
                 if desc.writes(i) {
@@ -374,7 +377,10 @@ pub(super) fn lower(
                 }
             }
             for (i, v) in moves {
-                e.op_to(Op::IMov, regs.a0[i], &[v], [0, 0]);
+                match pred {
+                    None => e.op_to(Op::IMov, regs.a0[i], &[v], [0, 0]),
+                    Some(p) => e.op_to(Op::ISelect, regs.a0[i], &[p, v, regs.a0[i]], [0, 0]),
+                }
             }
             Vec::new()
         }

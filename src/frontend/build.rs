@@ -28,23 +28,25 @@ pub(super) struct Built {
     pub cc_branches: Vec<(BlockId, usize)>,
 }
 
-struct Ctx<'a> {
-    b: Builder,
-    regs: Regs,
-    heads: Vec<BlockId>,
-    exit: BlockId,
-    descs: &'a [u32],
-    graph: &'a Graph,
-    cc_branches: Vec<(BlockId, usize)>,
+pub(super) struct Ctx<'a> {
+    pub(super) b: Builder,
+    pub(super) regs: Regs,
+    pub(super) heads: Vec<BlockId>,
+    pub(super) exit: BlockId,
+    pub(super) descs: &'a [u32],
+    pub(super) graph: &'a Graph,
+    pub(super) cc_branches: Vec<(BlockId, usize)>,
     /// EMIT/SETEMIT act only in geometry shaders.
-    geometry: bool,
-    regions: &'a Regions,
+    pub(super) geometry: bool,
+    pub(super) regions: &'a Regions,
     /// The lane mask of each region.
-    masks: Vec<Var>,
+    pub(super) masks: Vec<Var>,
     /// A region entered by a fork's staying arm: its mask is set by the fork, not reset.
-    forking: Option<usize>,
+    pub(super) forking: Option<usize>,
     /// The status of an exhausted budget (see `Op::Budget`).
-    budget_status: u32,
+    pub(super) budget_status: u32,
+    /// The lane-position model's state, when the function is built in it ([`super::lanes`]).
+    pub(super) lanes: Option<super::lanes::Lanes<'a>>,
 }
 
 /// Builds the IR of an explored program, with the branches of the states in `conversions`
@@ -81,6 +83,7 @@ pub(super) fn build(
         masks,
         forking: None,
         budget_status: if regions.list.is_empty() { 1 } else { 3 },
+        lanes: None,
     };
     cx.b.switch_to(entry);
     let first = cx.enter(None, graph.entry);
@@ -132,8 +135,12 @@ impl Ctx<'_> {
         }
     }
 
-    /// The lane mask state `s` runs under, if it is in a masked region.
-    fn mask_of(&self, s: usize) -> Option<Var> {
+    /// The lane mask state `s` runs under, if it is in a masked region (or, in the
+    /// lane-position model, if other lanes may be waiting elsewhere while it runs).
+    pub(super) fn mask_of(&self, s: usize) -> Option<Var> {
+        if let Some(l) = &self.lanes {
+            return (!l.plan.converged(s)).then_some(l.exec);
+        }
         self.regions
             .of
             .get(s)
@@ -174,7 +181,7 @@ impl Ctx<'_> {
 
     /// The ALU part of an instruction (exhaustive over every opcode; flow instructions and
     /// those without effect in a vertex shader emit nothing here).
-    fn instruction(&mut self, instr: &Instruction, pred: Option<Var>) {
+    pub(super) fn instruction(&mut self, instr: &Instruction, pred: Option<Var>) {
         let (math, ops) = match instr {
             Instruction::Add(f) => (Math::Add, f.alu()),
             Instruction::Dp3(f) => (Math::Dp3, f.alu()),
@@ -234,7 +241,7 @@ impl Ctx<'_> {
 
     /// An if-converted branch of state `n`: the taken arm under the condition, the other arm
     /// under its complement (both within the region mask of `n`), then the join.
-    fn predicated(&mut self, f: &Fmt2, conv: &Conversion, n: usize) {
+    pub(super) fn predicated(&mut self, f: &Fmt2, conv: &Conversion, n: usize) {
         // Both predicates before either arm: `cond` may be a cc variable an arm writes.
         let cond = self.cc_mask(f);
         let not_cond = self.b.unary(Op::MaskNot, cond);
@@ -252,6 +259,11 @@ impl Ctx<'_> {
         for &s in &conv.other {
             let instr = self.graph.nodes[s].instr;
             self.instruction(&instr, Some(not_taken));
+        }
+        if self.lanes.is_some() {
+            let leaves = vec![(Target::State(conv.join), super::lanes::Path::Full)];
+            self.schedule(n, leaves, false);
+            return;
         }
         let join = self.enter(Some(n), Target::State(conv.join));
         self.b.terminate(Terminator::Jump(join));
@@ -296,7 +308,7 @@ impl Ctx<'_> {
 
     /// The mask of a format-2 condition: `ok_x = (cc.x == REFX)`, `ok_y = (cc.y == REFY)`,
     /// combined by CONDOP.
-    fn cc_mask(&mut self, f: &Fmt2) -> Var {
+    pub(super) fn cc_mask(&mut self, f: &Fmt2) -> Var {
         let ok = |b: &mut Builder, i: usize, want: bool| {
             let cc = self.regs.cc[i];
             if want {
@@ -327,7 +339,7 @@ impl Ctx<'_> {
                 self.b
                     .effect(Op::LoopPush, &[], [u32::from(slot), u32::from(int)])
             }
-            Effect::AlInc(slot) => self.b.effect(Op::AlInc, &[], [u32::from(slot), 0]),
+            Effect::AlInc { slot, .. } => self.b.effect(Op::AlInc, &[], [u32::from(slot), 0]),
             Effect::AlRestore(slot) => self.b.effect(Op::AlRestore, &[], [u32::from(slot), 0]),
             Effect::Budget => self.b.effect(Op::Budget, &[], [self.budget_status, 0]),
         }

@@ -24,7 +24,7 @@
 //! evaluator panic. It terminates whenever every CFG cycle spends budget
 //! ([`picajit_codegen::opt::budget_bounds_cycles`], true of every function the frontend emits).
 
-use picajit_codegen::abi::{Context, Triangle, CONST_ENTRIES, LOOP_SLOTS, MAX_LANES};
+use picajit_codegen::abi::{self, Context, Triangle, CONST_ENTRIES, LOOP_SLOTS, MAX_LANES};
 use picajit_codegen::ir::{CmpKind, Function, Inst, Op, Terminator};
 
 use crate::agal::interp::math as agal_math;
@@ -206,10 +206,64 @@ impl Machine<'_> {
             Op::Budget => {
                 let s = &mut self.ctx.scalars;
                 if s.budget == 0 {
-                    s.status = if i0 == 3 { 3 } else { 1 };
+                    s.status = if i0 == 3 {
+                        abi::STATUS_DIVERGED
+                    } else {
+                        abi::all_exhausted(self.lanes)
+                    };
                     return false;
                 }
                 s.budget -= 1;
+            }
+            Op::IAdd => self.lane_map(inst, |a, _| a[0].wrapping_add(a[1])),
+            Op::IEq => self.lane_map(inst, |a, _| mask(a[0] == a[1])),
+            Op::ISelect => self.lane_map(inst, |a, _| if a[0] != 0 { a[1] } else { a[2] }),
+            Op::ILt => self.lane_map(inst, |a, _| mask((a[0] as i32) < (a[1] as i32))),
+            Op::LaneMin => {
+                let v = self.vars[inst.args[0].0 as usize][..self.lanes]
+                    .iter()
+                    .map(|&x| x as i32)
+                    .min()
+                    .unwrap_or(0) as u32;
+                self.lane_map(inst, |_, _| v);
+            }
+            Op::MaskAndNot => self.lane_map(inst, |a, _| a[0] & !a[1]),
+            Op::IntUniform => {
+                let v = u32::from(self.ctx.scalars.ints[i0 as usize & 3][i1 as usize % 3]);
+                self.lane_map(inst, |_, _| v);
+            }
+            Op::BoolMask => {
+                let set = self.ctx.scalars.bools.checked_shr(i0).unwrap_or(0) & 1 != 0;
+                self.lane_map(inst, |_, _| mask(set));
+            }
+            Op::BudgetLanes => {
+                let v = self.ctx.io.budget;
+                self.lane_map(inst, |_, _| v);
+            }
+            Op::UniformLead => {
+                let (off, m) = (inst.args[0].0 as usize, inst.args[1].0 as usize);
+                let lead = (0..self.lanes).find(|&l| self.vars[m][l] != 0).unwrap_or(0);
+                let idx = rel_index(i0, self.vars[off][lead] as i32);
+                let v = self.ctx.uniforms[idx][comp].to_bits();
+                self.lane_map(inst, |_, _| v);
+            }
+            Op::Retire => {
+                let m = self.vars[inst.args[0].0 as usize];
+                let bank = if self.bank == 0 {
+                    self.ctx.output
+                } else {
+                    self.ctx.output_bank1
+                };
+                for l in (0..self.lanes).filter(|&l| m[l] != 0) {
+                    for (reg, out) in self.ctx.retired.iter_mut().zip(&bank) {
+                        for (c, o) in reg.iter_mut().zip(out) {
+                            c.0[l] = o.0[l];
+                        }
+                    }
+                    if i0 == 1 {
+                        self.ctx.scalars.status |= 1 << l;
+                    }
+                }
             }
             Op::SetEmit => {
                 self.ctx.scalars.emit_vertex = i0 & 3;
@@ -260,6 +314,9 @@ pub fn eval_geometry(
     if m.bank == 1 {
         m.ctx.output = m.ctx.output_bank1;
     }
+    if func.retires_lanes() {
+        m.ctx.output = m.ctx.retired;
+    }
     m.triangles
 }
 
@@ -295,7 +352,7 @@ fn run_blocks(func: &Function, m: &mut Machine) {
                 } else if lanes.iter().all(|&x| x == 0) {
                     other.0 as usize
                 } else {
-                    m.ctx.scalars.status = 3;
+                    m.ctx.scalars.status = abi::STATUS_DIVERGED;
                     return;
                 }
             }
@@ -329,6 +386,7 @@ pub fn context(uniforms: &Uniforms, budget: u32) -> Context {
     ctx.scalars.bools = u32::from(uniforms.b);
     ctx.scalars.ints = uniforms.i;
     ctx.scalars.budget = budget;
+    ctx.io.budget = budget;
     ctx.scalars.status = 0;
     ctx
 }
@@ -353,22 +411,24 @@ pub fn run(
             }
         }
         eval(func, &mut ctx, chunk.len());
-        if ctx.scalars.status == 3 && chunk.len() > 1 {
+        let word = ctx.scalars.status;
+        if word & abi::STATUS_DIVERGED != 0 && chunk.len() > 1 {
             // The lanes disagreed at a per-vertex branch (or spent budget differently): one
-            // vertex at a time always agrees, and its status 3 is a plain exhaustion.
+            // vertex at a time always agrees (alone, a "diverged" batch is an exhaustion).
             for vertex in chunk {
                 out.extend(run(func, uniforms, std::slice::from_ref(vertex), budget));
             }
             continue;
         }
-        let status = if ctx.scalars.status == 0 {
-            VertexStatus::Ended
-        } else {
-            VertexStatus::BudgetExhausted
-        };
         for l in 0..chunk.len() {
             let regs: Regs16 =
                 std::array::from_fn(|r| std::array::from_fn(|c| ctx.output[r][c].0[l]));
+            let exhausted = word & abi::STATUS_DIVERGED != 0 || word >> l & 1 != 0;
+            let status = if exhausted {
+                VertexStatus::BudgetExhausted
+            } else {
+                VertexStatus::Ended
+            };
             out.push((regs, status));
         }
     }

@@ -46,13 +46,15 @@ const LOOP_DEPTH: usize = 4;
 /// Default cap on the number of abstract states.
 pub const MAX_STATES: usize = 8192;
 
-/// A LOOP stack entry: the body's first address, the end address (DEST + 1) and the slot of the
-/// batch context holding its count, step and saved aL.
+/// A LOOP stack entry: the body's first address, the end address (DEST + 1), the slot of the
+/// batch context holding its count, step and saved aL, and its int uniform.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LoopScope {
     pub entry: u32,
     pub end: u32,
     pub slot: u8,
+    /// The int uniform of its LOOP (count, start, step).
+    pub int: u8,
 }
 
 /// The static part of the interpreter's three stacks, oldest entry first.
@@ -86,8 +88,8 @@ pub enum Cond {
 pub enum Effect {
     /// Enter a loop: save aL in `slot`, load count and step of int uniform `int`, aL = start.
     LoopPush { slot: u8, int: u8 },
-    /// aL += the slot's step.
-    AlInc(u8),
+    /// aL += the slot's step (byte 2 of int uniform `int`, the one its LOOP named).
+    AlInc { slot: u8, int: u8 },
     /// aL = the slot's saved value.
     AlRestore(u8),
     /// A backward transfer: spend one unit of budget or stop.
@@ -400,6 +402,7 @@ impl Explorer<'_> {
                     entry: plain,
                     end: u32::from(f.dest) + 1,
                     slot,
+                    int: f.id & 3,
                 });
                 Flow::Do(
                     Effect::LoopPush {
@@ -476,7 +479,11 @@ impl Explorer<'_> {
                         exit: Box::new(exit),
                     }
                 };
-                return Ok(Flow::Do(Effect::AlInc(top.slot), Box::new(flow)));
+                let inc = Effect::AlInc {
+                    slot: top.slot,
+                    int: top.int,
+                };
+                return Ok(Flow::Do(inc, Box::new(flow)));
             }
         }
         self.finish(pc, stacks, next, None)

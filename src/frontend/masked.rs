@@ -204,7 +204,7 @@ fn straight(flow: &Flow) -> Option<(Vec<Effect>, Target)> {
     let mut f = flow;
     loop {
         match f {
-            Flow::Do(e @ (Effect::AlInc(_) | Effect::AlRestore(_)), rest) => {
+            Flow::Do(e @ (Effect::AlInc { .. } | Effect::AlRestore(_)), rest) => {
                 effects.push(*e);
                 f = rest;
             }
@@ -293,7 +293,7 @@ fn maskable(instr: &Instruction, descs: &[u32], geometry: bool) -> bool {
 fn last_restore(effects: &[Effect]) -> Option<u8> {
     effects.iter().rev().find_map(|e| match *e {
         Effect::AlRestore(slot) => Some(Some(slot)),
-        Effect::AlInc(_) | Effect::LoopPush { .. } => Some(None),
+        Effect::AlInc { .. } | Effect::LoopPush { .. } => Some(None),
         Effect::Budget => None,
     })?
 }

@@ -52,8 +52,10 @@
 mod alu;
 mod build;
 pub mod eval;
+pub mod frontier;
 pub mod graph;
 pub mod ifconv;
+mod lanes;
 pub mod masked;
 mod regs;
 mod uniform;
@@ -63,7 +65,7 @@ mod eval_tests;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use picajit_codegen::ir::{Function, Terminator, VerifyError};
+use picajit_codegen::ir::{Function, Op, Terminator, Var, VerifyError};
 use picajit_codegen::opt;
 use picajit_codegen::timings::Clock;
 use thiserror::Error;
@@ -73,9 +75,14 @@ use crate::program::Program;
 /// A lowered program and what it took.
 #[derive(Clone, Debug)]
 pub struct Lowered {
-    /// The IR; it passes [`Function::verify`] and every CFG cycle spends budget.
+    /// The IR; it passes [`Function::verify`] and, unless it is built in the lane-position
+    /// model, every CFG cycle spends budget.
     pub func: Function,
     pub stats: Stats,
+    /// What became of each branch on a condition that may differ between vertices: (address,
+    /// mechanism), sorted (an address reached with different stacks may be listed with more
+    /// than one mechanism).
+    pub branches: Vec<(u32, Mechanism)>,
 }
 
 /// Sizes along the way.
@@ -95,6 +102,46 @@ pub struct Stats {
     pub if_converted: usize,
     /// Per-vertex branches that fork a masked region ([`masked`]).
     pub masked_forks: usize,
+    /// Built in the lane-position model ([`lanes`]).
+    pub lanes: bool,
+    /// Per-vertex conditions (cc tests, loop tests) that split the running lanes.
+    pub lane_splits: usize,
+    /// Per-vertex conditions found the same in every running lane: branches of the batch.
+    pub lane_uniform: usize,
+}
+
+/// What became of a branch whose condition may differ between vertices (a cc test; in the
+/// lane-position model also a loop's repeat test, whose counter is per lane).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mechanism {
+    /// Proven the same in every lane: a branch of the batch.
+    Uniform,
+    /// Both arms run, under lane predicates ([`ifconv`]).
+    IfConverted,
+    /// Forks a masked region ([`masked`]).
+    MaskedFork,
+    /// Taken only when all lanes agree; a batch whose lanes disagree is rerun vertex by vertex.
+    Agree,
+    /// Lane-position model ([`lanes`]): splits the running lanes, each going its own way.
+    LaneSplit,
+    /// Lane-position model: found the same in every lane running it, a branch of the batch.
+    LaneUniform,
+}
+
+impl Mechanism {
+    /// A short description for dumps.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Mechanism::Uniform => "uniform (a branch of the batch)",
+            Mechanism::IfConverted => "if-converted (both arms under lane predicates)",
+            Mechanism::MaskedFork => "masked region fork",
+            Mechanism::Agree => "taken only when all lanes agree (else rerun per vertex)",
+            Mechanism::LaneSplit => "lane split (lane-position model)",
+            Mechanism::LaneUniform => {
+                "uniform among the running lanes (lane-position model, a branch of the batch)"
+            }
+        }
+    }
 }
 
 /// Why a program is not lowered (it then runs on the interpreter).
@@ -140,6 +187,9 @@ pub fn lower_timed(
     let mut conversions = HashMap::default();
     let mut regions = masked::Regions::new(graph.nodes.len());
     let mut agree_branches = 0;
+    let mut lane_model = None;
+    // (state, mechanism) of each branch on a per-vertex-capable condition.
+    let mut mechanisms: Vec<(usize, Mechanism)> = Vec::new();
     let mut func = loop {
         let built = build::build(program, &graph, &conversions, &regions);
         clock.lap("ir build");
@@ -178,10 +228,25 @@ pub fn lower_timed(
             }
         }
         clock.lap("branch conversion");
+        if !converted && !checked.is_empty() && !geometry {
+            // What cannot be if-converted or masked runs in the lane-position model.
+            lane_model = Some(lower_lanes(program, &graph, &conversions)?);
+            clock.lap("lane model");
+            break Function::default();
+        }
         if !converted {
             // What could not be converted branches only when every lane agrees; a batch whose
             // lanes disagree is rerun by the host one vertex at a time.
             let mut func = built.func;
+            for &(block, state) in &built.cc_branches {
+                let agree = checked.contains(&block);
+                let m = if agree {
+                    Mechanism::Agree
+                } else {
+                    Mechanism::Uniform
+                };
+                mechanisms.push((state, m));
+            }
             for block in checked {
                 let term = &mut func.blocks[block.0 as usize].term;
                 if let Terminator::BranchUniform { mask, then, other } = *term {
@@ -192,6 +257,32 @@ pub fn lower_timed(
             break func;
         }
     };
+    let mut lane_stats = (false, 0, 0);
+    if let Some((f, nodes)) = lane_model {
+        func = f;
+        regions = masked::Regions::new(graph.nodes.len());
+        let uniform = nodes.iter().filter(|&&(_, u)| u).count();
+        lane_stats = (true, nodes.len() - uniform, uniform);
+        mechanisms.clear();
+        for (state, u) in nodes {
+            let m = if u {
+                Mechanism::LaneUniform
+            } else {
+                Mechanism::LaneSplit
+            };
+            mechanisms.push((state, m));
+        }
+    }
+    mechanisms.extend(conversions.keys().map(|&s| (s, Mechanism::IfConverted)));
+    for r in &regions.list {
+        mechanisms.extend(r.forks.iter().map(|&(s, _)| (s, Mechanism::MaskedFork)));
+    }
+    let mut branches: Vec<(u32, Mechanism)> = mechanisms
+        .into_iter()
+        .map(|(s, m)| (graph.nodes[s].state.pc, m))
+        .collect();
+    branches.sort_unstable();
+    branches.dedup();
     opt::simplify_cfg(&mut func);
     clock.lap("simplify_cfg");
     let insts_before_dce = func.inst_count();
@@ -203,7 +294,10 @@ pub fn lower_timed(
     clock.lap("simplify_cfg 2");
     func.verify()?;
     clock.lap("verify");
-    let bounded = opt::budget_bounds_cycles(&func);
+    // In the lane-position model every lane's path spends budget on each cycle of the state
+    // graph; the IR's own cycles also run through the schedule's dispatch, which advances some
+    // lane each time.
+    let bounded = lane_stats.0 || opt::budget_bounds_cycles(&func);
     clock.lap("budget check");
     if !bounded {
         return Err(Unsupported::Internal(
@@ -219,7 +313,87 @@ pub fn lower_timed(
             if_converted: conversions.len(),
             masked_forks: regions.forks(),
             agree_branches,
+            lanes: lane_stats.0,
+            lane_splits: lane_stats.1,
+            lane_uniform: lane_stats.2,
         },
         func,
+        branches,
     })
+}
+
+/// Rounds of the lane-position model's uniformity search before conditions are only demoted.
+const LANE_ROUNDS: usize = 6;
+
+/// Builds `graph` in the lane-position model: the function, and each per-vertex condition's
+/// state and whether it turned out uniform. Conditions start out per-lane; each round
+/// builds the function with the current choice, finds which per-lane conditions are the same in
+/// every lane running them ([`uniform::Varying::among`]) and makes those branches of the batch
+/// (which can only make more values uniform), until nothing changes. A condition found
+/// varying after all is per-lane for good.
+fn lower_lanes(
+    program: &Program,
+    graph: &graph::Graph,
+    conversions: &HashMap<usize, ifconv::Conversion>,
+) -> Result<(Function, Vec<(usize, bool)>), Unsupported> {
+    let mut chosen = rustc_hash::FxHashSet::default();
+    let mut demoted = rustc_hash::FxHashSet::default();
+    let mut round = 0;
+    loop {
+        let plan = frontier::plan(graph, conversions, chosen.clone());
+        let built = lanes::build(program, graph, conversions, &plan);
+        let func = built.func;
+        let mut merge = vec![false; func.blocks.len()];
+        for (s, &m) in plan.merge.iter().enumerate() {
+            // Every head is reached from the shared dispatch, if there is one.
+            merge[built.heads[s].0 as usize] |= m || built.dispatch;
+        }
+        let anywhere = uniform::varies_anywhere(&func);
+        let mut among = uniform::Varying::among(&func, built.exec, &merge, &anywhere);
+        let mut verdict: HashMap<frontier::NodeId, bool> = HashMap::default();
+        for &(node, block, var) in &built.sites {
+            let varies = among.walk(&func, block.0 as usize, var, |_, _| {});
+            *verdict.entry(node).or_insert(true) &= !varies;
+        }
+        let mut changed = false;
+        for (&node, &same) in &verdict {
+            if !same && chosen.remove(&node) {
+                demoted.insert(node);
+                changed = true;
+            } else if same && round < LANE_ROUNDS && !demoted.contains(&node) {
+                changed |= chosen.insert(node);
+            }
+        }
+        round += 1;
+        // A coarse plan merges everywhere: no uniform condition to find beyond the first round.
+        changed &= !plan.coarse;
+        if !changed {
+            let nodes = verdict
+                .keys()
+                .map(|&node| (node.0, chosen.contains(&node)))
+                .collect();
+            return Ok((lead_reads(func, &mut among, built.exec), nodes));
+        }
+    }
+}
+
+/// Relative uniform reads whose offset is the same in every running lane read one row at the
+/// offset of the first running lane (`UniformLead`) instead of one row per lane.
+fn lead_reads(mut func: Function, among: &mut uniform::Varying, exec: Var) -> Function {
+    for b in 0..func.blocks.len() {
+        let mut lead = Vec::new();
+        let mut k = 0;
+        among.walk(&func, b, exec, |inst, varies| {
+            if inst.op == Op::UniformIdx && !varies(inst.args[0]) {
+                lead.push(k);
+            }
+            k += 1;
+        });
+        for k in lead {
+            let inst = &mut func.blocks[b].insts[k];
+            inst.op = Op::UniformLead;
+            inst.args[1] = exec;
+        }
+    }
+    func
 }

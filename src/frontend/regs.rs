@@ -17,6 +17,8 @@ pub(super) struct Regs {
     pub cc: [Var; 2],
     /// Tracked output components (F32), see the module docs.
     pub o: [[Option<Var>; 4]; 16],
+    /// aL as a per-lane variable (I32) in the lane-position model; `None`: batch-scalar.
+    pub al: Option<Var>,
 }
 
 impl Regs {
@@ -30,6 +32,7 @@ impl Regs {
             o: std::array::from_fn(|n| {
                 std::array::from_fn(|c| (tracked[n] >> c & 1 != 0).then(|| b.var(Ty::F32)))
             }),
+            al: None,
         }
     }
 

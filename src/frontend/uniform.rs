@@ -22,7 +22,18 @@ fn may_vary(inst: &Inst, varies: impl Fn(Var) -> bool) -> bool {
     let any_arg = || inst.uses().iter().any(|&a| varies(a));
     match inst.op {
         Op::Input => true,
-        Op::FConst | Op::Uniform | Op::UniformAl | Op::Const | Op::MaskConst | Op::IConst => false,
+        Op::FConst
+        | Op::Uniform
+        | Op::UniformAl
+        | Op::Const
+        | Op::MaskConst
+        | Op::IConst
+        | Op::IntUniform
+        | Op::BoolMask
+        | Op::BudgetLanes
+        // Broadcasts, whatever lanes they read.
+        | Op::UniformLead
+        | Op::LaneMin => false,
         // CMP ops 6 and 7: true whatever the operands.
         Op::Cmp if CmpKind::from_imm(inst.imm[0]) == CmpKind::True => false,
         Op::UniformIdx
@@ -53,7 +64,12 @@ fn may_vary(inst: &Inst, varies: impl Fn(Var) -> bool) -> bool {
         | Op::MaskNot
         | Op::MaskMov
         | Op::FtoiSat
-        | Op::IMov => any_arg(),
+        | Op::IMov
+        | Op::IAdd
+        | Op::IEq
+        | Op::ILt
+        | Op::ISelect
+        | Op::MaskAndNot => any_arg(),
         // No result.
         Op::Output
         | Op::LoopPush
@@ -61,7 +77,8 @@ fn may_vary(inst: &Inst, varies: impl Fn(Var) -> bool) -> bool {
         | Op::AlRestore
         | Op::Budget
         | Op::SetEmit
-        | Op::Emit => false,
+        | Op::Emit
+        | Op::Retire => false,
     }
 }
 
@@ -84,14 +101,23 @@ impl Local {
 
     /// Runs `insts` from the entry set `entry`; returns the exit set. Sets hold only the
     /// variables some block reads before writing (the only ones whose status crosses blocks),
-    /// by their index in `exposed` (`u32::MAX`: not such a variable). Leaves the block-local
+    /// by their index in `exposed` (`u32::MAX`: not such a variable). `exec`, if given, never
+    /// varies. `each` sees every instruction with the state before it. Leaves the block-local
     /// state readable through [`Local::get`].
-    fn transfer(&mut self, insts: &[Inst], entry: &VarSet, exposed: &[u32]) -> VarSet {
+    fn transfer(
+        &mut self,
+        insts: &[Inst],
+        entry: &VarSet,
+        exposed: &[u32],
+        exec: Option<Var>,
+        mut each: impl FnMut(&Inst, &dyn Fn(Var) -> bool),
+    ) -> VarSet {
         self.current += 1;
         let mut exit = entry.clone();
         for inst in insts {
+            each(inst, &|v| self.get(v, entry, exposed));
             if let Some(d) = inst.dst {
-                let varies = may_vary(inst, |v| self.get(v, entry, exposed));
+                let varies = Some(d) != exec && may_vary(inst, |v| self.get(v, entry, exposed));
                 let i = d.0 as usize;
                 self.stamp[i] = self.current;
                 self.varies[i] = varies;
@@ -154,50 +180,166 @@ fn exposed_vars(func: &Function) -> Vec<u32> {
     exposed
 }
 
+/// The result of the analysis: per block, the variables that may vary on entry.
+pub(super) struct Varying {
+    exposed: Vec<u32>,
+    /// `None`: the block is unreachable.
+    at_entry: Vec<Option<VarSet>>,
+    /// The lanes the question is about (`None`: all lanes).
+    exec: Option<Var>,
+    local: Local,
+}
+
+impl Varying {
+    /// Which variables may hold different values in different lanes of the batch.
+    pub(super) fn across_lanes(func: &Function) -> Varying {
+        Varying::solve(func, None, |_, _| None)
+    }
+
+    /// Which variables may hold different values in the lanes of the `exec` mask (the lanes
+    /// running a block of the lane-position model): `exec` never varies; a block in `merge`
+    /// (where lanes that arrived at different times meet) starts with every variable varying
+    /// that [`varies_anywhere`] says may.
+    pub(super) fn among(func: &Function, exec: Var, merge: &[bool], anywhere: &[bool]) -> Varying {
+        let mut varying: Option<VarSet> = None;
+        Varying::solve(func, Some(exec), |b, exposed| {
+            merge.get(b).copied().unwrap_or(false).then(|| {
+                varying
+                    .get_or_insert_with(|| {
+                        let mut set = VarSet::default();
+                        for (v, &x) in exposed.iter().enumerate() {
+                            if x != u32::MAX && anywhere[v] {
+                                set.insert(Var(x));
+                            }
+                        }
+                        set
+                    })
+                    .clone()
+            })
+        })
+    }
+
+    fn solve(
+        func: &Function,
+        exec: Option<Var>,
+        mut fixed: impl FnMut(usize, &[u32]) -> Option<VarSet>,
+    ) -> Varying {
+        let n = func.blocks.len();
+        let exposed = exposed_vars(func);
+        let mut local = Local::new(func.vars.len());
+        let mut at_entry: Vec<Option<VarSet>> = vec![None; n];
+        at_entry[0] = Some(VarSet::default());
+        let fixed: Vec<Option<VarSet>> = (0..n).map(|b| fixed(b, &exposed)).collect();
+        // Blocks are visited in reverse post-order (the lowest pending position first), so a
+        // block's predecessors outside loops are done before it and each loop settles in a few
+        // sweeps even in functions of thousands of blocks.
+        let order = regalloc::reverse_post_order(func);
+        let mut position = vec![usize::MAX; n];
+        for (i, b) in order.iter().enumerate() {
+            position[b.0 as usize] = i;
+        }
+        let mut work = BTreeSet::from([0usize]);
+        while let Some(p) = work.pop_first() {
+            let b = order[p].0 as usize;
+            let entry = at_entry[b].clone().unwrap_or_default();
+            let exit = local.transfer(&func.blocks[b].insts, &entry, &exposed, exec, |_, _| {});
+            for s in func.blocks[b].term.successors() {
+                let s = s.0 as usize;
+                let changed = match (&mut at_entry[s], &fixed[s]) {
+                    (slot @ None, Some(f)) => {
+                        *slot = Some(f.clone());
+                        true
+                    }
+                    (Some(_), Some(_)) => false,
+                    (Some(old), None) => old.union_with(&exit),
+                    (slot @ None, None) => {
+                        *slot = Some(exit.clone());
+                        true
+                    }
+                };
+                if changed {
+                    work.insert(position[s]);
+                }
+            }
+        }
+        Varying {
+            exposed,
+            at_entry,
+            exec,
+            local,
+        }
+    }
+
+    /// Runs block `b`, calling `each` with every instruction and whether a variable may vary
+    /// just before it; returns whether `v` may vary at the end of the block (false for an
+    /// unreachable block).
+    pub(super) fn walk(
+        &mut self,
+        func: &Function,
+        b: usize,
+        v: Var,
+        each: impl FnMut(&Inst, &dyn Fn(Var) -> bool),
+    ) -> bool {
+        let Some(entry) = self.at_entry[b].clone() else {
+            return false;
+        };
+        self.local.transfer(
+            &func.blocks[b].insts,
+            &entry,
+            &self.exposed,
+            self.exec,
+            each,
+        );
+        self.local.get(v, &entry, &self.exposed)
+    }
+}
+
+/// Per variable: true if some write of it may give lanes different values, whatever the path
+/// (flow-insensitive: a variable every write of which is uniform, from operands every write
+/// of which is uniform, never varies).
+pub(super) fn varies_anywhere(func: &Function) -> Vec<bool> {
+    let n = func.vars.len();
+    let mut varies = vec![false; n];
+    // Per variable, the instructions reading it.
+    let mut readers: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+    for (b, block) in func.blocks.iter().enumerate() {
+        for (i, inst) in block.insts.iter().enumerate() {
+            if inst.dst.is_some() {
+                for &a in inst.uses() {
+                    readers[a.0 as usize].push((b as u32, i as u32));
+                }
+            }
+        }
+    }
+    let mut work: Vec<(u32, u32)> = func
+        .blocks
+        .iter()
+        .enumerate()
+        .flat_map(|(b, block)| (0..block.insts.len()).map(move |i| (b as u32, i as u32)))
+        .collect();
+    while let Some((b, i)) = work.pop() {
+        let inst = &func.blocks[b as usize].insts[i as usize];
+        let Some(d) = inst.dst else { continue };
+        if !varies[d.0 as usize] && may_vary(inst, |v| varies[v.0 as usize]) {
+            varies[d.0 as usize] = true;
+            work.extend_from_slice(&readers[d.0 as usize]);
+        }
+    }
+    varies
+}
+
 /// The blocks ending in a `BranchUniform` whose mask may differ between lanes.
 pub(super) fn divergent_branches(func: &Function) -> Vec<BlockId> {
-    let n = func.blocks.len();
     let branches =
         |b: &picajit_codegen::ir::Block| matches!(b.term, Terminator::BranchUniform { .. });
     if !func.blocks.iter().any(branches) {
         return Vec::new();
     }
-    let exposed = exposed_vars(func);
-    let mut local = Local::new(func.vars.len());
-    let mut at_entry: Vec<Option<VarSet>> = vec![None; n];
-    at_entry[0] = Some(VarSet::default());
-    // Blocks are visited in reverse post-order (the lowest pending position first), so a
-    // block's predecessors outside loops are done before it and each loop settles in a few
-    // sweeps even in functions of thousands of blocks.
-    let order = regalloc::reverse_post_order(func);
-    let mut position = vec![usize::MAX; n];
-    for (i, b) in order.iter().enumerate() {
-        position[b.0 as usize] = i;
-    }
-    let mut work = BTreeSet::from([0usize]);
-    while let Some(p) = work.pop_first() {
-        let b = order[p].0 as usize;
-        let entry = at_entry[b].clone().unwrap_or_default();
-        let exit = local.transfer(&func.blocks[b].insts, &entry, &exposed);
-        for s in func.blocks[b].term.successors() {
-            let s = s.0 as usize;
-            let changed = match &mut at_entry[s] {
-                Some(old) => old.union_with(&exit),
-                slot @ None => {
-                    *slot = Some(exit.clone());
-                    true
-                }
-            };
-            if changed {
-                work.insert(position[s]);
-            }
-        }
-    }
+    let mut varying = Varying::across_lanes(func);
     let mut out = Vec::new();
     for (b, block) in func.blocks.iter().enumerate() {
-        if let (Terminator::BranchUniform { mask, .. }, Some(entry)) = (block.term, &at_entry[b]) {
-            local.transfer(&block.insts, entry, &exposed);
-            if local.get(mask, entry, &exposed) {
+        if let Terminator::BranchUniform { mask, .. } = block.term {
+            if varying.at_entry[b].is_some() && varying.walk(func, b, mask, |_, _| {}) {
                 out.push(BlockId(b as u32));
             }
         }

@@ -13,7 +13,7 @@
 //! Register conventions of the generated function (AAPCS64, one pointer argument):
 //! - `x0`: the batch context; `x1`: the context plus [`HI_BASE`] (reaches the far end of it);
 //! - `x2`: the current input vertex (AoS) or batch byte offset (SoA); `x3`: the current output
-//!   vertex (AoS); `x4`: the status byte of the batch; `x5`: batches left; `x6`: 256 (the AoS
+//!   vertex (AoS); `x4`: the status word of the batch; `x5`: batches left; `x6`: 256 (the AoS
 //!   vertex stride, a post-index register);
 //! - `x7`: the current output bank (the context's outputs, or a geometry shader's second
 //!   bank after an odd number of EMITs);
@@ -137,6 +137,8 @@ pub enum VOp {
     AddS,
     /// Signed `a > b`.
     CmGtS,
+    /// `a == b`.
+    CmEqS,
     /// Bitwise.
     And,
     Orr,
@@ -177,6 +179,7 @@ pub fn vop(ops: &mut Ops, op: VOp, d: u8, a: u8, b: u8) {
         VOp::FCmGtD => dynasm!(ops ; .arch aarch64 ; fcmgt V(d).D2, V(a).D2, V(b).D2),
         VOp::AddS => dynasm!(ops ; .arch aarch64 ; add V(d).S4, V(a).S4, V(b).S4),
         VOp::CmGtS => dynasm!(ops ; .arch aarch64 ; cmgt V(d).S4, V(a).S4, V(b).S4),
+        VOp::CmEqS => dynasm!(ops ; .arch aarch64 ; cmeq V(d).S4, V(a).S4, V(b).S4),
         VOp::And => dynasm!(ops ; .arch aarch64 ; and V(d).B16, V(a).B16, V(b).B16),
         VOp::Orr => dynasm!(ops ; .arch aarch64 ; orr V(d).B16, V(a).B16, V(b).B16),
         VOp::Orn => dynasm!(ops ; .arch aarch64 ; orn V(d).B16, V(a).B16, V(b).B16),
@@ -386,6 +389,25 @@ pub fn jump_if_any(ops: &mut Ops, m: u8, target: DynamicLabel) {
         ; cbnz w9, =>target);
 }
 
+/// Every lane of `d` = `W(w)`.
+pub fn dup_w(ops: &mut Ops, d: u8, w: u8) {
+    dynasm!(ops ; .arch aarch64 ; dup V(d).S4, W(w));
+}
+
+/// `d` = the signed minimum of the i32 lanes of `s` in every lane (through [`VTMP`]).
+pub fn lane_min(ops: &mut Ops, d: u8, s: u8) {
+    dynasm!(ops ; .arch aarch64
+        ; sminv S(VTMP), V(s).S4
+        ; dup V(d).S4, V(VTMP).S[0]);
+}
+
+/// `W(w)` = the sum of the i32 lanes of `s` (through [`VTMP`]).
+pub fn add_lanes_w(ops: &mut Ops, w: u8, s: u8) {
+    dynasm!(ops ; .arch aarch64
+        ; addv S(VTMP), V(s).S4
+        ; umov W(w), V(VTMP).S[0]);
+}
+
 /// AoS transpose on load: lane `lane` of `v0`–`v3` = the four f32 at `[x9]`, then x9 += x6.
 pub fn ld4_lane(ops: &mut Ops, lane: u32) {
     let lane = lane & 3;
@@ -423,6 +445,30 @@ pub mod scalar {
     pub fn store_zero_w(ops: &mut Ops, a: CtxAddr) {
         let (b, o) = (a.base, a.offset);
         dynasm!(ops ; .arch aarch64 ; str wzr, [X(b), #o]);
+    }
+    /// `W(w) = [a]` (one byte, zero-extended).
+    pub fn load_byte(ops: &mut Ops, w: u8, a: CtxAddr) {
+        let (b, o) = (a.base, a.offset);
+        dynasm!(ops ; .arch aarch64 ; ldrb W(w), [X(b), #o]);
+    }
+    /// `W(w) = -W(w)`.
+    pub fn neg_w(ops: &mut Ops, w: u8) {
+        dynasm!(ops ; .arch aarch64 ; neg W(w), W(w));
+    }
+    /// `W(w)` = the index of the lowest set bit of `W(w)` among bits 0–3, 0 if none.
+    pub fn lowest_lane(ops: &mut Ops, w: u8) {
+        dynasm!(ops ; .arch aarch64
+            ; rbit W(w), W(w)
+            ; clz W(w), W(w)
+            ; and WSP(w), W(w), #3);
+    }
+    /// `W(w) = [X(base) + W(index) * 4]`.
+    pub fn load_w_indexed(ops: &mut Ops, w: u8, base: u8, index: u8) {
+        dynasm!(ops ; .arch aarch64 ; ldr W(w), [X(base), W(index), uxtw #2]);
+    }
+    /// `W(d) = W(a) | W(b)`.
+    pub fn orr_w(ops: &mut Ops, d: u8, a: u8, b: u8) {
+        dynasm!(ops ; .arch aarch64 ; orr W(d), W(a), W(b));
     }
     /// `X(x) = [a]` (64-bit).
     pub fn load_x(ops: &mut Ops, x: u8, a: CtxAddr) {
@@ -549,7 +595,7 @@ pub mod scalar {
             ; ldp d8, d9, [sp], #80
             ; ret);
     }
-    /// The batch loop's registers: x2 = input, x3 = output, x4 = status bytes, x5 = batches,
+    /// The batch loop's registers: x2 = input, x3 = output, x4 = status words, x5 = batches,
     /// x6 = 256; jumps to `done` when there is no batch.
     pub fn io_setup(
         ops: &mut Ops,
@@ -571,15 +617,19 @@ pub mod scalar {
     pub fn zero_x2(ops: &mut Ops) {
         dynasm!(ops ; .arch aarch64 ; movz x2, #0);
     }
-    /// Writes the batch status byte (0 ended, 1 exhausted, 2 triangle buffer full,
-    /// 3 diverged; taken modulo 256).
+    /// Writes the batch status word (`abi::Io`).
     pub fn batch_status(ops: &mut Ops, status: u32) {
-        let status = status & 0xFF;
         if status == 0 {
-            dynasm!(ops ; .arch aarch64 ; strb wzr, [x4]);
+            dynasm!(ops ; .arch aarch64 ; str wzr, [x4]);
         } else {
-            dynasm!(ops ; .arch aarch64 ; movz w9, #status ; strb w9, [x4]);
+            mov_imm32(ops, 9, status);
+            dynasm!(ops ; .arch aarch64 ; str w9, [x4]);
         }
+    }
+    /// Writes the batch status word from `[a]` (the lanes' accumulated statuses).
+    pub fn batch_status_from(ops: &mut Ops, a: CtxAddr) {
+        load_w(ops, 9, a);
+        dynasm!(ops ; .arch aarch64 ; str w9, [x4]);
     }
     /// `X(d) = X(a) + (X(b) << shift)` (shift < 64).
     pub fn add_x_shifted(ops: &mut Ops, d: u8, a: u8, b: u8, shift: u32) {
@@ -606,7 +656,7 @@ pub mod scalar {
         dynasm!(ops ; .arch aarch64
             ; add x2, x2, #step
             ; add x3, x3, #out_step
-            ; add x4, x4, #1
+            ; add x4, x4, #4
             ; subs x5, x5, #1
             ; b.ne =>top);
     }

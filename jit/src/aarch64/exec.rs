@@ -106,7 +106,7 @@ impl Kernel {
         ctx: &mut Context,
         input: &[Vertex],
         output: &mut [Vertex],
-        status: &mut [u8],
+        status: &mut [u32],
         emit: Option<EmitBuffer<'_>>,
     ) -> Result<usize, RunError> {
         if self.io != IoMode::Aos {
@@ -138,7 +138,7 @@ impl Kernel {
         input: &[f32],
         output: &mut [f32],
         len: usize,
-        status: &mut [u8],
+        status: &mut [u32],
     ) -> Result<usize, RunError> {
         if self.io != IoMode::Soa {
             return Err(RunError::WrongMode("soa"));

@@ -62,7 +62,7 @@ impl Emitter<'_> {
         }
     }
 
-    /// Per batch: budget = the run's budget, aL = 0.
+    /// Per batch: budget = the run's budget, aL = 0, status = 0.
     pub(super) fn batch_reset(&mut self) {
         let init = self.ctx(abi::IO_BUDGET, 4);
         asm::scalar::load_w(&mut self.ops, 9, init);
@@ -70,6 +70,8 @@ impl Emitter<'_> {
         asm::scalar::store_w(&mut self.ops, 9, budget);
         let al = self.ctx(abi::AL, 4);
         asm::scalar::store_zero_w(&mut self.ops, al);
+        let status = self.ctx(abi::STATUS, 4);
+        asm::scalar::store_zero_w(&mut self.ops, status);
     }
 
     /// Saves aL in the slot, loads count/step of int uniform `int_id` into it, aL = start.

@@ -70,11 +70,16 @@ impl Emitter<'_> {
     }
 
     /// Stores the output registers `regs` (all four components) from staging.
-    pub(super) fn store_outputs(&mut self, mode: IoMode, regs: u16) {
+    pub(super) fn store_outputs(&mut self, mode: IoMode, regs: u16, retired: bool) {
         for r in (0..16u32).filter(|r| regs >> r & 1 != 0) {
             for c in 0..4u32 {
-                // From the current bank (bank 0 unless a geometry shader switched).
-                asm::load_q_at(&mut self.ops, c as u8, 7, (r * 4 + c) * 64);
+                if retired {
+                    let a = self.ctx(abi::RETIRED + ((r * 4 + c) * 64) as i32, 16);
+                    asm::load_q(&mut self.ops, c as u8, a);
+                } else {
+                    // From the current bank (bank 0 unless a geometry shader switched).
+                    asm::load_q_at(&mut self.ops, c as u8, 7, (r * 4 + c) * 64);
+                }
             }
             match mode {
                 IoMode::Soa => {

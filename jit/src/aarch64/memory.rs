@@ -29,7 +29,7 @@ impl Emitter<'_> {
     }
 
     /// `x11` = the address of component `comp` of uniform 0 (rows are 16 bytes apart).
-    fn uniform_base(&mut self, comp: u32) {
+    pub(super) fn uniform_base(&mut self, comp: u32) {
         let off = abi::UNIFORMS as u32 + (comp & 3) * 4;
         asm::scalar::ctx_pointer(&mut self.ops, 11, off);
     }

@@ -33,6 +33,7 @@ pub mod dump;
 mod exec;
 mod flow;
 mod io;
+mod lanes;
 mod memory;
 mod special;
 mod transcend;
@@ -173,9 +174,10 @@ pub fn compile_timed(
         e.terminator(b, order.get(i + 1).copied());
     }
     asm::scalar::bind(&mut e.ops, batch_end);
-    asm::scalar::batch_status(&mut e.ops, 0);
+    let status = e.ctx(abi::STATUS, 4);
+    asm::scalar::batch_status_from(&mut e.ops, status);
     asm::scalar::bind(&mut e.ops, store);
-    e.store_outputs(io, outs);
+    e.store_outputs(io, outs, func.retires_lanes());
     let (step, out_step) = match io {
         IoMode::Aos => {
             let s = LANES as u32 * abi::AOS_VERTEX_BYTES as u32;
@@ -187,16 +189,16 @@ pub fn compile_timed(
     asm::scalar::bind(&mut e.ops, done);
     asm::scalar::leave(&mut e.ops);
     asm::scalar::bind(&mut e.ops, exhausted);
-    asm::scalar::batch_status(&mut e.ops, 1);
+    asm::scalar::batch_status(&mut e.ops, abi::all_exhausted(LANES));
     asm::scalar::jump(&mut e.ops, store);
     // Lanes disagreed at a per-vertex branch: status 3 (the host reruns the batch vertex by
     // vertex).
     asm::scalar::bind(&mut e.ops, diverged);
-    asm::scalar::batch_status(&mut e.ops, 3);
+    asm::scalar::batch_status(&mut e.ops, abi::STATUS_DIVERGED);
     asm::scalar::jump(&mut e.ops, store);
     // Triangle buffer full: status 2 (the host reruns the batch on the interpreter).
     asm::scalar::bind(&mut e.ops, overflow);
-    asm::scalar::batch_status(&mut e.ops, 2);
+    asm::scalar::batch_status(&mut e.ops, abi::STATUS_OVERFLOW);
     asm::scalar::jump(&mut e.ops, store);
     let code_len = e.ops.offset().0;
     clock.lap("emit");
@@ -355,6 +357,17 @@ impl Emitter<'_> {
             Op::Budget => self.budget(inst.imm[0]),
             Op::SetEmit => self.set_emit(inst.imm[0], inst.imm[1]),
             Op::Emit => self.emit(),
+            Op::IAdd => self.binary(VOp::AddS, d, a[0], a[1]),
+            Op::IEq => self.binary(VOp::CmEqS, d, a[0], a[1]),
+            Op::ILt => self.binary(VOp::CmGtS, d, a[1], a[0]),
+            Op::LaneMin => self.lane_min(d, a[0]),
+            Op::ISelect => self.select(d, a[0], a[1], a[2]),
+            Op::MaskAndNot => self.binary(VOp::Bic, d, a[0], a[1]),
+            Op::IntUniform => self.int_uniform(d, inst.imm[0], inst.imm[1]),
+            Op::BoolMask => self.bool_mask(d, inst.imm[0]),
+            Op::BudgetLanes => self.budget_lanes(d),
+            Op::UniformLead => self.uniform_lead(d, a[0], a[1], inst.imm[0], inst.imm[1]),
+            Op::Retire => self.retire(a[0], inst.imm[0]),
         }
     }
 }

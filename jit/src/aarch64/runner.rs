@@ -337,7 +337,7 @@ impl Runner {
     }
 
     /// Runs an AoS kernel like [`crate::code::ExecCode::run_aos`]: whole batches of
-    /// [`LANES`] vertices, one status byte per batch; returns the number of batches run. The
+    /// [`LANES`] vertices, one status word per batch; returns the number of batches run. The
     /// context is read, not written back, except for `scalars.emit_count` when there is an
     /// emit buffer (whose triangles and windings come back whole).
     pub fn run_aos(
@@ -346,7 +346,7 @@ impl Runner {
         ctx: &mut Context,
         input: &[Vertex],
         output: &mut [Vertex],
-        status: &mut [u8],
+        status: &mut [u32],
         mut emit: Option<EmitBuffer<'_>>,
     ) -> Result<usize, RunnerError> {
         let batches = (input.len().min(output.len()) / LANES).min(status.len());
@@ -363,7 +363,7 @@ impl Runner {
             let in_at = round_up(CTX_BYTES);
             let out_at = in_at + vbytes;
             let status_at = out_at + vbytes;
-            let tri_at = round_up(status_at + n);
+            let tri_at = round_up(status_at + 4 * n);
             let win_at = tri_at + capacity * tri_bytes;
             let mut image = vec![0u8; win_at + capacity];
             let mut io = ctx.io;
@@ -428,7 +428,10 @@ impl Runner {
                     }
                 }
             }
-            status[done..done + n].copy_from_slice(&image[status_at..status_at + n]);
+            words_into(
+                &image[status_at..status_at + 4 * n],
+                &mut status[done..done + n],
+            );
             done += n;
         }
         Ok(batches)
@@ -443,7 +446,7 @@ impl Runner {
         input: &[f32],
         output: &mut [f32],
         len: usize,
-        status: &mut [u8],
+        status: &mut [u32],
     ) -> Result<usize, RunnerError> {
         assert!(
             input.len() >= 64 * len && output.len() >= 64 * len,
@@ -459,7 +462,7 @@ impl Runner {
             let in_at = round_up(CTX_BYTES);
             let out_at = in_at + 64 * plane;
             let status_at = out_at + 64 * plane;
-            let mut image = vec![0u8; status_at + n];
+            let mut image = vec![0u8; status_at + 4 * n];
             let mut io = ctx.io;
             for k in 0..64 {
                 io.planes_in[k] = DATA as usize + in_at + k * plane;
@@ -493,9 +496,16 @@ impl Runner {
                     *x = v;
                 }
             }
-            status[done..done + n].copy_from_slice(&image[status_at..]);
+            words_into(&image[status_at..], &mut status[done..done + n]);
             done += n;
         }
         Ok(batches)
+    }
+}
+
+/// Little-endian u32 words of `bytes` into `out`.
+fn words_into(bytes: &[u8], out: &mut [u32]) {
+    for (w, b) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+        *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
     }
 }

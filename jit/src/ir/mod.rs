@@ -187,6 +187,32 @@ op_table! {
     IMov "imov" (I32) -> I32, imm: "";
     /// Integer constant; imm0 = value.
     IConst "iconst" () -> I32, imm: "value";
+    /// Wrapping integer addition.
+    IAdd "iadd" (I32, I32) -> I32, imm: "";
+    /// Integer equality: all ones where `a == b`.
+    IEq "ieq" (I32, I32) -> Mask, imm: "";
+    /// `m ? a : b` per lane, on integers.
+    ISelect "iselect" (Mask, I32, I32) -> I32, imm: "";
+    /// Signed integer `a < b`.
+    ILt "ilt" (I32, I32) -> Mask, imm: "";
+    /// The signed minimum over the batch's lanes, in every lane.
+    LaneMin "lane.min" (I32) -> I32, imm: "";
+    /// `a & !b`.
+    MaskAndNot "mask.andnot" (Mask, Mask) -> Mask, imm: "";
+    /// Byte imm1 (0 count, 1 start, 2 step) of int uniform imm0, zero-extended, in every lane.
+    IntUniform "int.uniform" () -> I32, imm: "i,field";
+    /// Bool uniform `b[imm0]` as a mask, the same in every lane.
+    BoolMask "bool.mask" () -> Mask, imm: "b";
+    /// The step budget a batch starts with, in every lane.
+    BudgetLanes "budget.lanes" () -> I32, imm: "";
+    /// Float uniform at `imm0 + offset` (PICA offset rule) where the offset is that of the
+    /// first lane whose mask is set (lane 0 if none), broadcast to every lane; imm1 = component.
+    /// For an offset known to be the same in every lane that matters.
+    UniformLead "uniform.lead" (I32, Mask) -> F32, imm: "c,comp";
+    /// The lanes of the mask end their invocation: their current output registers are kept
+    /// as their results (the kernel stores these for every lane of a function that retires
+    /// lanes), and with imm0 = 1 their status is "budget exhausted".
+    Retire "retire" (Mask) -> none, imm: "status";
     /// Enter a LOOP: save aL in slot imm0, load count/step of int uniform imm1, aL = its start.
     LoopPush "loop.push" () -> none, imm: "slot,i";
     /// aL += the step saved in slot imm0.
@@ -267,19 +293,18 @@ pub enum Terminator {
 }
 
 impl Terminator {
-    /// Successor blocks.
-    pub fn successors(&self) -> Vec<BlockId> {
-        match *self {
-            Terminator::Jump(b) => vec![b],
+    /// Successor blocks (no allocation: at most two).
+    pub fn successors(&self) -> Successors {
+        let (blocks, len) = match *self {
+            Terminator::Jump(b) => ([b, b], 1),
             Terminator::BranchBool { then, other, .. }
             | Terminator::BranchUniform { then, other, .. }
             | Terminator::BranchAgree { then, other, .. }
-            | Terminator::BranchAny { then, other, .. } => {
-                vec![then, other]
-            }
-            Terminator::LoopNext { repeat, exit, .. } => vec![repeat, exit],
-            Terminator::Exit => vec![],
-        }
+            | Terminator::BranchAny { then, other, .. } => ([then, other], 2),
+            Terminator::LoopNext { repeat, exit, .. } => ([repeat, exit], 2),
+            Terminator::Exit => ([BlockId(0); 2], 0),
+        };
+        Successors { blocks, len }
     }
     /// The same terminator with every target block mapped through `f`.
     pub fn map_targets(self, mut f: impl FnMut(BlockId) -> BlockId) -> Terminator {
@@ -327,6 +352,36 @@ impl Terminator {
     }
 }
 
+/// The successors of a terminator, as a slice (`Deref`) or by value (`IntoIterator`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Successors {
+    blocks: [BlockId; 2],
+    len: usize,
+}
+
+impl std::ops::Deref for Successors {
+    type Target = [BlockId];
+    fn deref(&self) -> &[BlockId] {
+        &self.blocks[..self.len]
+    }
+}
+
+impl<'a> IntoIterator for &'a Successors {
+    type Item = &'a BlockId;
+    type IntoIter = std::slice::Iter<'a, BlockId>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.blocks[..self.len].iter()
+    }
+}
+
+impl IntoIterator for Successors {
+    type Item = BlockId;
+    type IntoIter = std::iter::Take<std::array::IntoIter<BlockId, 2>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.blocks.into_iter().take(self.len)
+    }
+}
+
 /// A basic block.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Block {
@@ -347,6 +402,14 @@ impl Function {
     /// The type of a variable.
     pub fn ty(&self, v: Var) -> Ty {
         self.vars[v.0 as usize]
+    }
+    /// True if the function retires lanes ([`Op::Retire`]): every lane's outputs are then
+    /// its retired outputs (the kernel stores them from the context's retired area).
+    pub fn retires_lanes(&self) -> bool {
+        self.blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .any(|i| i.op == Op::Retire)
     }
     /// Total instruction count (terminators excluded).
     pub fn inst_count(&self) -> usize {

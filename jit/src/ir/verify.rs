@@ -25,6 +25,16 @@ fn imm_error(inst: &Inst) -> Option<String> {
             a < 1024 && b < 4,
             "needs an offset below 1024 and a component below 4",
         ),
+        Op::UniformLead => check(
+            (a as usize) < UNIFORM_ENTRIES && b < 4,
+            "needs a uniform index below 128 and a component below 4",
+        ),
+        Op::IntUniform => check(
+            a < 4 && b < 3,
+            "needs an int uniform below 4 and a field below 3",
+        ),
+        Op::BoolMask => check(a < 32, "bool beyond the 32-bit bool word"),
+        Op::Retire => check(a <= 1, "status must be 0 or 1"),
         Op::Input | Op::Output => check(
             a < 16 && b < 4,
             "needs a register below 16 and a component below 4",
@@ -67,6 +77,13 @@ fn imm_error(inst: &Inst) -> Option<String> {
         | Op::FtoiSat
         | Op::IMov
         | Op::IConst
+        | Op::IAdd
+        | Op::IEq
+        | Op::ILt
+        | Op::LaneMin
+        | Op::ISelect
+        | Op::MaskAndNot
+        | Op::BudgetLanes
         | Op::AlInc
         | Op::AlRestore
         | Op::Budget

@@ -1,6 +1,6 @@
 //! Dead-code elimination: a pure instruction (one with a result, [`crate::ir::Inst::is_pure`])
-//! whose result is not live after it is removed. Removal can kill the operands' last uses, so
-//! liveness is recomputed until nothing changes. Effects (`output`, loop and aL operations,
+//! whose result is not live after it is removed — live in the strong sense, where a removed
+//! instruction's operands do not count as used. Effects (`output`, loop and aL operations,
 //! `budget`) always stay.
 //!
 //! Liveness keeps a variable that only feeds itself around a loop (`v = f(v)`, an accumulator
@@ -8,49 +8,153 @@
 //! terminator, or by an instruction writing a useful variable — and removes every pure
 //! instruction writing another one.
 
+use std::collections::BTreeSet;
+
 use crate::ir::{Function, Var};
 
-use super::liveness;
 use super::liveness::Marks;
+use super::VarSet;
 
 /// Removes dead pure instructions from `func`; returns how many were removed.
+///
+/// Liveness here is *strong*: an instruction's operands are live before it only if it is kept
+/// (an effect, or a pure instruction whose result is live after it), so a whole chain of dead
+/// computations across blocks goes in one data-flow solution instead of one layer per round.
 pub fn dce(func: &mut Function) -> usize {
-    let mut removed = useless(func);
-    loop {
-        let live = liveness(func);
-        let mut round = 0;
-        // Live variables during the backward walk: the block's live-out set (block-crossing
-        // variables) plus a stamp per block-local variable read later in the block.
-        let mut later = Marks::new(func.vars.len());
-        for (b, block) in func.blocks.iter_mut().enumerate() {
-            later.clear();
-            let mut set = live.live_out[b].clone();
-            if let Some(m) = block.term.uses() {
-                later.mark(m);
+    let removed = useless(func);
+    let n = func.blocks.len();
+    // Dense numbers of the variables read in some block before being written there: the only
+    // ones whose liveness crosses blocks.
+    let mut dense = vec![u32::MAX; func.vars.len()];
+    let mut count = 0u32;
+    let mut local = Marks::new(func.vars.len());
+    for block in &func.blocks {
+        local.clear();
+        let mut expose = |v: Var, local: &Marks| {
+            let d = &mut dense[v.0 as usize];
+            if !local.is_marked(v) && *d == u32::MAX {
+                *d = count;
+                count += 1;
             }
-            let mut keep = vec![true; block.insts.len()];
-            for (i, inst) in block.insts.iter().enumerate().rev() {
-                if let Some(d) = inst.dst {
-                    let needed = set.contains(d) || later.is_marked(d);
-                    if inst.is_pure() && !needed {
-                        keep[i] = false;
-                        round += 1;
-                        continue;
-                    }
-                    set.remove(d);
-                    later.unmark(d);
+        };
+        for inst in &block.insts {
+            for &a in inst.uses() {
+                expose(a, &local);
+            }
+            if let Some(x) = inst.dst {
+                local.mark(x);
+            }
+        }
+        if let Some(m) = block.term.uses() {
+            expose(m, &local);
+        }
+    }
+    let succs: Vec<crate::ir::Successors> =
+        func.blocks.iter().map(|b| b.term.successors()).collect();
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (b, ss) in succs.iter().enumerate() {
+        for s in ss {
+            preds[s.0 as usize].push(b as u32);
+        }
+    }
+    let mut rank = vec![u32::MAX; n];
+    let rpo = crate::regalloc::reverse_post_order(func);
+    for (i, b) in rpo.iter().rev().enumerate() {
+        rank[b.0 as usize] = i as u32;
+    }
+    let mut next = rpo.len() as u32;
+    let mut by_rank = vec![0u32; n];
+    for (b, r) in rank.iter_mut().enumerate() {
+        if *r == u32::MAX {
+            *r = next;
+            next += 1;
+        }
+        by_rank[*r as usize] = b as u32;
+    }
+    let mut walk = Walk {
+        dense: &dense,
+        later: Marks::new(func.vars.len()),
+    };
+    let mut live_in = vec![VarSet::default(); n];
+    let mut work: BTreeSet<u32> = (0..n as u32).collect();
+    while let Some(r) = work.pop_first() {
+        let b = by_rank[r as usize] as usize;
+        let mut set = VarSet::default();
+        for s in &succs[b] {
+            set.union_with(&live_in[s.0 as usize]);
+        }
+        walk.block(&func.blocks[b], &mut set, |_, _| {});
+        if set != live_in[b] {
+            live_in[b] = set;
+            for &p in &preds[b] {
+                work.insert(rank[p as usize]);
+            }
+        }
+    }
+    let mut gone = 0;
+    for (block, ss) in func.blocks.iter_mut().zip(&succs) {
+        let mut set = VarSet::default();
+        for s in ss {
+            set.union_with(&live_in[s.0 as usize]);
+        }
+        let mut keep = vec![true; block.insts.len()];
+        walk.block(block, &mut set, |i, kept| keep[i] = kept);
+        let mut k = keep.iter();
+        let before = block.insts.len();
+        block.insts.retain(|_| *k.next().unwrap_or(&true));
+        gone += before - block.insts.len();
+    }
+    removed + gone
+}
+
+/// The backward walk of strong liveness through one block.
+struct Walk<'a> {
+    /// Dense number of each block-crossing variable (`u32::MAX`: block-local).
+    dense: &'a [u32],
+    /// Block-local variables read later in the block.
+    later: Marks,
+}
+
+impl Walk<'_> {
+    /// Turns `set` from the live block-crossing variables at the end of `block` into those at
+    /// its start, telling `keep` for each instruction (by index) whether it stays.
+    fn block(
+        &mut self,
+        block: &crate::ir::Block,
+        set: &mut VarSet,
+        mut keep: impl FnMut(usize, bool),
+    ) {
+        self.later.clear();
+        let dense = self.dense;
+        let live = |v: Var, set: &VarSet, later: &Marks| match dense[v.0 as usize] {
+            u32::MAX => later.is_marked(v),
+            d => set.contains(Var(d)),
+        };
+        let read = |v: Var, set: &mut VarSet, later: &mut Marks| match dense[v.0 as usize] {
+            u32::MAX => later.mark(v),
+            d => {
+                set.insert(Var(d));
+            }
+        };
+        if let Some(m) = block.term.uses() {
+            read(m, set, &mut self.later);
+        }
+        for (i, inst) in block.insts.iter().enumerate().rev() {
+            if let Some(d) = inst.dst {
+                if inst.is_pure() && !live(d, set, &self.later) {
+                    keep(i, false);
+                    continue;
                 }
-                for &u in inst.uses() {
-                    later.mark(u);
+                match dense[d.0 as usize] {
+                    u32::MAX => self.later.unmark(d),
+                    x => set.remove(Var(x)),
                 }
             }
-            let mut k = keep.iter();
-            block.insts.retain(|_| *k.next().unwrap_or(&true));
+            keep(i, true);
+            for &u in inst.uses() {
+                read(u, set, &mut self.later);
+            }
         }
-        if round == 0 {
-            return removed;
-        }
-        removed += round;
     }
 }
 

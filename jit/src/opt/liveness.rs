@@ -7,22 +7,62 @@ use crate::ir::{BlockId, Function, Var};
 
 use super::VarSet;
 
-/// Live variables at the entry and exit of every block, indexed by block number.
+/// Live variables at the entry and exit of every block, indexed by block number. The sets
+/// hold the variables that can cross a block boundary (read in some block before being
+/// written there) under dense numbers of their own; the methods speak in variables.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Liveness {
-    /// Variables live on entry to each block.
-    pub live_in: Vec<VarSet>,
-    /// Variables live on exit from each block (including the terminator's operand).
-    pub live_out: Vec<VarSet>,
+    /// Dense sets live on entry to each block.
+    live_in: Vec<VarSet>,
+    /// Dense sets live on exit from each block (the terminator's operand included when it
+    /// crosses blocks).
+    live_out: Vec<VarSet>,
+    /// Per variable: its dense number, `u32::MAX` if it never crosses a block boundary.
+    dense: Vec<u32>,
+    /// Per dense number: the variable.
+    sparse: Vec<Var>,
 }
 
 impl Liveness {
+    fn dense_of(&self, v: Var) -> Option<Var> {
+        self.dense
+            .get(v.0 as usize)
+            .filter(|&&d| d != u32::MAX)
+            .map(|&d| Var(d))
+    }
+    /// True if `v` is live on entry to block `b`.
+    pub fn is_live_in(&self, b: BlockId, v: Var) -> bool {
+        self.dense_of(v)
+            .is_some_and(|d| self.live_in[b.0 as usize].contains(d))
+    }
+    /// True if `v` is live on exit from block `b`.
+    pub fn is_live_out(&self, b: BlockId, v: Var) -> bool {
+        self.dense_of(v)
+            .is_some_and(|d| self.live_out[b.0 as usize].contains(d))
+    }
+    /// The variables live on entry to block `b`.
+    pub fn live_in(&self, b: BlockId) -> impl Iterator<Item = Var> + '_ {
+        self.live_in[b.0 as usize]
+            .iter()
+            .map(|d| self.sparse[d.0 as usize])
+    }
+    /// The variables live on exit from block `b`.
+    pub fn live_out(&self, b: BlockId) -> impl Iterator<Item = Var> + '_ {
+        self.live_out[b.0 as usize]
+            .iter()
+            .map(|d| self.sparse[d.0 as usize])
+    }
+    /// True if nothing is live on entry to block `b`.
+    pub fn nothing_live_in(&self, b: BlockId) -> bool {
+        self.live_in[b.0 as usize].is_empty()
+    }
+
     /// The variables live just after each instruction of block `b` (index i: after
     /// instruction i), computed backwards from the block's live-out set. The last entry includes
     /// the terminator's operand.
     pub fn live_after(&self, func: &Function, b: BlockId) -> Vec<VarSet> {
         let block = &func.blocks[b.0 as usize];
-        let mut live = self.live_out[b.0 as usize].clone();
+        let mut live: VarSet = self.live_out(b).collect();
         if let Some(m) = block.term.uses() {
             live.insert(m);
         }
@@ -43,19 +83,32 @@ impl Liveness {
 /// Computes the live-in and live-out sets of every block of `func`.
 ///
 /// Only variables read in some block before being written there (upward-exposed) can be live
-/// at a block boundary; block-local temporaries never enter the sets, which keeps them as
-/// small as the set of such variables.
+/// at a block boundary; block-local temporaries never enter the sets. The data-flow runs on
+/// those variables renumbered densely (so its sets stay as small as their count, whatever the
+/// variables' numbers) with a worklist in post-order (a block's successors first), revisiting
+/// a block's predecessors only when its live-in set changed.
 pub fn liveness(func: &Function) -> Liveness {
     let n = func.blocks.len();
     let mut uses = Vec::with_capacity(n);
     let mut local = Marks::new(func.vars.len());
+    // Dense number of each upward-exposed variable (u32::MAX: none), and back.
+    let mut dense = vec![u32::MAX; func.vars.len()];
+    let mut sparse: Vec<Var> = Vec::new();
+    let mut number = |v: Var, dense: &mut Vec<u32>| -> Var {
+        let d = &mut dense[v.0 as usize];
+        if *d == u32::MAX {
+            *d = sparse.len() as u32;
+            sparse.push(v);
+        }
+        Var(*d)
+    };
     for block in &func.blocks {
         local.clear();
         let mut u = VarSet::default();
         for inst in &block.insts {
             for &a in inst.uses() {
                 if !local.is_marked(a) {
-                    u.insert(a);
+                    u.insert(number(a, &mut dense));
                 }
             }
             if let Some(x) = inst.dst {
@@ -64,14 +117,10 @@ pub fn liveness(func: &Function) -> Liveness {
         }
         if let Some(m) = block.term.uses() {
             if !local.is_marked(m) {
-                u.insert(m);
+                u.insert(number(m, &mut dense));
             }
         }
         uses.push(u);
-    }
-    let mut exposed = VarSet::default();
-    for u in &uses {
-        exposed.union_with(u);
     }
     let defs: Vec<VarSet> = func
         .blocks
@@ -81,34 +130,64 @@ pub fn liveness(func: &Function) -> Liveness {
                 .insts
                 .iter()
                 .filter_map(|i| i.dst)
-                .filter(|&d| exposed.contains(d))
+                .filter(|&d| dense[d.0 as usize] != u32::MAX)
+                .map(|d| Var(dense[d.0 as usize]))
                 .collect()
         })
         .collect();
-    let succs: Vec<Vec<BlockId>> = func.blocks.iter().map(|b| b.term.successors()).collect();
-    let mut live_in = vec![VarSet::default(); n];
-    let mut live_out = vec![VarSet::default(); n];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for b in (0..n).rev() {
-            let mut out = VarSet::default();
-            for s in &succs[b] {
-                if let Some(li) = live_in.get(s.0 as usize) {
-                    out.union_with(li);
-                }
+    let succs: Vec<crate::ir::Successors> =
+        func.blocks.iter().map(|b| b.term.successors()).collect();
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (b, ss) in succs.iter().enumerate() {
+        for s in ss {
+            if let Some(p) = preds.get_mut(s.0 as usize) {
+                p.push(b as u32);
             }
-            let mut inn = out.clone();
-            inn.subtract(&defs[b]);
-            inn.union_with(&uses[b]);
-            if inn != live_in[b] {
-                live_in[b] = inn;
-                changed = true;
-            }
-            live_out[b] = out;
         }
     }
-    Liveness { live_in, live_out }
+    // Post-order rank of each block (reachable ones first; the rest after, by number).
+    let mut rank = vec![u32::MAX; n];
+    let rpo = crate::regalloc::reverse_post_order(func);
+    for (i, b) in rpo.iter().rev().enumerate() {
+        rank[b.0 as usize] = i as u32;
+    }
+    let mut next = rpo.len() as u32;
+    let mut by_rank = vec![0u32; n];
+    for (b, r) in rank.iter_mut().enumerate() {
+        if *r == u32::MAX {
+            *r = next;
+            next += 1;
+        }
+        by_rank[*r as usize] = b as u32;
+    }
+    let mut live_in = vec![VarSet::default(); n];
+    let mut live_out = vec![VarSet::default(); n];
+    let mut work: std::collections::BTreeSet<u32> = (0..n as u32).collect();
+    while let Some(r) = work.pop_first() {
+        let b = by_rank[r as usize] as usize;
+        let mut out = VarSet::default();
+        for s in &succs[b] {
+            if let Some(li) = live_in.get(s.0 as usize) {
+                out.union_with(li);
+            }
+        }
+        let mut inn = out.clone();
+        inn.subtract(&defs[b]);
+        inn.union_with(&uses[b]);
+        if inn != live_in[b] {
+            live_in[b] = inn;
+            for &p in &preds[b] {
+                work.insert(rank[p as usize]);
+            }
+        }
+        live_out[b] = out;
+    }
+    Liveness {
+        live_in,
+        live_out,
+        dense,
+        sparse,
+    }
 }
 
 /// A set of variables that is emptied in O(1): a stamp per variable, valid when it equals the

@@ -31,15 +31,15 @@ fn liveness_of_a_loop() {
     let (f, x, y, z) = small_loop();
     f.verify().unwrap();
     let live = liveness(&f);
-    assert!(live.live_out[0].contains(x));
-    assert!(!live.live_out[0].contains(y));
-    assert!(live.live_in[1].contains(x));
+    assert!(live.is_live_out(BlockId(0), x));
+    assert!(!live.is_live_out(BlockId(0), y));
+    assert!(live.is_live_in(BlockId(1), x));
     assert!(
-        live.live_out[1].contains(x),
+        live.is_live_out(BlockId(1), x),
         "x is read again on the back edge"
     );
-    assert!(!live.live_in[1].contains(z));
-    assert!(live.live_in[2].is_empty());
+    assert!(!live.is_live_in(BlockId(1), z));
+    assert!(live.nothing_live_in(BlockId(2)));
     let after = live.live_after(&f, BlockId(1));
     assert!(after[0].contains(z) && after[0].contains(x));
     assert!(!after[1].contains(z));

@@ -100,7 +100,7 @@ pub fn allocate(
     for &b in &order {
         let block = &func.blocks[b.0 as usize];
         let start = pos;
-        for v in live.live_in[b.0 as usize].iter() {
+        for v in live.live_in(b) {
             touch(v, start);
         }
         for inst in &block.insts {
@@ -115,7 +115,7 @@ pub fn allocate(
         if let Some(u) = block.term.uses() {
             touch(u, pos);
         }
-        for v in live.live_out[b.0 as usize].iter() {
+        for v in live.live_out(b) {
             touch(v, pos + 1);
         }
         pos += 2;

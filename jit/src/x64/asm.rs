@@ -86,6 +86,7 @@ pub enum VOp {
     CmpLtPd,
     PAddD,
     PCmpGtD,
+    PCmpEqD,
     PAddQ,
     UnpckLps,
     UnpckHps,
@@ -110,6 +111,7 @@ impl VOp {
                 | VOp::AddPd
                 | VOp::MulPd
                 | VOp::PAddD
+                | VOp::PCmpEqD
                 | VOp::PAddQ
         )
     }
@@ -161,6 +163,7 @@ fn vop_avx(ops: &mut Ops, op: VOp, d: u8, a: u8, b: u8) {
         VOp::CmpLtPd => dynasm!(ops ; .arch x64 ; vcmpltpd Ry(d), Ry(a), Ry(b)),
         VOp::PAddD => dynasm!(ops ; .arch x64 ; vpaddd Ry(d), Ry(a), Ry(b)),
         VOp::PCmpGtD => dynasm!(ops ; .arch x64 ; vpcmpgtd Ry(d), Ry(a), Ry(b)),
+        VOp::PCmpEqD => dynasm!(ops ; .arch x64 ; vpcmpeqd Ry(d), Ry(a), Ry(b)),
         VOp::PAddQ => dynasm!(ops ; .arch x64 ; vpaddq Ry(d), Ry(a), Ry(b)),
         VOp::UnpckLps => dynasm!(ops ; .arch x64 ; vunpcklps Ry(d), Ry(a), Ry(b)),
         VOp::UnpckHps => dynasm!(ops ; .arch x64 ; vunpckhps Ry(d), Ry(a), Ry(b)),
@@ -194,6 +197,7 @@ fn vop_sse(ops: &mut Ops, op: VOp, d: u8, b: u8) {
         VOp::CmpLtPd => dynasm!(ops ; .arch x64 ; cmpltpd Rx(d), Rx(b)),
         VOp::PAddD => dynasm!(ops ; .arch x64 ; paddd Rx(d), Rx(b)),
         VOp::PCmpGtD => dynasm!(ops ; .arch x64 ; pcmpgtd Rx(d), Rx(b)),
+        VOp::PCmpEqD => dynasm!(ops ; .arch x64 ; pcmpeqd Rx(d), Rx(b)),
         VOp::PAddQ => dynasm!(ops ; .arch x64 ; paddq Rx(d), Rx(b)),
         VOp::UnpckLps => dynasm!(ops ; .arch x64 ; unpcklps Rx(d), Rx(b)),
         VOp::UnpckHps => dynasm!(ops ; .arch x64 ; unpckhps Rx(d), Rx(b)),
@@ -575,6 +579,53 @@ pub fn jump_if_any(ops: &mut Ops, tier: Tier, m: u8, target: DynamicLabel) {
     dynasm!(ops ; .arch x64 ; jnz =>target);
 }
 
+/// `eax` = the sign bits of the lanes of `m` (bit l = lane l), `movmskps`. dynasm-rs 5.1 cannot
+/// assemble `vmovmskps` at all, so the AVX2 form is encoded here: VEX.256.0F 50 /r with
+/// ModRM.reg = eax (two-byte VEX for ymm0–7, three-byte with VEX.B for ymm8–15).
+pub fn movmsk_eax(ops: &mut Ops, tier: Tier, m: u8) {
+    match tier {
+        Tier::Avx2 => {
+            let modrm = 0xC0 | (m & 7);
+            if m < 8 {
+                ops.extend([0xC5, 0xFC, 0x50, modrm]);
+            } else {
+                ops.extend([0xC4, 0xC1, 0x7C, 0x50, modrm]);
+            }
+        }
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; movmskps eax, Rx(m)),
+    }
+}
+
+/// `d` = the signed minimum of the i32 lanes of `s` in every lane (destroys [`ASM_TEMP`]).
+pub fn lane_min(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
+    let t = ASM_TEMP;
+    // Swap the two 32-bit halves of each 64 bits (lanes 1, 0, 3, 2).
+    let pairs = 0xB1u8 as i8;
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64
+            ; vextracti128 Rx(t), Ry(s), 1
+            ; vpminsd Rx(t), Rx(t), Rx(s)
+            ; vpshufd Rx(d), Rx(t), 0x4E
+            ; vpminsd Rx(t), Rx(t), Rx(d)
+            ; vpshufd Rx(d), Rx(t), pairs
+            ; vpminsd Rx(t), Rx(t), Rx(d)
+            ; vpbroadcastd Ry(d), Rx(t)),
+        Tier::Sse41 => dynasm!(ops ; .arch x64
+            ; pshufd Rx(t), Rx(s), 0x4E
+            ; pminsd Rx(t), Rx(s)
+            ; pshufd Rx(d), Rx(t), pairs
+            ; pminsd Rx(d), Rx(t)),
+    }
+}
+
+/// Broadcasts `eax` to every lane of `d`.
+pub fn broadcast_eax(ops: &mut Ops, tier: Tier, d: u8) {
+    match tier {
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovd Rx(d), eax ; vpbroadcastd Ry(d), Rx(d)),
+        Tier::Sse41 => dynasm!(ops ; .arch x64 ; movd Rx(d), eax ; pshufd Rx(d), Rx(d), 0),
+    }
+}
+
 /// Scalar helpers (GPR code, tier independent).
 pub mod scalar {
     use super::*;
@@ -653,7 +704,7 @@ pub mod scalar {
     pub fn exhausted(ops: &mut Ops, status: i32) {
         dynasm!(ops ; .arch x64 ; mov DWORD [rdi + status], 1);
     }
-    /// The batch loop's registers: rsi = input, r8 = output, r10 = status bytes, r9 = batches;
+    /// The batch loop's registers: rsi = input, r8 = output, r10 = status words, r9 = batches;
     /// jumps to `done` when there is no batch.
     pub fn io_setup(
         ops: &mut Ops,
@@ -727,20 +778,46 @@ pub mod scalar {
     pub fn zero_rsi(ops: &mut Ops) {
         dynasm!(ops ; .arch x64 ; xor esi, esi);
     }
-    /// Per batch: budget = `[rdi + init]`, aL = 0.
-    pub fn batch_reset(ops: &mut Ops, init: i32, budget: i32, al_disp: i32) {
+    /// Per batch: budget = `[rdi + init]`, aL = 0, status = 0.
+    pub fn batch_reset(ops: &mut Ops, init: i32, budget: i32, al_disp: i32, status: i32) {
         dynasm!(ops ; .arch x64
             ; mov eax, DWORD [rdi + init]
             ; mov DWORD [rdi + budget], eax
-            ; mov DWORD [rdi + al_disp], 0);
+            ; mov DWORD [rdi + al_disp], 0
+            ; mov DWORD [rdi + status], 0);
     }
     /// `rax = [rdi + disp]` (a plane pointer).
     pub fn load_rax(ops: &mut Ops, disp: i32) {
         dynasm!(ops ; .arch x64 ; mov rax, QWORD [rdi + disp]);
     }
-    /// Writes the batch status byte.
-    pub fn batch_status(ops: &mut Ops, status: i8) {
-        dynasm!(ops ; .arch x64 ; mov BYTE [r10], status);
+    /// Writes the batch status word.
+    pub fn batch_status(ops: &mut Ops, status: i32) {
+        dynasm!(ops ; .arch x64 ; mov DWORD [r10], status);
+    }
+    /// Writes the batch status word from `[rdi + disp]` (the lanes' accumulated statuses).
+    pub fn batch_status_from(ops: &mut Ops, disp: i32) {
+        dynasm!(ops ; .arch x64 ; mov eax, DWORD [rdi + disp] ; mov DWORD [r10], eax);
+    }
+    /// `ecx` = the index of the lowest set bit of `eax`, 0 if none. Clobbers edx.
+    pub fn lowest_bit_ecx(ops: &mut Ops) {
+        dynasm!(ops ; .arch x64 ; xor edx, edx ; bsf ecx, eax ; cmovz ecx, edx);
+    }
+    /// `eax = [rdi + rcx * 4 + disp]` (lane rcx of a lane array).
+    pub fn load_lane_eax(ops: &mut Ops, disp: i32) {
+        dynasm!(ops ; .arch x64 ; mov eax, DWORD [rdi + rcx * 4 + disp]);
+    }
+    /// `[rdi + disp] |= eax`.
+    pub fn or_eax_to(ops: &mut Ops, disp: i32) {
+        dynasm!(ops ; .arch x64 ; or DWORD [rdi + disp], eax);
+    }
+    /// `eax` = all ones if bit `bit` of `[rdi + disp]` is set, else 0.
+    pub fn bit_mask_eax(ops: &mut Ops, disp: i32, bit: u8) {
+        let bit = (bit & 31) as i8;
+        dynasm!(ops ; .arch x64
+            ; mov eax, DWORD [rdi + disp]
+            ; shr eax, bit
+            ; and eax, 1
+            ; neg eax);
     }
     /// Advances to the next batch (input/output by `step` bytes, AoS output by `out_step`)
     /// and loops to `top` while batches remain.
@@ -748,7 +825,7 @@ pub mod scalar {
         dynasm!(ops ; .arch x64
             ; add rsi, step
             ; add r8, out_step
-            ; add r10, 1
+            ; add r10, 4
             ; dec r9
             ; jnz =>top);
     }

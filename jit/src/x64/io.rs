@@ -4,7 +4,7 @@
 //! program writes go back (the reverse transpose, or plane stores). Stubs run while no IR
 //! variable is live, so they may use any vector register.
 
-use super::asm::{self, Base, VOp};
+use super::asm::{self, Base, Mem, VOp};
 use super::Emitter;
 use crate::abi;
 
@@ -113,21 +113,27 @@ impl Emitter<'_> {
         }
     }
 
-    /// Stores the output registers `regs` (all four components) from staging.
-    pub(super) fn store_outputs(&mut self, mode: IoMode, regs: u16) {
+    /// Stores the output registers `regs` (all four components) from staging, or from the
+    /// retired lanes' outputs when the function retires lanes (`retired`).
+    pub(super) fn store_outputs(&mut self, mode: IoMode, regs: u16, retired: bool) {
         let t = self.tier;
         for r in 0..16u32 {
             if regs >> r & 1 == 0 {
                 continue;
             }
             for c in 0..4u32 {
-                // From the current bank (bank 0 unless a geometry shader switched).
-                asm::load_bank(
-                    &mut self.ops,
-                    t,
-                    ROWS[c as usize],
-                    ((r * 4 + c) * 64) as i32,
-                );
+                let disp = ((r * 4 + c) * 64) as i32;
+                if retired {
+                    asm::load(
+                        &mut self.ops,
+                        t,
+                        ROWS[c as usize],
+                        Mem::Ctx(abi::RETIRED + disp),
+                    );
+                } else {
+                    // From the current bank (bank 0 unless a geometry shader switched).
+                    asm::load_bank(&mut self.ops, t, ROWS[c as usize], disp);
+                }
             }
             match mode {
                 IoMode::Soa => {

@@ -11,8 +11,9 @@
 //! all their sources before they write their destination, so any aliasing is safe.
 //!
 //! Files by op family: `arith` (lane arithmetic, compares, masks, PICA multiply, conversions),
-//! `special` (RCP, RSQ, EX2, LG2), `transcend` (AGAL's sin, cos, pow), `memory` (inputs, outputs, uniforms and relative
-//! addressing), `flow` (terminators, loops, the step budget).
+//! `special` (RCP, RSQ, EX2, LG2), `transcend` (AGAL's sin, cos, pow), `memory` (inputs,
+//! outputs, uniforms and relative addressing), `flow` (terminators, loops, the step budget),
+//! `lanes` (per-lane integer state and lane retirement of the lane-position model).
 
 pub mod asm;
 
@@ -21,6 +22,7 @@ mod arith;
 mod dump;
 mod flow;
 mod io;
+mod lanes;
 mod memory;
 pub(crate) mod special;
 pub mod transcend;
@@ -205,7 +207,13 @@ pub fn compile_timed(
         asm::scalar::zero_rsi(&mut e.ops);
     }
     asm::scalar::bind(&mut e.ops, top);
-    asm::scalar::batch_reset(&mut e.ops, abi::IO_BUDGET, abi::BUDGET, abi::AL);
+    asm::scalar::batch_reset(
+        &mut e.ops,
+        abi::IO_BUDGET,
+        abi::BUDGET,
+        abi::AL,
+        abi::STATUS,
+    );
     asm::scalar::set_bank(&mut e.ops, abi::OUTPUT_BANK0);
     let geometry = func
         .blocks
@@ -230,9 +238,9 @@ pub fn compile_timed(
     }
     // Batch loop tail: status, outputs out, next batch.
     asm::scalar::bind(&mut e.ops, batch_end);
-    asm::scalar::batch_status(&mut e.ops, 0);
+    asm::scalar::batch_status_from(&mut e.ops, abi::STATUS);
     asm::scalar::bind(&mut e.ops, store);
-    e.store_outputs(io, outs);
+    e.store_outputs(io, outs, func.retires_lanes());
     let (step, out_step) = match io {
         IoMode::Aos => {
             let s = tier.lanes() as i32 * abi::AOS_VERTEX_BYTES;
@@ -245,16 +253,16 @@ pub fn compile_timed(
     asm::leave(&mut e.ops, tier);
     // Budget exhausted: status 1, outputs as they are.
     asm::scalar::bind(&mut e.ops, exhausted);
-    asm::scalar::batch_status(&mut e.ops, 1);
+    asm::scalar::batch_status(&mut e.ops, abi::all_exhausted(tier.lanes()) as i32);
     asm::scalar::jump(&mut e.ops, store);
     // Lanes disagreed at a per-vertex branch: status 3 (the host reruns the batch vertex by
     // vertex).
     asm::scalar::bind(&mut e.ops, diverged);
-    asm::scalar::batch_status(&mut e.ops, 3);
+    asm::scalar::batch_status(&mut e.ops, abi::STATUS_DIVERGED as i32);
     asm::scalar::jump(&mut e.ops, store);
     // Triangle buffer full: status 2 (the host reruns the batch on the interpreter).
     asm::scalar::bind(&mut e.ops, overflow);
-    asm::scalar::batch_status(&mut e.ops, 2);
+    asm::scalar::batch_status(&mut e.ops, abi::STATUS_OVERFLOW as i32);
     asm::scalar::jump(&mut e.ops, store);
     let code_len = e.ops.offset().0;
     clock.lap("emit");
@@ -404,6 +412,19 @@ impl Emitter<'_> {
             Op::Budget => self.budget(inst.imm[0]),
             Op::SetEmit => self.set_emit(inst.imm[0], inst.imm[1]),
             Op::Emit => self.emit(),
+            Op::IAdd => self.binary(asm::VOp::PAddD, d, a[0], a[1]),
+            Op::IEq => self.binary(asm::VOp::PCmpEqD, d, a[0], a[1]),
+            // a < b = b > a.
+            Op::ILt => self.binary(asm::VOp::PCmpGtD, d, a[1], a[0]),
+            Op::LaneMin => self.lane_min(d, a[0]),
+            Op::ISelect => self.select(d, a[0], a[1], a[2]),
+            // a & !b = andn(b, a).
+            Op::MaskAndNot => self.binary(asm::VOp::AndnPs, d, a[1], a[0]),
+            Op::IntUniform => self.int_uniform(d, inst.imm[0], inst.imm[1]),
+            Op::BoolMask => self.bool_mask(d, inst.imm[0]),
+            Op::BudgetLanes => self.budget_lanes(d),
+            Op::UniformLead => self.uniform_lead(d, a[0], a[1], inst.imm[0], inst.imm[1]),
+            Op::Retire => self.retire(a[0], inst.imm[0]),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! `picajit dump`: how a program compiles on a backend — the execution path (native or the
-//! interpreter fallback, with the reason), what the frontend made of per-vertex branches, the
-//! IR (`--ir`), the native code (`--asm`) and the time of each compile phase (`--timings`).
+//! interpreter fallback, with the reason), what the frontend made of each branch on a
+//! condition that may differ between vertices, the IR (`--ir`), the native code (`--asm`) and
+//! the time of each compile phase (`--timings`).
 //! AGAL files (sources, bytecode, AGCS cases) are dumped by `agal::dump_agal`: path, segments,
 //! texture samples, IR and code.
 //! The program is a file, or a synthetic one (`--generate straight:500`, see
@@ -95,14 +96,25 @@ pub fn dump(args: &DumpArgs) -> CliResult {
     outln!("path: {}", shader.path());
     if let Ok(lowered) = picajit::frontend::lower(&program) {
         let st = lowered.stats;
+        let model = if st.lanes {
+            format!(
+                "; lane-position model: {} lane splits, {} uniform among running lanes",
+                st.lane_splits, st.lane_uniform
+            )
+        } else {
+            String::new()
+        };
         outln!(
             "frontend: {} control states; per-vertex branches: {} if-converted, {} masked \
-             forks, {} taken only when all lanes agree",
+             forks, {} taken only when all lanes agree{model}",
             st.states,
             st.if_converted,
             st.masked_forks,
             st.agree_branches
         );
+        for (pc, m) in &lowered.branches {
+            outln!("  branch at {pc:#05x}: {}", m.describe());
+        }
     }
     if let Some(ir) = shader.ir() {
         outln!(

@@ -1,0 +1,249 @@
+//! The schedule of the lane-position model ([`super::lanes`]): a priority order on the abstract
+//! states and, per state, the *frontier* — the states where other lanes may be waiting while
+//! the batch runs it.
+//!
+//! Each lane of a batch sits at an abstract state; the batch always runs the state of highest
+//! priority (lowest number) that some lane sits at, for the lanes that sit there. The order is
+//! a reverse post-order of the scheduled graph (every state's successors after its step; an
+//! if-converted state goes straight to its join), so a state comes after all its forward
+//! predecessors and lanes that parted meet again where their paths join. The depth-first search
+//! visits successors with the higher pc first, so of two arms the one with the lower pc (a
+//! short IF arm that ends, the body of a loop before its exit) runs first.
+//!
+//! Frontiers are computed by a forward data-flow over this order. When the batch runs state
+//! `s` while lanes may wait at the states `F(s)`, the lanes of `s` go to some of its targets
+//! `T` (a per-vertex branch may send them to any subset of its targets; a uniform one to one
+//! target; lanes that end or exhaust their budget go nowhere), so the states occupied next are
+//! some subset of `F(s) ∪ T`, and the next state `n` is the lowest of them: `F(n)` includes
+//! every state of `F(s) ∪ T` after `n`. A state with an empty frontier is *converged*: every
+//! lane still running is there. States that appear in some frontier are *merge* states: lanes
+//! that arrived at different times meet there.
+
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::FxHashSet as HashSet;
+
+use super::graph::{Cond, Effect, Flow, Graph, Target};
+use super::ifconv::Conversion;
+
+/// Most frontier entries the analysis may add up in one function (a bound on compile time for
+/// hostile control flow; beyond it the plan is [`Plan::coarse`]).
+pub const MAX_FRONTIER_WORK: usize = 1_000_000;
+
+/// A node of a state's decision tree: (state, pre-order index of the node).
+pub type NodeId = (usize, usize);
+
+/// The schedule of a function.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Scheduled states by priority (the entry first).
+    pub order: Vec<usize>,
+    /// Per state: its priority, `u32::MAX` if it is not scheduled (reached only through an
+    /// if-converted branch).
+    pub prio: Vec<u32>,
+    /// Per state: the states where other lanes may wait while it runs, by priority.
+    pub frontier: Vec<Vec<usize>>,
+    /// Per state: it is in some frontier.
+    pub merge: Vec<bool>,
+    /// Per-vertex conditions (cc branches and loop tests) known to be the same in every lane
+    /// that runs them: compiled as branches of the batch.
+    pub uniform: HashSet<NodeId>,
+    /// The frontiers were too costly to compute: lanes may wait anywhere (every state runs
+    /// masked, is a merge state, and goes on through the shared dispatch); `frontier` is empty.
+    pub coarse: bool,
+}
+
+impl Plan {
+    /// True if every running lane is at `s` when it runs.
+    pub fn converged(&self, s: usize) -> bool {
+        !self.coarse && self.frontier[s].is_empty()
+    }
+}
+
+/// Number of nodes of a decision tree (for pre-order node numbering).
+pub fn size(flow: &Flow) -> usize {
+    match flow {
+        Flow::Do(_, rest) => 1 + size(rest),
+        Flow::If { then, other, .. } => 1 + size(then) + size(other),
+        Flow::LoopNext { repeat, exit, .. } => 1 + size(repeat) + size(exit),
+        Flow::Goto(_) => 1,
+    }
+}
+
+/// What a step does, as far as the schedule goes.
+#[derive(Default)]
+struct Step {
+    /// Target states.
+    targets: Vec<usize>,
+    /// Some condition is per-vertex: the lanes may go to any subset of the targets.
+    split: bool,
+}
+
+fn step_of(flow: &Flow, s: usize, id: usize, uniform: &HashSet<NodeId>, out: &mut Step) {
+    match flow {
+        Flow::Do(_, rest) => step_of(rest, s, id + 1, uniform, out),
+        Flow::Goto(Target::State(t)) => out.targets.push(*t),
+        Flow::Goto(Target::Exit) => {}
+        Flow::If { cond, then, other } => {
+            if let Cond::Cc(_) = cond {
+                out.split |= !uniform.contains(&(s, id));
+            }
+            step_of(then, s, id + 1, uniform, out);
+            step_of(other, s, id + 1 + size(then), uniform, out);
+        }
+        Flow::LoopNext { repeat, exit, .. } => {
+            out.split |= !uniform.contains(&(s, id));
+            step_of(repeat, s, id + 1, uniform, out);
+            step_of(exit, s, id + 1 + size(repeat), uniform, out);
+        }
+    }
+}
+
+/// True if a path of the tree ends the invocation or spends budget (lanes may retire).
+pub fn may_retire(flow: &Flow) -> bool {
+    match flow {
+        Flow::Do(Effect::Budget, _) | Flow::Goto(Target::Exit) => true,
+        Flow::Do(_, rest) => may_retire(rest),
+        Flow::Goto(Target::State(_)) => false,
+        Flow::If { then, other, .. } => may_retire(then) || may_retire(other),
+        Flow::LoopNext { repeat, exit, .. } => may_retire(repeat) || may_retire(exit),
+    }
+}
+
+/// The scheduled successors of a state, with the if-converted branches going to their joins.
+fn successors(
+    graph: &Graph,
+    conversions: &HashMap<usize, Conversion>,
+    uniform: &HashSet<NodeId>,
+    s: usize,
+) -> Step {
+    let mut step = Step::default();
+    match conversions.get(&s) {
+        Some(c) => step.targets.push(c.join),
+        None => step_of(&graph.nodes[s].flow, s, 0, uniform, &mut step),
+    }
+    step.targets.sort_unstable();
+    step.targets.dedup();
+    step
+}
+
+/// The schedule of `graph` with the branches of `conversions` if-converted and the conditions
+/// `uniform` compiled as branches of the batch.
+pub fn plan(
+    graph: &Graph,
+    conversions: &HashMap<usize, Conversion>,
+    uniform: HashSet<NodeId>,
+) -> Plan {
+    let n = graph.nodes.len();
+    let steps: Vec<Step> = (0..n)
+        .map(|s| successors(graph, conversions, &uniform, s))
+        .collect();
+    let pc = |s: usize| graph.nodes[s].state.pc;
+    // Reverse post-order, successors with the higher pc visited first.
+    let mut order = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    if let Target::State(entry) = graph.entry {
+        let sorted = |s: usize| {
+            let mut t = steps[s].targets.clone();
+            t.sort_by_key(|&x| (std::cmp::Reverse(pc(x)), std::cmp::Reverse(x)));
+            t
+        };
+        let mut stack = vec![(entry, sorted(entry), 0usize)];
+        seen[entry] = true;
+        while let Some((s, succ, i)) = stack.last_mut() {
+            if let Some(&t) = succ.get(*i) {
+                *i += 1;
+                if !seen[t] {
+                    seen[t] = true;
+                    let st = sorted(t);
+                    stack.push((t, st, 0));
+                }
+            } else {
+                order.push(*s);
+                stack.pop();
+            }
+        }
+        order.reverse();
+    }
+    let mut prio = vec![u32::MAX; n];
+    for (p, &s) in order.iter().enumerate() {
+        prio[s] = p as u32;
+    }
+    // Frontiers, as sets of priorities.
+    let mut front: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); n];
+    let mut done = vec![false; n];
+    let mut work = BTreeSet::new();
+    let mut budget = MAX_FRONTIER_WORK;
+    if !order.is_empty() {
+        work.insert(0u32);
+    }
+    while let Some(p) = work.pop_first() {
+        let s = order[p as usize];
+        done[s] = true;
+        let waiting: Vec<u32> = front[s].iter().copied().collect();
+        let targets: Vec<u32> = steps[s].targets.iter().map(|&t| prio[t]).collect();
+        let mut occupied_sets: Vec<Vec<u32>> = Vec::new();
+        if steps[s].split {
+            let mut o: Vec<u32> = waiting.iter().chain(&targets).copied().collect();
+            o.sort_unstable();
+            o.dedup();
+            occupied_sets.push(o);
+        } else {
+            for &t in &targets {
+                let mut o = waiting.clone();
+                o.push(t);
+                o.sort_unstable();
+                o.dedup();
+                occupied_sets.push(o);
+            }
+            occupied_sets.push(waiting.clone());
+        }
+        for o in occupied_sets {
+            for (i, &next) in o.iter().enumerate() {
+                let ns = order[next as usize];
+                let mut changed = !done[ns];
+                for &x in &o[i + 1..] {
+                    changed |= front[ns].insert(x);
+                }
+                match budget.checked_sub(o.len() - i) {
+                    Some(left) => budget = left,
+                    None => {
+                        return Plan {
+                            order,
+                            prio,
+                            frontier: vec![Vec::new(); n],
+                            merge: vec![true; n],
+                            uniform,
+                            coarse: true,
+                        }
+                    }
+                }
+                if changed {
+                    work.insert(next);
+                }
+            }
+        }
+    }
+    let mut merge = vec![false; n];
+    let frontier: Vec<Vec<usize>> = front
+        .iter()
+        .map(|f| {
+            f.iter()
+                .map(|&p| {
+                    let x = order[p as usize];
+                    merge[x] = true;
+                    x
+                })
+                .collect()
+        })
+        .collect();
+    Plan {
+        order,
+        prio,
+        frontier,
+        merge,
+        uniform,
+        coarse: false,
+    }
+}
