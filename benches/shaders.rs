@@ -13,7 +13,7 @@ mod workload;
 
 pub use workload::Workload;
 
-/// The example shaders (mvp, lighting, skinning, steps, subdivide), assembled.
+/// The example shaders (mvp, lighting, skinning, steps, branches, subdivide), assembled.
 pub fn examples() -> Vec<Workload> {
     workload::builtins().expect("the example shaders assemble")
 }

@@ -244,6 +244,31 @@ fn steps_loop_breaks_at_the_first_threshold_above() {
     }
 }
 
+#[test]
+fn branches_ends_loops_and_calls_per_vertex() {
+    let s = build("branches.v.pica");
+    let u = uniforms(&s, &[]);
+    let interp = Interpreter::new(&s.program(0).unwrap());
+    let run = |pos: Vec4, val: Vec4| {
+        let out = interp.run_vertex(&u, &inputs(&[(0, pos), (1, val)]));
+        assert_eq!(out.outputs[0], pos);
+        out.outputs[1]
+    };
+    let pos = [0.0, 3.0, 4.0, 1.0];
+    // Culled: the flag colour.
+    assert_eq!(run(pos, [0.1, 0.3, -0.25, 0.9]), [1.0, 0.0, 1.0, 1.0]);
+    // The loop: three steps of 0.125 reach 0.375 > 0.3 and break (w counts 0.25 a step); far
+    // out: the count is the colour.
+    assert_eq!(run(pos, [0.1, 0.3, 0.5, 0.9]), [0.375, 0.375, 0.375, 1.0]);
+    // Near: 0.5 + count × position.
+    assert_eq!(run(pos, [0.1, 0.3, 0.5, 0.5]), [0.5, 1.625, 2.0, 1.0]);
+    // A value above every step: four passes, no break.
+    assert_eq!(run(pos, [0.1, 0.9, 0.5, 0.9]), [0.5, 0.5, 0.5, 1.0]);
+    // The call: the normalized position (|pos| = 5), times the position, plus 0.5.
+    close(run(pos, [0.7, 0.3, 0.5, 0.5]), [0.5, 2.3, 3.7, 1.0]);
+    close(run(pos, [0.7, 0.3, 0.5, 0.9]), [0.0, 0.6, 0.8, 1.0]);
+}
+
 fn picajit() -> Command {
     Command::new(env!("CARGO_BIN_EXE_picajit"))
 }
@@ -263,6 +288,7 @@ fn command_line_asm_run_disasm() {
         "skinning.v.pica",
         "subdivide.g.pica",
         "steps.v.pica",
+        "branches.v.pica",
         "lit_subdivide.shlist",
     ] {
         let shbin = dir.join(format!("{name}.shbin"));

@@ -335,3 +335,24 @@ fn per_lane_budgets() {
     assert!(exhausted > 0 && exhausted < inputs.len(), "{exhausted}");
     compare(&l, &p, &u, &inputs, 3).unwrap();
 }
+
+/// The `branches` example (jit-bench's divergent shader): culled vertices END, the others take
+/// a loop with a BREAKC or a call, and some END after the IF/ELSE; inputs drawn as jit-bench
+/// draws them, so every batch's lanes part at random.
+#[test]
+fn the_branches_example() {
+    let text = include_str!("../examples/shaders/branches.v.pica");
+    lanes(text, 2);
+    let (p, u) = source(text);
+    let l = frontend::lower(&p).expect("lowers");
+    let mut rng = fastrand::Rng::with_seed(12);
+    let inputs: Vec<_> = (0..61)
+        .map(|_| {
+            let mut r = [[0.0f32; 4]; 16];
+            r[0] = [rng.f32(), rng.f32(), rng.f32(), 1.0];
+            r[1] = [rng.f32(), rng.f32() * 0.6, rng.f32() * 2.0 - 0.5, rng.f32()];
+            r
+        })
+        .collect();
+    compare(&l, &p, &u, &inputs, 4096).unwrap();
+}

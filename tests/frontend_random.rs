@@ -11,8 +11,8 @@
 //! - 1,500 compared programs that never read an input: all their values, cc included, are
 //!   uniform, so no cc branch may need lanes to agree.
 //! - 1,500 compared programs with any instruction: each either lowers (if-converting the
-//!   per-vertex branches it can, taking the others only when all lanes agree — batches
-//!   whose lanes disagree rerun vertex by vertex) and agrees (or exceeds the cap).
+//!   per-vertex branches it can, running the others under lane masks: masked regions or the
+//!   lane-position model) and agrees (or exceeds the cap).
 //! - 2,500 compared structured programs full of per-vertex JMPC skips and IFC/ELSE regions
 //!   over random arithmetic (inside uniform IFU and LOOP regions too): if-conversion at work.
 //!
@@ -347,7 +347,8 @@ fn run(kind: Kind, first_seed: u64, target: usize) -> Tally {
                 t.with_loops += usize::from(loops);
                 t.with_cc_branches += usize::from(cc_branches);
                 t.if_converted += usize::from(l.stats.if_converted > 0);
-                t.divergent += usize::from(l.stats.agree_branches > 0);
+                let masked = l.stats.masked_forks > 0 || l.stats.lanes;
+                t.divergent += usize::from(masked || l.stats.agree_branches > 0);
                 let status = picajit::frontend::eval::run(
                     &l.func,
                     &case.uniforms,

@@ -5,8 +5,8 @@
 //! ```text
 //!  Program ──graph──▶ abstract control states ──build──▶ IR (+ ALU lowering per state)
 //!                   ▲                                      │ uniform: every cc branch uniform?
-//!                   └── if-convert a divergent branch ─────┤ (else BranchAgree)
-//!                                                          ▼
+//!                   └── if-convert / mask a divergent ─────┤ (else: the lane-position model)
+//!                       branch                             ▼
 //!                                      simplify_cfg · dce · simplify_cfg ──▶ Lowered
 //! ```
 //!
@@ -19,23 +19,28 @@
 //! - `uniform`: uniformity analysis; a branch on cc is only compiled as a branch when the mask
 //!   it tests is provably the same in every lane.
 //! - [`ifconv`]: a per-vertex branch whose two arms are short straight-line arithmetic meeting
-//!   again is if-converted (both arms run under lane predicates); any other per-vertex branch
-//!   makes the program unsupported.
+//!   again is if-converted (both arms run under lane predicates).
+//! - [`masked`]: a per-vertex branch that sends some lanes ahead to a join while the others
+//!   run structured code of their own forks a masked region.
+//! - `lanes` with [`frontier`]: the lane-position model, for any other per-vertex control flow.
 //! - [`eval`]: the IR evaluator.
 //!
 //! # The boundary
 //!
-//! The IR's control state (aL, loop counters, budget) is batch-scalar, so it can only express
-//! programs in which all lanes take the same path. [`lower`] if-converts the per-vertex
-//! branches it can; any other branch on a cc value that may differ between vertices becomes a
-//! `BranchAgree`, taken when every lane agrees (a batch whose lanes disagree stops with status
-//! 3 and the host reruns its vertices one at a time, each broadcast to all lanes). What stays
-//! [`Unsupported`]: control flow with more than
-//! [`graph::MAX_STATES`] abstract states. The engine runs those on the interpreter, exactly.
-//! Everything else — vertex and geometry shaders with uniform control flow, including
-//! unstructured jumps, stack overflow and the CALL quirks — lowers. Geometry shaders' EMIT and
-//! SETEMIT become [`Op::Emit`](picajit_codegen::ir::Op::Emit)/[`Op::SetEmit`](picajit_codegen::ir::Op::SetEmit) (the emitter state is batch-uniform along a
-//! uniform path, so every lane emits together).
+//! [`lower`] if-converts the per-vertex branches it can and makes masked regions of the ones
+//! that fit them; a vertex shader with any other branch on a cc value that may differ between
+//! vertices is built whole in the lane-position model (`lanes`): every lane has its own place
+//! in the state graph, its own aL, loop counters and budget, and the batch runs each state for
+//! the lanes that are there, in an order that makes lanes meet again; a lane that ends is
+//! retired with its outputs and status. No batch is rerun because its lanes disagree.
+//! [`Lowered::branches`] says what became of each branch. Geometry shaders (whose EMIT and
+//! SETEMIT are batch-wide) still turn such a branch into a `BranchAgree`, taken when every
+//! lane agrees (a batch whose lanes disagree stops with status 3 and the host reruns its
+//! vertices one at a time, each broadcast to all lanes). What stays [`Unsupported`]: control
+//! flow with more than [`graph::MAX_STATES`] abstract states. The engine runs those on the
+//! interpreter, exactly. Geometry shaders' EMIT and SETEMIT become
+//! [`Op::Emit`](picajit_codegen::ir::Op::Emit)/[`Op::SetEmit`](picajit_codegen::ir::Op::SetEmit)
+//! (the emitter state is batch-uniform along a uniform path, so every lane emits together).
 //!
 //! # How the state graph becomes IR
 //!
@@ -227,13 +232,13 @@ pub fn lower_timed(
                 checked.push(block);
             }
         }
-        clock.lap("branch conversion");
         if !converted && !checked.is_empty() && !geometry {
             // What cannot be if-converted or masked runs in the lane-position model.
             lane_model = Some(lower_lanes(program, &graph, &conversions)?);
-            clock.lap("lane model");
+            clock.lap("branch conversion");
             break Function::default();
         }
+        clock.lap("branch conversion");
         if !converted {
             // What could not be converted branches only when every lane agrees; a batch whose
             // lanes disagree is rerun by the host one vertex at a time.

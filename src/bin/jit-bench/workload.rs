@@ -83,7 +83,7 @@ struct Builtin {
     vertex: fn(&mut fastrand::Rng) -> Regs16,
 }
 
-const BUILTINS: [Builtin; 5] = [
+const BUILTINS: [Builtin; 6] = [
     Builtin {
         name: "mvp",
         file: "mvp.v.pica",
@@ -107,6 +107,12 @@ const BUILTINS: [Builtin; 5] = [
         file: "steps.v.pica",
         source: include_str!("../../../examples/shaders/steps.v.pica"),
         vertex: stepped_vertex,
+    },
+    Builtin {
+        name: "branches",
+        file: "branches.v.pica",
+        source: include_str!("../../../examples/shaders/branches.v.pica"),
+        vertex: branching_vertex,
     },
     Builtin {
         name: "subdivide",
@@ -214,6 +220,16 @@ fn stepped_vertex(rng: &mut fastrand::Rng) -> Regs16 {
     let mut r = [[0.0; 4]; 16];
     r[0] = position(rng);
     r[1] = [rng.f32() * 1.25, 0.0, 0.0, 0.0];
+    r
+}
+
+/// v0 position, v1 values that send each vertex its own way at random: z < 0 (1 in 4) ends
+/// culled, x < 0.5 (1 in 2) runs the loop (y: where it breaks) else the call, w > 0.75 (1 in 4
+/// of the rest) ends after the IF/ELSE.
+fn branching_vertex(rng: &mut fastrand::Rng) -> Regs16 {
+    let mut r = [[0.0; 4]; 16];
+    r[0] = position(rng);
+    r[1] = [rng.f32(), rng.f32() * 0.6, rng.f32() * 2.0 - 0.5, rng.f32()];
     r
 }
 

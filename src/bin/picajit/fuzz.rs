@@ -162,6 +162,8 @@ enum Event {
         shape: Shape,
         seed: u64,
         secs: f64,
+        /// [`mechanisms`] of the program.
+        mechanisms: u8,
     },
     Failed {
         report: String,
@@ -175,6 +177,8 @@ struct Totals {
     failures: u64,
     native: Vec<u64>,
     shapes: [u64; 3],
+    /// Programs per [`MECHANISMS`] entry.
+    mechanisms: [u64; MECHANISMS.len()],
     /// The slowest passing case: (seconds, seed).
     slowest: (f64, u64),
 }
@@ -286,6 +290,7 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
                             shape: case.shape,
                             seed,
                             secs: t.elapsed().as_secs_f64(),
+                            mechanisms: mechanisms(&case),
                         },
                         Ok(verdict) => {
                             match handle_failure(args, backends, &mut worker, &case, &verdict, seed)
@@ -310,8 +315,12 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
                     shape,
                     seed,
                     secs,
+                    mechanisms,
                 } => {
                     totals.cases += 1;
+                    for (k, n) in totals.mechanisms.iter_mut().enumerate() {
+                        *n += u64::from(mechanisms >> k & 1);
+                    }
                     if secs > totals.slowest.0 {
                         totals.slowest = (secs, seed);
                     }
@@ -359,6 +368,15 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
         .zip(totals.shapes)
         .map(|(s, n)| format!("{n} {}", s.name()))
         .collect();
+    let mechanisms: Vec<String> = MECHANISMS
+        .iter()
+        .zip(totals.mechanisms)
+        .map(|(m, n)| format!("{n} {m}"))
+        .collect();
+    println!(
+        "fuzz: programs by what became of their per-vertex branches: {}",
+        mechanisms.join(", ")
+    );
     println!(
         "fuzz: {} cases in {secs:.1} s ({:.0} cases/s, seeds {}..{}, {}; slowest: seed {}, {:.2} s) against the interpreter: {}; {} failures",
         totals.cases,
@@ -376,6 +394,39 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// What the frontend can make of a program's branches on per-vertex conditions, as counted in
+/// the summary (a program counts once under each it uses).
+const MECHANISMS: [&str; 6] = [
+    "without any",
+    "if-converted",
+    "masked regions",
+    "lane-position model",
+    "taken only when all lanes agree (rerun per vertex)",
+    "interpreter fallback (state cap)",
+];
+
+/// Bit k set if the program of `case` counts under [`MECHANISMS`]`[k]`.
+fn mechanisms(case: &FuzzCase) -> u8 {
+    let Ok(program) = case.case.program() else {
+        return 0;
+    };
+    match picajit::frontend::lower(&program) {
+        Ok(l) => {
+            let st = l.stats;
+            let bits = u8::from(st.if_converted > 0) << 1
+                | u8::from(st.masked_forks > 0) << 2
+                | u8::from(st.lanes) << 3
+                | u8::from(st.agree_branches > 0) << 4;
+            if bits == 0 {
+                1
+            } else {
+                bits
+            }
+        }
+        Err(_) => 1 << 5,
+    }
 }
 
 fn timeout(args: &FuzzArgs) -> Duration {
