@@ -70,8 +70,11 @@ pub struct Lanes<'a> {
     /// Where each per-vertex condition was computed: its node, block and mask (for the
     /// uniformity check).
     pub sites: Vec<(NodeId, BlockId, Var)>,
-    /// The shared dispatch, once some schedule needed it.
+    /// The shared dispatch, once some schedule needed it (filled in at the end, when every
+    /// position a lane can wait at is known).
     pub dispatch: Option<BlockId>,
+    /// Per priority: some lane may wait there (its position is written somewhere).
+    pub waits: Vec<bool>,
 }
 
 /// A pending arm of a step split by a per-lane condition: its tree, node number and lanes.
@@ -86,8 +89,8 @@ pub(super) struct LaneBuilt {
     pub heads: Vec<BlockId>,
     /// The `exec` mask variable.
     pub exec: Var,
-    /// Some schedule goes through the shared dispatch (which reaches every head).
-    pub dispatch: bool,
+    /// The states the shared dispatch reaches (none if no schedule goes through it).
+    pub dispatched: Vec<usize>,
 }
 
 /// Builds the IR of an explored program in the lane-position model with the schedule `plan`.
@@ -147,6 +150,7 @@ pub(super) fn build(
             saved,
             sites: Vec::new(),
             dispatch: None,
+            waits: vec![false; plan.order.len()],
         }),
     };
     cx.b.switch_to(entry);
@@ -183,6 +187,7 @@ pub(super) fn build(
             }
         }
     }
+    let dispatched = cx.fill_dispatch();
     cx.b.switch_to(exit);
     cx.b.terminate(Terminator::Exit);
     let lanes = cx.lanes.take().expect("lanes");
@@ -191,7 +196,7 @@ pub(super) fn build(
         sites: lanes.sites,
         heads: cx.heads,
         exec,
-        dispatch: lanes.dispatch.is_some(),
+        dispatched,
     }
 }
 
@@ -442,8 +447,7 @@ impl<'a> Ctx<'a> {
             // Lanes may wait anywhere: every lane records its target, the shared dispatch
             // picks the next state.
             for &(t, m) in &targets {
-                let at = self.iconst(prio(t));
-                self.b.inst_to(Op::ISelect, pos, &[m, at, pos], [0, 0]);
+                self.wait_at(t, m);
             }
             let d = self.dispatch();
             self.b.terminate(Terminator::Jump(d));
@@ -502,8 +506,7 @@ impl<'a> Ctx<'a> {
             if !shared && Some(t) == first && direct.iter().any(|&(d, _)| d == t) {
                 continue;
             }
-            let at = self.iconst(prio(t));
-            self.b.inst_to(Op::ISelect, pos, &[m, at, pos], [0, 0]);
+            self.wait_at(t, m);
         }
         if shared {
             let d = self.dispatch();
@@ -513,20 +516,43 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The function's shared dispatch: the lowest position over the lanes (every lane
-    /// retired: the end), then a binary search over the priorities to that state's head,
-    /// whose lanes are those at the position.
+    /// The lanes of mask `m` wait at state `t`: their position is its priority.
+    fn wait_at(&mut self, t: usize, m: Var) {
+        let (p, pos) = {
+            let l = self.lanes.as_mut().expect("lanes");
+            let p = l.plan.prio[t];
+            l.waits[p as usize] = true;
+            (p, l.pos)
+        };
+        let at = self.iconst(p);
+        self.b.inst_to(Op::ISelect, pos, &[m, at, pos], [0, 0]);
+    }
+
+    /// The function's shared dispatch (an empty block until [`Ctx::fill_dispatch`]).
     fn dispatch(&mut self) -> BlockId {
         if let Some(d) = self.lanes().dispatch {
             return d;
         }
-        let here = self.b.current();
+        let root = self.b.block();
+        self.lanes.as_mut().expect("lanes").dispatch = Some(root);
+        root
+    }
+
+    /// Fills in the shared dispatch, if some schedule goes through it: the lowest position
+    /// over the lanes (every lane retired: the end), then a binary search over the positions a
+    /// lane can wait at to that state's head, whose lanes are those at the position. Returns
+    /// the states it reaches.
+    fn fill_dispatch(&mut self) -> Vec<usize> {
+        let Some(root) = self.lanes().dispatch else {
+            return Vec::new();
+        };
         let (plan, pos, exec) = {
             let l = self.lanes();
             (l.plan, l.pos, l.exec)
         };
-        let root = self.b.block();
-        self.lanes.as_mut().expect("lanes").dispatch = Some(root);
+        let waits: Vec<u32> = (0..plan.order.len() as u32)
+            .filter(|&p| self.lanes().waits[p as usize])
+            .collect();
         self.b.switch_to(root);
         let low = self.b.unary(Op::LaneMin, pos);
         let retired = self.iconst(RETIRED);
@@ -537,19 +563,25 @@ impl<'a> Ctx<'a> {
             then: self.exit,
             other: search,
         });
-        // Ranges of priorities [lo, hi) to split, each with its block.
-        let mut ranges = vec![(0u32, plan.order.len() as u32, search)];
+        if waits.is_empty() {
+            // No lane ever waits: the lowest position is always "retired".
+            self.b.switch_to(search);
+            self.b.terminate(Terminator::Jump(self.exit));
+            return Vec::new();
+        }
+        // Ranges [lo, hi) of `waits` to split, each with its block.
+        let mut ranges = vec![(0usize, waits.len(), search)];
         while let Some((lo, hi, block)) = ranges.pop() {
             self.b.switch_to(block);
             if hi - lo == 1 {
-                let at = self.iconst(lo);
+                let at = self.iconst(waits[lo]);
                 self.b.inst_to(Op::IEq, exec, &[pos, at], [0, 0]);
-                let head = self.heads[plan.order[lo as usize]];
+                let head = self.heads[plan.order[waits[lo] as usize]];
                 self.b.terminate(Terminator::Jump(head));
                 continue;
             }
             let mid = lo + (hi - lo) / 2;
-            let at = self.iconst(mid);
+            let at = self.iconst(waits[mid]);
             let below = self.b.binary(Op::ILt, low, at);
             let (l, r) = (self.b.block(), self.b.block());
             self.b.terminate(Terminator::BranchUniform {
@@ -560,8 +592,7 @@ impl<'a> Ctx<'a> {
             ranges.push((lo, mid, l));
             ranges.push((mid, hi, r));
         }
-        self.b.switch_to(here);
-        root
+        waits.iter().map(|&p| plan.order[p as usize]).collect()
     }
 
     /// Goes to the first of `candidates` (by priority) with lanes, setting `exec` to them: a

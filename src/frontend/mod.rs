@@ -37,7 +37,8 @@
 //! SETEMIT are batch-wide) still turn such a branch into a `BranchAgree`, taken when every
 //! lane agrees (a batch whose lanes disagree stops with status 3 and the host reruns its
 //! vertices one at a time, each broadcast to all lanes). What stays [`Unsupported`]: control
-//! flow with more than [`graph::MAX_STATES`] abstract states. The engine runs those on the
+//! flow with more than [`graph::MAX_STATES`] abstract states (or, when it needs the
+//! lane-position model, more than [`MAX_LANE_STATES`]). The engine runs those on the
 //! interpreter, exactly. Geometry shaders' EMIT and SETEMIT become
 //! [`Op::Emit`](picajit_codegen::ir::Op::Emit)/[`Op::SetEmit`](picajit_codegen::ir::Op::SetEmit)
 //! (the emitter state is batch-uniform along a uniform path, so every lane emits together).
@@ -166,6 +167,14 @@ impl From<VerifyError> for Unsupported {
     }
 }
 
+/// Most abstract states of a program built in the lane-position model (`lanes`): every
+/// state runs under a mask and ends in a schedule, so its function is several times the size
+/// of a uniform one and compiles several times slower; beyond this cap (reached only by
+/// adversarial stack use, never by structured code) the program runs on the interpreter,
+/// which keeps the compile time of any program within that of [`graph::MAX_STATES`] uniform
+/// states.
+pub const MAX_LANE_STATES: usize = 2048;
+
 /// Lowers `program` with the default state cap ([`graph::MAX_STATES`]).
 pub fn lower(program: &Program) -> Result<Lowered, Unsupported> {
     lower_with_cap(program, graph::MAX_STATES)
@@ -233,7 +242,13 @@ pub fn lower_timed(
             }
         }
         if !converted && !checked.is_empty() && !geometry {
-            // What cannot be if-converted or masked runs in the lane-position model.
+            // What cannot be if-converted or masked runs in the lane-position model, whose
+            // functions grow faster with the state count: its own cap bounds compile time.
+            if graph.nodes.len() > MAX_LANE_STATES {
+                return Err(Unsupported::TooManyStates {
+                    limit: MAX_LANE_STATES,
+                });
+            }
             lane_model = Some(lower_lanes(program, &graph, &conversions)?);
             clock.lap("branch conversion");
             break Function::default();
@@ -350,8 +365,11 @@ fn lower_lanes(
         let func = built.func;
         let mut merge = vec![false; func.blocks.len()];
         for (s, &m) in plan.merge.iter().enumerate() {
-            // Every head is reached from the shared dispatch, if there is one.
-            merge[built.heads[s].0 as usize] |= m || built.dispatch;
+            merge[built.heads[s].0 as usize] |= m;
+        }
+        // Lanes that arrived at different times meet at the states the dispatch reaches.
+        for &s in &built.dispatched {
+            merge[built.heads[s].0 as usize] = true;
         }
         let anywhere = uniform::varies_anywhere(&func);
         let mut among = uniform::Varying::among(&func, built.exec, &merge, &anywhere);

@@ -91,11 +91,27 @@ pub fn allocate(
     let nvars = func.vars.len();
     let mut first = vec![u32::MAX; nvars];
     let mut last = vec![0u32; nvars];
+    // Reads and writes per variable: what spilling it costs.
+    let mut uses = vec![0u32; nvars];
     let mut touch = |v: Var, p: u32| {
         let i = v.0 as usize;
         first[i] = first[i].min(p);
         last[i] = last[i].max(p);
     };
+    for &b in &order {
+        let block = &func.blocks[b.0 as usize];
+        for inst in &block.insts {
+            for &u in inst.uses() {
+                uses[u.0 as usize] += 1;
+            }
+            if let Some(d) = inst.dst {
+                uses[d.0 as usize] += 1;
+            }
+        }
+        if let Some(u) = block.term.uses() {
+            uses[u.0 as usize] += 1;
+        }
+    }
     let mut pos = 0u32;
     for &b in &order {
         let block = &func.blocks[b.0 as usize];
@@ -167,14 +183,22 @@ pub fn allocate(
             active.push((r, reg));
             continue;
         }
-        // No register: spill whichever of the active ranges and this one ends last.
+        // No register: spill whichever of the active ranges and this one is used least
+        // densely (accesses per position of its range; of equals, the one that ends last).
+        let density = |x: &Range| {
+            let len = u64::from(x.end - x.start) + 1;
+            (u64::from(uses[x.var.0 as usize]) << 32) / len
+        };
         let victim = active
             .iter()
             .enumerate()
-            .max_by_key(|(_, (a, _))| a.end)
+            .min_by_key(|(_, (a, _))| (density(a), std::cmp::Reverse(a.end)))
             .map(|(i, &v)| (i, v));
         match victim {
-            Some((i, (v, reg))) if v.end > r.end => {
+            Some((i, (v, reg)))
+                if (density(&v), std::cmp::Reverse(v.end))
+                    < (density(&r), std::cmp::Reverse(r.end)) =>
+            {
                 spill(&mut locs, &v, &mut free_slots)?;
                 active.swap_remove(i);
                 locs[r.var.0 as usize] = Loc::Reg(reg);
