@@ -1,4 +1,4 @@
-//! The schedule of the lane-position model ([`super::lanes`]): a priority order on the abstract
+//! The schedule of the lane-position model (`frontend::lanes`): a priority order on the abstract
 //! states and, per state, the *frontier* — the states where other lanes may be waiting while
 //! the batch runs it.
 //!

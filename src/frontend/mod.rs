@@ -108,7 +108,7 @@ pub struct Stats {
     pub if_converted: usize,
     /// Per-vertex branches that fork a masked region ([`masked`]).
     pub masked_forks: usize,
-    /// Built in the lane-position model ([`lanes`]).
+    /// Built in the lane-position model (`lanes`).
     pub lanes: bool,
     /// Per-vertex conditions (cc tests, loop tests) that split the running lanes.
     pub lane_splits: usize,
@@ -128,7 +128,7 @@ pub enum Mechanism {
     MaskedFork,
     /// Taken only when all lanes agree; a batch whose lanes disagree is rerun vertex by vertex.
     Agree,
-    /// Lane-position model ([`lanes`]): splits the running lanes, each going its own way.
+    /// Lane-position model (`lanes`): splits the running lanes, each going its own way.
     LaneSplit,
     /// Lane-position model: found the same in every lane running it, a branch of the batch.
     LaneUniform,
