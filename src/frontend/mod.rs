@@ -37,8 +37,9 @@
 //! SETEMIT are batch-wide) still turn such a branch into a `BranchAgree`, taken when every
 //! lane agrees (a batch whose lanes disagree stops with status 3 and the host reruns its
 //! vertices one at a time, each broadcast to all lanes). What stays [`Unsupported`]: control
-//! flow with more than [`graph::MAX_STATES`] abstract states (or, when it needs the
-//! lane-position model, more than [`MAX_LANE_STATES`]). The engine runs those on the
+//! flow with more than [`graph::MAX_STATES`] abstract states (or, in the lane-position model
+//! with frontiers too costly to compute, more than [`MAX_LANE_STATES`]). The engine runs
+//! those on the
 //! interpreter, exactly. Geometry shaders' EMIT and SETEMIT become
 //! [`Op::Emit`](picajit_codegen::ir::Op::Emit)/[`Op::SetEmit`](picajit_codegen::ir::Op::SetEmit)
 //! (the emitter state is batch-uniform along a uniform path, so every lane emits together).
@@ -167,12 +168,12 @@ impl From<VerifyError> for Unsupported {
     }
 }
 
-/// Most abstract states of a program built in the lane-position model (`lanes`): every
-/// state runs under a mask and ends in a schedule, so its function is several times the size
-/// of a uniform one and compiles several times slower; beyond this cap (reached only by
-/// adversarial stack use, never by structured code) the program runs on the interpreter,
-/// which keeps the compile time of any program within that of [`graph::MAX_STATES`] uniform
-/// states.
+/// Most abstract states of a program built in the lane-position model (`lanes`) whose
+/// frontiers were too costly to compute ([`frontier::Plan::coarse`]: lanes may wait anywhere,
+/// so every state runs under a mask and goes through the shared dispatch, a function several
+/// times the size of a uniform one that compiles several times slower). Beyond this cap
+/// (reached only by adversarial stack use) the program runs on the interpreter, which keeps
+/// the compile time of any program close to that of [`graph::MAX_STATES`] uniform states.
 pub const MAX_LANE_STATES: usize = 2048;
 
 /// Lowers `program` with the default state cap ([`graph::MAX_STATES`]).
@@ -242,13 +243,7 @@ pub fn lower_timed(
             }
         }
         if !converted && !checked.is_empty() && !geometry {
-            // What cannot be if-converted or masked runs in the lane-position model, whose
-            // functions grow faster with the state count: its own cap bounds compile time.
-            if graph.nodes.len() > MAX_LANE_STATES {
-                return Err(Unsupported::TooManyStates {
-                    limit: MAX_LANE_STATES,
-                });
-            }
+            // What cannot be if-converted or masked runs in the lane-position model.
             lane_model = Some(lower_lanes(program, &graph, &conversions)?);
             clock.lap("branch conversion");
             break Function::default();
@@ -342,8 +337,12 @@ pub fn lower_timed(
     })
 }
 
-/// Rounds of the lane-position model's uniformity search before conditions are only demoted.
+/// Rounds of the lane-position model's uniformity search before conditions are only demoted
+/// (each round builds the whole function again).
 const LANE_ROUNDS: usize = 6;
+/// Above this many states, one round only: the conditions found uniform among the running
+/// lanes of the first build, then builds that only demote (compile time stays linear).
+const LANE_ROUNDS_STATES: usize = 256;
 
 /// Builds `graph` in the lane-position model: the function, and each per-vertex condition's
 /// state and whether it turned out uniform. Conditions start out per-lane; each round
@@ -359,8 +358,20 @@ fn lower_lanes(
     let mut chosen = rustc_hash::FxHashSet::default();
     let mut demoted = rustc_hash::FxHashSet::default();
     let mut round = 0;
+    let rounds = if graph.nodes.len() > LANE_ROUNDS_STATES {
+        1
+    } else {
+        LANE_ROUNDS
+    };
     loop {
         let plan = frontier::plan(graph, conversions, chosen.clone());
+        if plan.coarse && graph.nodes.len() > MAX_LANE_STATES {
+            // Lanes may wait anywhere in a large graph: every state runs masked and goes
+            // through the shared dispatch, a function several times the size of a uniform one.
+            return Err(Unsupported::TooManyStates {
+                limit: MAX_LANE_STATES,
+            });
+        }
         let built = lanes::build(program, graph, conversions, &plan);
         let func = built.func;
         let mut merge = vec![false; func.blocks.len()];
@@ -383,7 +394,7 @@ fn lower_lanes(
             if !same && chosen.remove(&node) {
                 demoted.insert(node);
                 changed = true;
-            } else if same && round < LANE_ROUNDS && !demoted.contains(&node) {
+            } else if same && round < rounds && !demoted.contains(&node) {
                 changed |= chosen.insert(node);
             }
         }
