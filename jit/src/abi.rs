@@ -140,9 +140,6 @@ pub struct Context {
     pub output_bank1: [[Lanes; 4]; 16],
     /// Geometry emitter slots 0..3 (slot 3 is never part of a triangle).
     pub emit_slots: [[[Lanes; 4]; 16]; 4],
-    /// The outputs of lanes that ended before the others (`Op::Retire`): a function that
-    /// retires lanes stores its outputs from here.
-    pub retired: [[Lanes; 4]; 16],
     /// Batch-uniform uniform components, broadcast (see [`UNIFORM_ROWS`]).
     pub uniform_rows: [Lanes; UNIFORM_ROWS],
     /// The run's vertex buffers.
@@ -151,6 +148,10 @@ pub struct Context {
     /// entry [`CONST_ENTRIES`] is a zero row the code reads for an index out of range (the
     /// host never writes it).
     pub constants: [[f32; 4]; CONST_ENTRIES + 1],
+    /// The outputs of lanes that ended before the others (`Op::Retire`): a function that
+    /// retires lanes stores its outputs from here. Last, so that it does not push the fields
+    /// every kernel reads beyond the reach of AArch64's scaled 12-bit load offsets.
+    pub retired: [[Lanes; 4]; 16],
 }
 
 impl Default for Context {
@@ -168,10 +169,10 @@ impl Default for Context {
             spill: [Lanes::default(); SPILL_SLOTS],
             output_bank1: [[Lanes::default(); 4]; 16],
             emit_slots: [[[Lanes::default(); 4]; 16]; 4],
-            retired: [[Lanes::default(); 4]; 16],
             uniform_rows: [Lanes::default(); UNIFORM_ROWS],
             io: Io::default(),
             constants: [[0.0; 4]; CONST_ENTRIES + 1],
+            retired: [[Lanes::default(); 4]; 16],
         }
     }
 }
