@@ -445,7 +445,7 @@ impl AgalShader {
         let n = inputs.len;
         let ran = with_context(|ctx| {
             self.prepare(ctx, constants, instance_id);
-            let mut status = vec![0u8; n / w];
+            let mut status = vec![0u32; n / w];
             let full = code.run_soa(ctx, &inputs.data, &mut outputs.data, n, &mut status)? * w;
             if full < n {
                 let rest = n - full;
@@ -456,7 +456,7 @@ impl AgalShader {
                     tout[k * w..k * w + rest]
                         .copy_from_slice(&outputs.data[k * n + full..k * n + n]);
                 }
-                code.run_soa(ctx, &tin, &mut tout, w, &mut [0u8])?;
+                code.run_soa(ctx, &tin, &mut tout, w, &mut [0u32])?;
                 for k in 0..64 {
                     outputs.data[k * n + full..k * n + n]
                         .copy_from_slice(&tout[k * w..k * w + rest]);
@@ -638,7 +638,7 @@ fn run_kernel(
 ) -> Result<(), String> {
     let w = target.lanes();
     let full = inputs.len() / w * w;
-    let mut status = vec![0u8; full / w];
+    let mut status = vec![0u32; full / w];
     code.run_aos(
         ctx,
         &inputs[..full],
@@ -652,7 +652,7 @@ fn run_kernel(
         tin[..rest].copy_from_slice(&inputs[full..]);
         let mut tout = vec![[[0.0; 4]; 16]; w];
         tout[..rest].copy_from_slice(&outputs[full..]);
-        code.run_aos(ctx, &tin, &mut tout, &mut [0u8], None)?;
+        code.run_aos(ctx, &tin, &mut tout, &mut [0u32], None)?;
         outputs[full..].copy_from_slice(&tout[..rest]);
     }
     Ok(())
