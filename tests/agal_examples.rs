@@ -149,6 +149,52 @@ fn skinning_with_indirect_matrices() {
 }
 
 #[test]
+fn heightmap_lifts_vertices_by_the_fetched_height() {
+    let p = program("heightmap.vertex.agal");
+    // Level 0: 2×2 heights 1, 2 / 3, 4 (in x); level 1: 1×1 height 0.5.
+    let h = |x: f32| [x, 0.0, 0.0, 1.0];
+    let mut t = CpuTextures::new();
+    t.bind(
+        0,
+        Texture::two_d(vec![
+            Level {
+                width: 2,
+                height: 2,
+                texels: vec![h(1.0), h(2.0), h(3.0), h(4.0)],
+            },
+            Level {
+                width: 1,
+                height: 1,
+                texels: vec![h(0.5)],
+            },
+        ]),
+    )
+    .unwrap();
+    let identity = [
+        [1.0, 0.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0],
+        [0.0, 0.0, 0.0, 1.0],
+    ];
+    // Texel centres: (0.75, 0.25) is texel (1, 0) exactly under the linear filter.
+    let vs = [
+        vertex(&[[1.0, 2.0, 3.0, 1.0], [0.75, 0.25, 0.0, 0.0]]),
+        vertex(&[[0.0, 0.0, 0.0, 1.0], [0.25, 0.75, 0.0, 0.0]]),
+    ];
+    for (lod, heights) in [(0.0, [2.0, 3.0]), (1.0, [0.5, 0.5])] {
+        let mut c = identity.to_vec();
+        c.push([10.0, 0.0, 0.0, 0.0]); // vc4.x: scale
+        c.push([lod, 0.0, 0.0, 0.0]); // vc5.x: level of detail (mipnearest: λ 1 → level 1)
+        let out = interp::run_vertices(&p, &c, &t, &vs).unwrap();
+        // y + 10 · height.
+        assert_eq!(out[0].position, [1.0, 2.0 + 10.0 * heights[0], 3.0, 1.0]);
+        assert_eq!(out[1].position, [0.0, 10.0 * heights[1], 0.0, 1.0]);
+        assert_eq!(out[0].varyings[0], h(heights[0]));
+        assert_eq!(out[1].varyings[0], h(heights[1]));
+    }
+}
+
+#[test]
 fn wave_filter_kills_transparent_fragments() {
     let p = program("wave_filter.fragment.agal");
     // Frequency 0, phase 0, amplitude 0.25: the offset is (sin 0, cos 0)·0.25 = (0, 0.25).
@@ -190,8 +236,9 @@ fn if_else_picks_a_texture_per_fragment() {
     assert_eq!(f.map(|x| x.colors[0][1]), [0.0, 1.0, 0.0, 1.0]);
 }
 
-const EXAMPLES: [&str; 5] = [
+const EXAMPLES: [&str; 6] = [
     "textured_quad.vertex.agal",
+    "heightmap.vertex.agal",
     "textured_quad.fragment.agal",
     "skinning.vertex.agal",
     "wave_filter.fragment.agal",

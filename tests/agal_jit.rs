@@ -304,7 +304,11 @@ fn textures(rng: &mut fastrand::Rng) -> CpuTextures {
 #[test]
 fn vertex_examples_compile_natively_and_agree() {
     let mut rng = fastrand::Rng::with_seed(16);
-    for name in ["textured_quad.vertex.agal", "skinning.vertex.agal"] {
+    for name in [
+        "textured_quad.vertex.agal",
+        "skinning.vertex.agal",
+        "heightmap.vertex.agal",
+    ] {
         let p = example(name);
         assert!(lower::lower(&p).is_ok(), "{name} lowers");
         // Skinning: joint indices in va1 that hit the matrices (multiples of 4 up to 60), and
@@ -317,7 +321,8 @@ fn vertex_examples_compile_natively_and_agree() {
                 v[1][0] = 130.0 + k as f32;
             }
         }
-        check_program(&p, &constants, &interp::NoTextures, &ins, 0, name);
+        let t = textures_for(&p, &mut rng);
+        check_program(&p, &constants, &t, &ins, 0, name);
     }
 }
 

@@ -213,6 +213,7 @@ fn agal_examples_are_built_in_workloads_with_speedups() {
         .collect();
     for name in [
         "textured_quad.vertex.agal",
+        "heightmap.vertex.agal",
         "skinning.vertex.agal",
         "textured_quad.fragment.agal",
         "wave_filter.fragment.agal",

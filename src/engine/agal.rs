@@ -407,6 +407,7 @@ impl AgalShader {
             Ok(())
         });
         if ran.is_err() {
+            Counters::count(&native.counters.agal_run_fallbacks);
             self.run_interp(constants, instance_id, textures, inputs, outputs);
         }
     }
@@ -465,6 +466,9 @@ impl AgalShader {
             Ok::<(), String>(())
         });
         if ran.is_err() {
+            if let Some(n) = &self.native {
+                Counters::count(&n.counters.agal_run_fallbacks);
+            }
             return self.run_soa_via_aos(constants, instance_id, textures, inputs, outputs);
         }
         Ok(())

@@ -39,6 +39,7 @@ pub(super) struct Counters {
     pub(super) compiles: AtomicU64,
     pub(super) evictions: AtomicU64,
     pub(super) agal_fallbacks: AtomicU64,
+    pub(super) agal_run_fallbacks: AtomicU64,
 }
 
 impl Counters {
@@ -68,6 +69,9 @@ pub struct EngineStats {
     /// AGAL programs [`super::Engine::compile_agal`] built for a JIT backend that run on the
     /// interpreter instead (the reason is in [`super::AgalShader::path`]).
     pub agal_fallbacks: u64,
+    /// Runs of natively compiled AGAL programs whose native execution failed (only the
+    /// qemu-user job server can fail) and that the interpreter ran instead.
+    pub agal_run_fallbacks: u64,
 }
 
 impl Counters {
@@ -78,6 +82,7 @@ impl Counters {
             compiles: self.compiles.load(Ordering::Relaxed),
             evictions: self.evictions.load(Ordering::Relaxed),
             agal_fallbacks: self.agal_fallbacks.load(Ordering::Relaxed),
+            agal_run_fallbacks: self.agal_run_fallbacks.load(Ordering::Relaxed),
             ..EngineStats::default()
         }
     }

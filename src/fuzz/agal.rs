@@ -220,6 +220,11 @@ pub fn check_agal(case: &AgalCase, backends: &[Backend]) -> Result<AgalPassed, A
             summary,
         };
         let got = engine.run_agal_case(case);
+        if engine.stats().agal_run_fallbacks != 0 {
+            return Err(fail(
+                "the native run failed and the interpreter ran instead".to_string(),
+            ));
+        }
         match (&want, &got) {
             (Ok(w), Ok(g)) => {
                 if let Some(d) = difference(w, g) {

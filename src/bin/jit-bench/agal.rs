@@ -32,10 +32,14 @@ pub fn is_agal(path: &Path) -> bool {
 }
 
 /// The built-in AGAL workloads: the examples, by file name.
-pub const BUILTINS: [(&str, &str); 5] = [
+pub const BUILTINS: [(&str, &str); 6] = [
     (
         "textured_quad.vertex.agal",
         include_str!("../../../examples/agal/textured_quad.vertex.agal"),
+    ),
+    (
+        "heightmap.vertex.agal",
+        include_str!("../../../examples/agal/heightmap.vertex.agal"),
     ),
     (
         "skinning.vertex.agal",
