@@ -620,3 +620,85 @@ mov v0, vt1
         );
     }
 }
+
+#[test]
+fn vertex_buffers_are_widened_by_format_on_every_engine() {
+    use picajit::agal::attributes::{AttributeStream, VertexFormat};
+    // The Starling quad's vertex program: va0 position (float2 → z 0, w 1), va1 texture
+    // coordinate (float2), va2 colour (bytes4), interleaved with a stride of 20 bytes.
+    let p = example("textured_quad.vertex.agal");
+    let corners: [([f32; 2], [f32; 2], [u8; 4]); 5] = [
+        ([0.0, 0.0], [0.0, 0.0], [255, 0, 0, 255]),
+        ([1.0, 0.0], [1.0, 0.0], [0, 255, 0, 128]),
+        ([1.0, 1.0], [1.0, 1.0], [0, 0, 255, 0]),
+        ([0.0, 1.0], [0.0, 1.0], [51, 102, 153, 204]),
+        ([-3.5, 7.25], [0.5, 0.25], [1, 2, 3, 4]),
+    ];
+    let mut data = Vec::new();
+    for (pos, uv, rgba) in &corners {
+        for x in pos.iter().chain(uv) {
+            data.extend(x.to_le_bytes());
+        }
+        data.extend(rgba);
+    }
+    let stream = |register, format, offset| AttributeStream {
+        register,
+        format,
+        data: &data,
+        offset,
+        stride: 20,
+    };
+    let streams = [
+        stream(0, VertexFormat::Float2, 0),
+        stream(1, VertexFormat::Float2, 8),
+        stream(2, VertexFormat::Bytes4, 16),
+    ];
+    // vc0..3: a scale-and-translate matrix; vc4: the alpha.
+    let constants = [
+        [2.0, 0.0, 0.0, 1.0],
+        [0.0, 3.0, 0.0, -1.0],
+        [0.0, 0.0, 1.0, 0.0],
+        [0.0, 0.0, 0.0, 1.0],
+        [0.5; 4],
+    ];
+    // The interpreter on the attributes widened by hand.
+    let vertices: Vec<Vertex> = corners
+        .iter()
+        .map(|(pos, uv, rgba)| {
+            let mut v = Vertex::default();
+            v.attributes[0] = [pos[0], pos[1], 0.0, 1.0];
+            v.attributes[1] = [uv[0], uv[1], 0.0, 1.0];
+            v.attributes[2] = rgba.map(|b| f32::from(b) / 255.0);
+            v
+        })
+        .collect();
+    let want = interp::run_vertices(&p, &constants, &interp::NoTextures, &vertices).unwrap();
+    assert_eq!(want[1].position, [3.0, -1.0, 0.0, 1.0]);
+    assert_eq!(want[1].varyings[1], [0.0, 0.5, 0.0, 128.0 / 255.0 * 0.5]);
+    let mut engines = 0;
+    for backend in Backend::runnable() {
+        let engine = Engine::new(backend).unwrap();
+        let shader = engine.compile_agal(&p);
+        // From vertex 1: four vertices.
+        let mut out = vec![[[0.0; 4]; 16]; 4];
+        shader
+            .run_vertex_buffers(&constants, 0, &interp::NoTextures, &streams, 1, &mut out)
+            .unwrap();
+        for (k, o) in out.iter().enumerate() {
+            let w = &want[k + 1];
+            let what = format!("{} vertex {}", backend.name(), k + 1);
+            assert_regs(&what, &o[..3], &[w.position, w.varyings[0], w.varyings[1]]);
+        }
+        // Five vertices from vertex 1 read past the buffer.
+        let mut five = vec![[[0.0; 4]; 16]; 5];
+        let err = shader
+            .run_vertex_buffers(&constants, 0, &interp::NoTextures, &streams, 1, &mut five)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "va0 of vertex 5: bytes 100..108 are past the buffer's 100"
+        );
+        engines += 1;
+    }
+    assert!(engines >= 2);
+}

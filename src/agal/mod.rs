@@ -18,6 +18,8 @@
 //! - [`asm`], [`disasm`]: the text form.
 //! - [`interp`]: the executable statement of AGAL semantics, with the CPU texture sampler.
 //! - [`lower`]: the frontend to `picajit-codegen`'s block IR (what the engine compiles).
+//! - [`attributes`]: vertex buffer formats (`float1`…`float4`, `bytes4`) widened to the vec4
+//!   attribute registers.
 //! - [`case`]: AGCS/AGOU case files.
 //! - `gen`: seeded random bytecode for tests and fuzzing; `gen_valid`: seeded random programs
 //!   the validator accepts.
@@ -27,6 +29,7 @@
 //! [`interp::math`].
 
 pub mod asm;
+pub mod attributes;
 pub mod case;
 pub mod disasm;
 #[cfg(any(test, feature = "fuzz", feature = "bench"))]

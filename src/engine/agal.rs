@@ -36,6 +36,7 @@ use super::kernels::{Kernels, MachineCode};
 use super::shader::{mark_outputs, uniform_rows, with_context};
 use super::soa::SoaBuffer;
 use super::Engine;
+use crate::agal::attributes::{gather, AttributeError, AttributeStream};
 use crate::agal::case::{AgalCase, CaseRunError, Inputs, Outputs};
 use crate::agal::header::ShaderKind;
 use crate::agal::interp::{self, Fragment, FragmentOut, Textures, Vertex, VertexOut};
@@ -63,6 +64,9 @@ pub enum AgalRunError {
     /// A fragment run whose length is not a whole number of 2×2 quads.
     #[error("{0} fragments are not whole 2x2 quads")]
     NotQuads(usize),
+    /// Vertex buffers that do not hold the attributes of the run.
+    #[error(transparent)]
+    Attributes(#[from] AttributeError),
 }
 
 /// A compiled AGAL program: `Send + Sync`, shared through `Arc`.
@@ -118,9 +122,9 @@ impl Engine {
         let shader = self.compile_agal(&program);
         let refused = |e: AgalRunError| match e {
             AgalRunError::Program(e) => CaseRunError::Run(e),
-            AgalRunError::LengthMismatch { .. } | AgalRunError::NotQuads(_) => {
-                CaseRunError::Engine(e.to_string())
-            }
+            AgalRunError::LengthMismatch { .. }
+            | AgalRunError::NotQuads(_)
+            | AgalRunError::Attributes(_) => CaseRunError::Engine(e.to_string()),
         };
         Ok(match &case.inputs {
             Inputs::Vertices(vs) => Outputs::Vertices(
@@ -319,6 +323,23 @@ impl AgalShader {
         )?;
         self.run_aos(constants, instance_id, textures, attributes, outputs);
         Ok(())
+    }
+
+    /// Runs a vertex program on vertices `first..first + outputs.len()` of vertex buffers:
+    /// each stream's attributes widened by its format ([`crate::agal::attributes`]), then as
+    /// [`AgalShader::run_vertices`].
+    pub fn run_vertex_buffers(
+        &self,
+        constants: &[[f32; 4]],
+        instance_id: u32,
+        textures: &dyn Textures,
+        streams: &[AttributeStream<'_>],
+        first: usize,
+        outputs: &mut [Regs16],
+    ) -> Result<(), AgalRunError> {
+        let mut attributes = vec![[[0.0; 4]; 16]; outputs.len()];
+        gather(streams, first, &mut attributes)?;
+        self.run_vertices(constants, instance_id, textures, &attributes, outputs)
     }
 
     /// Runs a fragment program on `varyings` (register i = `v`i; four fragments per quad) into
