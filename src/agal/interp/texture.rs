@@ -55,6 +55,20 @@ pub trait Textures {
         coords: &[[f32; 4]; 4],
         lod: Lod,
     ) -> [[f32; 4]; 4];
+
+    /// Samples unit `unit` for four vertices' `tld` (coordinate `coords[k]`, level of detail
+    /// `coords[k][3]`): by definition what [`Textures::sample`] gives each vertex alone (its
+    /// coordinate in all four lanes, `Lod::Explicit` of its `.w`, lane 0), which the default
+    /// does — four calls. A sampler whose lanes are independent under an explicit level of
+    /// detail may answer in one call (as [`CpuTextures`] does).
+    fn sample_vertices(
+        &self,
+        unit: u16,
+        state: &SamplerState,
+        coords: &[[f32; 4]; 4],
+    ) -> [[f32; 4]; 4] {
+        coords.map(|c| self.sample(unit, state, &[c; 4], Lod::Explicit([c[3]; 4]))[0])
+    }
 }
 
 /// No textures bound.
@@ -198,6 +212,17 @@ impl CpuTextures {
 impl Textures for CpuTextures {
     fn bound(&self, unit: u16) -> Option<Dim> {
         self.unit(unit).map(|(t, _)| t.dim)
+    }
+
+    /// One call: under an explicit level of detail each lane's texel depends on its own
+    /// coordinate and level only (face, face coordinates, level and filter per lane).
+    fn sample_vertices(
+        &self,
+        unit: u16,
+        state: &SamplerState,
+        coords: &[[f32; 4]; 4],
+    ) -> [[f32; 4]; 4] {
+        self.sample(unit, state, coords, Lod::Explicit(coords.map(|c| c[3])))
     }
 
     fn sample(

@@ -74,7 +74,8 @@ impl Sample {
     /// each item of `buffer` become the texels the sampler returns, called as the interpreter
     /// calls it — per 2×2 quad for `tex` (a trailing partial quad is left alone: fragment runs
     /// are whole quads), per vertex for `tld` (its coordinate in all four lanes, the explicit
-    /// level of detail `.w`, lane 0's texel).
+    /// level of detail `.w`, lane 0's texel; four vertices at a time through
+    /// [`Textures::sample_vertices`], which is that by definition).
     pub fn apply(&self, textures: &dyn Textures, buffer: &mut [Regs16]) {
         let r = SAMPLE_REG as usize;
         match self.lod {
@@ -88,7 +89,15 @@ impl Sample {
                 }
             }
             SampleLod::Explicit => {
-                for item in buffer {
+                let mut chunks = buffer.chunks_exact_mut(4);
+                for four in &mut chunks {
+                    let coords: [[f32; 4]; 4] = std::array::from_fn(|l| four[l][r]);
+                    let texels = textures.sample_vertices(self.unit, &self.state, &coords);
+                    for (item, t) in four.iter_mut().zip(texels) {
+                        item[r] = t;
+                    }
+                }
+                for item in chunks.into_remainder() {
                     let c = item[r];
                     let [t, ..] =
                         textures.sample(self.unit, &self.state, &[c; 4], Lod::Explicit([c[3]; 4]));

@@ -703,3 +703,81 @@ fn reduction_constants_are_the_bits_of_pi_over_2() {
         std::f64::consts::FRAC_PI_2
     );
 }
+
+/// The CPU sampler's one-call `tld` for four vertices is, lane for lane, the definition: each
+/// vertex sampled alone (coordinate in all four lanes, explicit level of detail `.w`, lane 0).
+#[test]
+fn cpu_sampler_samples_four_vertices_as_four_single_ones() {
+    use crate::agal::sampling::SamplerState;
+    use crate::agal::token::SamplerField;
+    let mut rng = fastrand::Rng::with_seed(41);
+    let special = [
+        0.0,
+        -0.0,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1e-40,
+        3e38,
+        0.5,
+        -1.25,
+        2.0,
+    ];
+    let level = |rng: &mut fastrand::Rng, n: u32| Level {
+        width: n,
+        height: n,
+        texels: (0..n * n)
+            .map(|_| std::array::from_fn(|_| rng.f32()))
+            .collect(),
+    };
+    let mut checked = 0;
+    for case in 0..400 {
+        let cube = case % 3 == 0;
+        let field = SamplerField {
+            reg: 0,
+            bias: rng.i8(..),
+            reg_type: 5,
+            format: 0,
+            dim: u8::from(cube),
+            special: 0,
+            wrap: if cube { 0 } else { rng.u8(..4) },
+            mip: rng.u8(..3),
+            filter: rng.u8(..2),
+            reserved: 0,
+        };
+        let state = SamplerState::from_field(&field).unwrap();
+        let faces = if cube { 6 } else { 1 };
+        let texture = Texture {
+            dim: if cube { Dim::Cube } else { Dim::TwoD },
+            faces: (0..faces)
+                .map(|_| (0..4).map(|l| level(&mut rng, 8 >> l)).collect())
+                .collect(),
+        };
+        let mut t = CpuTextures::new();
+        t.bind(0, texture).unwrap();
+        let value = |rng: &mut fastrand::Rng| {
+            if rng.bool() {
+                special[rng.usize(..special.len())]
+            } else {
+                (rng.f32() - 0.5) * 6.0
+            }
+        };
+        let coords: [[f32; 4]; 4] =
+            std::array::from_fn(|_| std::array::from_fn(|_| value(&mut rng)));
+        let got = t.sample_vertices(0, &state, &coords);
+        for (k, c) in coords.iter().enumerate() {
+            let want = t.sample(0, &state, &[*c; 4], interp::Lod::Explicit([c[3]; 4]))[0];
+            for comp in 0..4 {
+                assert!(
+                    want[comp].to_bits() == got[k][comp].to_bits()
+                        || (want[comp].is_nan() && got[k][comp].is_nan()),
+                    "case {case} vertex {k}: {:?} vs {:?} ({state:?}, {c:?})",
+                    got[k],
+                    want
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 1600);
+}
