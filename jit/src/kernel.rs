@@ -4,17 +4,23 @@
 use dynasmrt::{DynamicLabel, VecAssembler};
 
 use crate::abi;
-use crate::ir::Function;
+use crate::ir::{Function, Inst, Op};
 use crate::opt;
-use crate::regalloc::{self, Allocation};
+use crate::regalloc::{self, Allocation, Class};
 use crate::timings::Clock;
 use crate::x64::CompileError;
 
 /// Verifies `func` and allocates its variables to `allocatable` registers and the context's
-/// spill slots. Laps `clock` after verification, liveness and allocation.
+/// spill slots. Variables with an entry in `remat` (see [`remat_defs`]) take no register;
+/// those `hoisted` (see [`hoisted`]) get a spill slot of their own; those `elided` (the backend
+/// never reads nor writes them) get no location. Laps `clock` after verification, liveness and
+/// allocation.
 pub(crate) fn allocate(
     func: &Function,
     allocatable: &[u8],
+    remat: &[Option<Inst>],
+    hoisted: &[bool],
+    elided: &[bool],
     clock: &mut Clock<'_>,
 ) -> Result<Allocation, CompileError> {
     func.verify()?;
@@ -24,9 +30,116 @@ pub(crate) fn allocate(
         return Err(CompileError::Uninitialized(v.0));
     }
     clock.lap("liveness");
-    let alloc = regalloc::allocate(func, &live, allocatable, abi::SPILL_SLOTS)?;
+    let alloc = regalloc::allocate(func, &live, allocatable, abi::SPILL_SLOTS, &|v| {
+        let i = v.0 as usize;
+        if elided.get(i).copied().unwrap_or(false) {
+            Class::Elided
+        } else if remat.get(i).is_some_and(Option::is_some) {
+            Class::Remat
+        } else if hoisted.get(i).copied().unwrap_or(false) {
+            Class::Memory
+        } else {
+            Class::Register
+        }
+    })?;
     clock.lap("regalloc");
     Ok(alloc)
+}
+
+/// At most this many values are computed once per run (each takes a spill slot for the run).
+pub(crate) const MAX_HOISTED: usize = 128;
+
+/// Per variable: true if its definition is computed once per run, before the batch loop,
+/// into a spill slot of its own — a batch-invariant value ([`opt::batch_invariant`]) computed
+/// by an operation (not a constant or uniform read: those cost one load wherever they are)
+/// whose operands are each hoisted or a value of `leaves` ([`remat_defs`]: the prologue reads
+/// those where they are kept), the first [`MAX_HOISTED`] of them in reverse post-order. The
+/// kernel's prologue emits those definitions in that order (each one's operands are defined
+/// before it) and the batch loop skips them.
+pub(crate) fn hoisted(func: &Function, leaves: &[Option<Inst>]) -> Vec<bool> {
+    let invariant = opt::batch_invariant(func);
+    let mut hoisted = vec![false; func.vars.len()];
+    let mut n = 0;
+    for b in regalloc::reverse_post_order(func) {
+        for inst in &func.blocks[b.0 as usize].insts {
+            let Some(d) = inst.dst else { continue };
+            let i = d.0 as usize;
+            let ready = inst
+                .uses()
+                .iter()
+                .all(|u| hoisted[u.0 as usize] || leaves[u.0 as usize].is_some());
+            let leaf = matches!(
+                inst.op,
+                Op::FConst | Op::Uniform | Op::IConst | Op::MaskConst
+            );
+            if invariant[i] && !leaf && leaves[i].is_none() && ready && n < MAX_HOISTED {
+                hoisted[i] = true;
+                n += 1;
+            }
+        }
+    }
+    hoisted
+}
+
+/// Per variable: its definition, if that is its only one and it reads a value fixed for the
+/// whole run — a constant, or a uniform component read without an offset (c0..c95 from its
+/// broadcast row, c96..c127 are 1.0). Such a variable can be re-read at each use instead of
+/// holding a register ([`crate::regalloc::Loc::Remat`]).
+/// A copy (`Mov`) of such a variable, itself defined once, is re-read from the same place.
+pub(crate) fn remat_defs(func: &Function) -> Vec<Option<Inst>> {
+    let mut defs: Vec<Option<Inst>> = vec![None; func.vars.len()];
+    let mut count = vec![0u32; func.vars.len()];
+    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
+        if let Some(d) = inst.dst {
+            count[d.0 as usize] += 1;
+        }
+    }
+    // In reverse post-order a copy's source is defined before the copy.
+    for b in regalloc::reverse_post_order(func) {
+        for inst in &func.blocks[b.0 as usize].insts {
+            let Some(d) = inst.dst else { continue };
+            let i = d.0 as usize;
+            if count[i] != 1 {
+                continue;
+            }
+            defs[i] = if matches!(inst.op, Op::FConst | Op::Uniform) {
+                Some(*inst)
+            } else if inst.op == Op::Mov {
+                defs[inst.args[0].0 as usize]
+            } else {
+                None
+            };
+        }
+    }
+    defs
+}
+
+/// The per-batch state a kernel resets at the start of each batch: the step budget if the
+/// function spends any, aL if it reads or changes it, the status word if it retires lanes (the
+/// only writer of the word in the context).
+pub(crate) struct BatchState {
+    pub budget: bool,
+    pub al: bool,
+    pub status: bool,
+}
+
+impl BatchState {
+    pub fn of(func: &Function) -> BatchState {
+        let mut st = BatchState {
+            budget: false,
+            al: false,
+            status: false,
+        };
+        for inst in func.blocks.iter().flat_map(|b| &b.insts) {
+            st.budget |= inst.op == Op::Budget;
+            st.status |= inst.op == Op::Retire;
+            st.al |= matches!(
+                inst.op,
+                Op::UniformAl | Op::AlInc | Op::AlRestore | Op::LoopPush
+            );
+        }
+        st
+    }
 }
 
 /// The labels of a kernel: one per IR block and the batch loop's own.

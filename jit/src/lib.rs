@@ -9,13 +9,15 @@
 //! - [`abi`]: the batch context the generated code reads and writes.
 //! - [`x64`]: the x86-64 backend (SSE4.1, W = 4; AVX2, W = 8).
 //! - [`aarch64`]: the AArch64 backend (NEON, W = 4).
-//! - `kernel`: what both backends do before emitting (verification, allocation, labels).
+//! - `kernel`: what both backends do before emitting (verification, allocation, labels, the
+//!   values computed once per run); `io_plan`: what a kernel's batch loop moves.
 //! - [`code`]: executable memory and the one call boundary into generated code.
 //! - [`timings`]: the compile-time breakdown (a [`timings::Clock`] lapped at phase boundaries).
 
 pub mod aarch64;
 pub mod abi;
 pub mod code;
+mod io_plan;
 pub mod ir;
 mod kernel;
 pub mod opt;

@@ -236,6 +236,19 @@ fn lane_loads_and_transposes() {
     {
         check(&[w], |o| asm::st4_lane(o, k as u32));
     }
+    // The same with v24-v27 (Rt = 24 in bits 0-4).
+    for (k, w) in [0x0DE6_A138, 0x0DE6_B138, 0x4DE6_A138, 0x4DE6_B138]
+        .into_iter()
+        .enumerate()
+    {
+        check(&[w], |o| asm::ld4_lane_scratch(o, k as u32));
+    }
+    for (k, w) in [0x0DA6_A138, 0x0DA6_B138, 0x4DA6_A138, 0x4DA6_B138]
+        .into_iter()
+        .enumerate()
+    {
+        check(&[w], |o| asm::st4_lane_scratch(o, k as u32));
+    }
 }
 
 #[test]

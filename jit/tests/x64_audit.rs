@@ -488,6 +488,21 @@ fn batch_io_forms() {
     check(&["vextractf128 [r8+510h], ymm11, 1"], |o| {
         asm::extract_high(o, 11, 0x510)
     });
+    check(&["vmovups ymm12, [rsi+210h]"], |o| {
+        asm::load_pair(o, 12, 0x210)
+    });
+    check(&["vmovups [r8+710h], ymm2"], |o| {
+        asm::store_pair(o, 2, 0x710)
+    });
+    check(&["vinsertf128 ymm12, ymm11, [rsi+520h], 1"], |o| {
+        asm::low_then_input(o, 12, 11, 0x520)
+    });
+    check(&["vperm2f128 ymm12, ymm11, [rsi+610h], 12h"], |o| {
+        asm::input_then_high(o, 12, 11, 0x610)
+    });
+    check(&["vperm2f128 ymm1, ymm11, ymm12, 20h"], |o| {
+        asm::low_halves(o, 1, 11, 12)
+    });
     check(&["vmovups ymm4, [rax+rsi]"], |o| {
         asm::load_plane(o, Tier::Avx2, 4)
     });
@@ -577,15 +592,15 @@ fn batch_loop_scalar_forms() {
     check(&["mov eax, [rdi+2A00h]", "mov [r10], eax"], |o| {
         scalar::batch_status_from(o, 0x2A00)
     });
-    check(
-        &[
-            "mov eax, [rdi+10AA0h]",
-            "mov [rdi+2818h], eax",
-            "mov dword ptr [rdi+2810h], 0",
-            "mov dword ptr [rdi+2820h], 0",
-        ],
-        |o| scalar::batch_reset(o, 0x10AA0, 0x2818, 0x2810, 0x2820),
-    );
+    check(&["mov eax, [rdi+10AA0h]", "mov [rdi+2818h], eax"], |o| {
+        scalar::reset_budget(o, 0x10AA0, 0x2818)
+    });
+    check(&["mov dword ptr [rdi+2810h], 0"], |o| {
+        scalar::reset_al(o, 0x2810)
+    });
+    check(&["mov dword ptr [rdi+2820h], 0"], |o| {
+        scalar::reset_status(o, 0x2820)
+    });
     let got = decode(|o| {
         let l = o.new_dynamic_label();
         scalar::bind(o, l);
@@ -694,4 +709,62 @@ fn geometry_forms() {
         format!("imul rdx, rcx, {}", hex(abi::TRIANGLE_BYTES))
     );
     assert_eq!(got[6], format!("add rdx, [rdi+{}]", hex(abi::IO_TRIANGLES)));
+}
+
+#[test]
+fn memory_second_source_forms() {
+    for (op, sse, avx) in VOPS {
+        check(&[&format!("{avx} ymm9, ymm14, [rdi+1040h]")], |o| {
+            asm::vop_m(o, Tier::Avx2, op, 9, 14, Mem::Ctx(0x1040))
+        });
+        check(&[&format!("{avx} ymm2, ymm2, [rdi+rax+2000h]")], |o| {
+            asm::vop_m(o, Tier::Avx2, op, 2, 2, Mem::CtxRax(0x2000))
+        });
+        check(&[&format!("{sse} xmm12, [rdi+0FB80h]")], |o| {
+            asm::vop_m(o, Tier::Sse41, op, 12, 12, Mem::Ctx(0xFB80))
+        });
+        check(
+            &["movaps xmm3, xmm10", &format!("{sse} xmm3, [rdi+rax+10h]")],
+            |o| asm::vop_m(o, Tier::Sse41, op, 3, 10, Mem::CtxRax(0x10)),
+        );
+        for (tier, want) in [
+            (Tier::Avx2, vec![format!("{avx} ymm13, ymm0, [20h]")]),
+            (
+                Tier::Sse41,
+                vec![
+                    "movaps xmm13, xmm0".to_string(),
+                    format!("{sse} xmm13, [20h]"),
+                ],
+            ),
+        ] {
+            let got = decode_with(
+                |o| {
+                    let l = o.new_dynamic_label();
+                    asm::vop_m(o, tier, op, 13, 0, Mem::Const(l));
+                    asm::scalar::align(o, 32);
+                    asm::scalar::bind(o, l);
+                },
+                false,
+            );
+            assert_eq!(got[..want.len()], want[..], "{op:?} {tier:?}");
+        }
+    }
+}
+
+#[test]
+fn partial_interleaves_for_the_wanted_components() {
+    // Only x and y: the low interleaves; z alone: the high ones.
+    let low = decode(|o| {
+        let plan = asm::unpack_rows(o, Tier::Avx2, [1, 2, 3, 4], 15, 0b0010);
+        assert_eq!(plan[1], (VOp::UnpckHpd, 15, 2));
+    });
+    assert_eq!(
+        low,
+        ["vunpcklps ymm15, ymm1, ymm2", "vunpcklps ymm2, ymm3, ymm4"]
+    );
+    let high = decode(|o| {
+        let plan = asm::unpack_rows(o, Tier::Sse41, [1, 2, 3, 4], 15, 0b0100);
+        assert_eq!(plan[2], (VOp::UnpckLpd, 1, 3));
+    });
+    assert_eq!(high, ["unpckhps xmm1, xmm2", "unpckhps xmm3, xmm4"]);
 }

@@ -147,6 +147,8 @@ impl Code {
 pub(super) struct Kernels {
     pub(super) func: Function,
     pub(super) aos: Code,
+    /// The machine code of `aos`, for dumps and static counts.
+    pub(super) aos_code: MachineCode,
     aos_bytes: usize,
     /// The SoA kernel, compiled on first use (or in the background).
     soa: OnceLock<Result<Code, String>>,
@@ -176,6 +178,7 @@ impl Kernels {
             Kernels {
                 func,
                 aos,
+                aos_code: compiled.clone(),
                 aos_bytes: compiled.code_bytes(),
                 soa: OnceLock::new(),
                 soa_bytes: AtomicUsize::new(0),

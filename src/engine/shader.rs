@@ -171,9 +171,20 @@ impl Shader {
         }
     }
 
-    /// The machine code of the AoS kernel (native shaders only).
+    /// The machine code of the AoS kernel (native shaders only): the generic kernel, exact
+    /// for any uniforms.
     pub fn machine_code(&self) -> Option<&MachineCode> {
         self.machine_code.as_ref()
+    }
+
+    /// The machine code of the AoS kernel a run with `uniforms` uses: the variant whose PICA
+    /// multiplies by the finite, non-zero uniform components are plain multiplies (compiled
+    /// now if it is not yet), or the generic kernel.
+    pub fn machine_code_for(&self, uniforms: &Uniforms) -> Option<MachineCode> {
+        match &self.exec {
+            Exec::Native(n) => Some(n.kernels_for(uniforms, true).aos_code.clone()),
+            Exec::Interp => None,
+        }
     }
 
     /// Vertices per native batch (1 for the interpreter).
@@ -279,11 +290,13 @@ impl Shader {
                     let mut words = Vec::new();
                     let w = native.target.lanes();
                     run_aos_batches(ctx, &kernels.aos, w, inputs, outputs, status, &mut words)
-                        .map(|_| ())
                 });
-                if ran.is_err() {
+                match ran {
+                    // Every batch ended: no status to search for an exhausted budget.
+                    Ok(true) => return Ok(()),
+                    Ok(false) => {}
                     // Only the qemu job server can fail; the interpreter gives the same answer.
-                    self.run_interp(uniforms, inputs, outputs, status);
+                    Err(_) => self.run_interp(uniforms, inputs, outputs, status),
                 }
             }
         }

@@ -129,12 +129,17 @@ impl SoaPlan {
             let mut words = vec![0u32; n / w];
             let full = code.run_soa(ctx, inputs, outputs, n, &mut words)? * w;
             let mut diverged: Vec<usize> = Vec::new();
-            for (batch, &word) in words.iter().enumerate() {
-                let range = batch * w..batch * w + w;
-                if word & DIVERGED != 0 {
-                    diverged.extend(range);
-                } else {
-                    lane_statuses(word, &mut status[range]);
+            let mut clean = words.iter().all(|&word| word == 0);
+            if clean {
+                status[..full].fill(VertexStatus::Ended);
+            } else {
+                for (batch, &word) in words.iter().enumerate() {
+                    let range = batch * w..batch * w + w;
+                    if word & DIVERGED != 0 {
+                        diverged.extend(range);
+                    } else {
+                        lane_statuses(word, &mut status[range]);
+                    }
                 }
             }
             if full < n {
@@ -147,6 +152,7 @@ impl SoaPlan {
                 }
                 let mut b = [0u32];
                 code.run_soa(ctx, &tin, &mut tout, w, &mut b)?;
+                clean &= b[0] == 0;
                 if b[0] & DIVERGED != 0 {
                     diverged.extend(full..n);
                 } else {
@@ -165,11 +171,14 @@ impl SoaPlan {
                 scatter(outputs, n, v, shader.outputs, &out);
                 status[v] = st;
             }
-            Ok::<(), String>(())
+            Ok::<bool, String>(clean)
         });
-        if ran.is_err() {
+        match ran {
+            // Every batch ended: no status to search for an exhausted budget.
+            Ok(true) => return Ok(()),
+            Ok(false) => {}
             // Only the qemu job server can fail; the interpreter gives the same answer.
-            shader.run_planes_interp(uniforms, inputs, outputs, n, status);
+            Err(_) => shader.run_planes_interp(uniforms, inputs, outputs, n, status),
         }
         shader.result(status)
     }

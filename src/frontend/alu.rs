@@ -167,9 +167,14 @@ impl Emit<'_> {
         v
     }
 
-    /// `((+0.0 + a0·b0) + a1·b1) + …` over `n` terms; DPH's fourth `a` term is 1.0.
+    /// `((+0.0 + a0·b0) + a1·b1) + …` over `n` terms (DPH's fourth `a` term is 1.0), computed
+    /// as `((a0·b0 + a1·b1) + …) + (aₙ₋₁·bₙ₋₁ + +0.0)`: the same value bit for bit, because
+    /// `(+0.0 + x) + y = (x + y) + +0.0` and `(x + y) + +0.0 = x + (y + +0.0)` for all x, y
+    /// under round-to-nearest (both sides differ from `x + y` only in the sign of a zero, and
+    /// a sum is −0.0 only when both terms are). The seed then rides on the last term, which is
+    /// often computed once per run (a uniform times the constant w of a position).
     fn dot(&mut self, n: usize, homogeneous: bool) -> Var {
-        let mut sum = self.fconst(0.0);
+        let mut sum = None;
         for i in 0..n {
             let a = if homogeneous && i == 3 {
                 self.fconst(1.0)
@@ -177,10 +182,17 @@ impl Emit<'_> {
                 self.src(0, i)
             };
             let b = self.src(1, i);
-            let p = self.op(Op::PMul, &[a, b], [0, 0]);
-            sum = self.op(Op::Add, &[sum, p], [0, 0]);
+            let mut term = self.op(Op::PMul, &[a, b], [0, 0]);
+            if i == n - 1 {
+                let zero = self.fconst(0.0);
+                term = self.op(Op::Add, &[term, zero], [0, 0]);
+            }
+            sum = Some(match sum {
+                None => term,
+                Some(s) => self.op(Op::Add, &[s, term], [0, 0]),
+            });
         }
-        sum
+        sum.unwrap_or_else(|| self.fconst(0.0))
     }
 
     fn binary(&mut self, op: Op, i: usize) -> Var {

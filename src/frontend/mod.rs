@@ -301,12 +301,19 @@ pub fn lower_timed(
     opt::simplify_cfg(&mut func);
     clock.lap("simplify_cfg");
     let insts_before_dce = func.inst_count();
+    opt::split_defs(&mut func);
+    clock.lap("split_defs");
     opt::cse(&mut func);
     clock.lap("cse");
+    opt::renumber(&mut func);
+    opt::square_pmul(&mut func);
+    clock.lap("renumber");
     opt::dce(&mut func);
     clock.lap("dce");
     opt::simplify_cfg(&mut func);
     clock.lap("simplify_cfg 2");
+    opt::place_io(&mut func);
+    clock.lap("place_io");
     func.verify()?;
     clock.lap("verify");
     // In the lane-position model every lane's path spends budget on each cycle of the state

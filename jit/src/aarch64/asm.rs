@@ -427,6 +427,18 @@ pub fn st4_lane(ops: &mut Ops, lane: u32) {
     dynasm!(ops ; .arch aarch64 ; st4 {v0.s, v1.s, v2.s, v3.s}[lane], [x9], x6);
 }
 
+/// As [`ld4_lane`], into `v24`–`v27` (the emitter's S0–S3: a load while variables live).
+pub fn ld4_lane_scratch(ops: &mut Ops, lane: u32) {
+    let lane = lane & 3;
+    dynasm!(ops ; .arch aarch64 ; ld4 {v24.s, v25.s, v26.s, v27.s}[lane], [x9], x6);
+}
+
+/// As [`st4_lane`], from `v24`–`v27` (the emitter's S0–S3).
+pub fn st4_lane_scratch(ops: &mut Ops, lane: u32) {
+    let lane = lane & 3;
+    dynasm!(ops ; .arch aarch64 ; st4 {v24.s, v25.s, v26.s, v27.s}[lane], [x9], x6);
+}
+
 /// Scalar (general-purpose register) helpers.
 pub mod scalar {
     use super::*;

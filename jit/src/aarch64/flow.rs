@@ -46,8 +46,8 @@ impl Emitter<'_> {
                 asm::scalar::store_w(&mut self.ops, 9, a);
                 asm::scalar::jump(&mut self.ops, r);
             }
-            // The batch tail follows the last block.
-            Terminator::Exit if next.is_none() => {}
+            // The store stub sits after the batch loop (exits that store the outputs themselves
+            // never get here).
             Terminator::Exit => {
                 let l = self.batch_end;
                 asm::scalar::jump(&mut self.ops, l);
@@ -62,16 +62,23 @@ impl Emitter<'_> {
         }
     }
 
-    /// Per batch: budget = the run's budget, aL = 0, status = 0.
-    pub(super) fn batch_reset(&mut self) {
-        let init = self.ctx(abi::IO_BUDGET, 4);
-        asm::scalar::load_w(&mut self.ops, 9, init);
-        let budget = self.ctx(abi::BUDGET, 4);
-        asm::scalar::store_w(&mut self.ops, 9, budget);
-        let al = self.ctx(abi::AL, 4);
-        asm::scalar::store_zero_w(&mut self.ops, al);
-        let status = self.ctx(abi::STATUS, 4);
-        asm::scalar::store_zero_w(&mut self.ops, status);
+    /// Per batch: budget = the run's budget (if `state.budget`), aL = 0 (if `state.al`), the
+    /// status word = 0 (if `state.status`).
+    pub(super) fn batch_reset(&mut self, state: &crate::kernel::BatchState) {
+        if state.budget {
+            let init = self.ctx(abi::IO_BUDGET, 4);
+            asm::scalar::load_w(&mut self.ops, 9, init);
+            let budget = self.ctx(abi::BUDGET, 4);
+            asm::scalar::store_w(&mut self.ops, 9, budget);
+        }
+        if state.al {
+            let al = self.ctx(abi::AL, 4);
+            asm::scalar::store_zero_w(&mut self.ops, al);
+        }
+        if state.status {
+            let status = self.ctx(abi::STATUS, 4);
+            asm::scalar::store_zero_w(&mut self.ops, status);
+        }
     }
 
     /// Saves aL in the slot, loads count/step of int uniform `int_id` into it, aL = start.

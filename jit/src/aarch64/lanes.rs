@@ -66,7 +66,8 @@ impl Emitter<'_> {
         asm::scalar::lowest_lane(&mut self.ops, 9);
         let lanes = match self.loc(off) {
             Loc::Spill(slot) => abi::spill_offset(slot),
-            Loc::Reg(_) | Loc::Unused => {
+            // (`Remat` is never allocated here.)
+            Loc::Reg(_) | Loc::Remat | Loc::Unused => {
                 let o = self.src(off, S1);
                 let a = self.ctx(abi::scratch_offset(LEAD_LANES), 16);
                 asm::store_q(&mut self.ops, o, a);

@@ -43,7 +43,7 @@ use rustc_hash::FxHashMap as HashMap;
 use dynasmrt::{DynamicLabel, DynasmApi};
 
 use crate::abi;
-use crate::ir::{BlockId, Function, Op, Var};
+use crate::ir::{BlockId, Function, Op, Terminator, Var};
 use crate::regalloc::{Allocation, Loc};
 use crate::timings::Clock;
 pub use crate::x64::{io_sets, CompileError, IoMode};
@@ -99,6 +99,10 @@ pub(crate) struct Emitter<'a> {
     /// The (offset variable, base) whose per-lane uniform rows sit in scratch (see
     /// `memory.rs`); forgotten at block starts and when the variable is written.
     pub(crate) row_cache: Option<(Var, u32)>,
+    /// While the prologue computes the run's invariant values: per variable, the constant or
+    /// uniform read that defines it, re-read into the scratch register by [`Emitter::src`]
+    /// (its own register is not loaded yet).
+    prologue_leaves: Option<Vec<Option<crate::ir::Inst>>>,
 }
 
 /// Compiles a verified function into a kernel that loops over the batches of a run in I/O mode
@@ -115,7 +119,18 @@ pub fn compile_timed(
     io: IoMode,
     clock: &mut Clock<'_>,
 ) -> Result<Compiled, CompileError> {
-    let alloc = crate::kernel::allocate(func, &ALLOCATABLE, clock)?;
+    let (_, outs) = io_sets(func);
+    let geometry = func
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .any(|i| matches!(i.op, Op::Emit | Op::SetEmit));
+    let plan = crate::io_plan::Plan::new(func, outs, geometry, false);
+    // No variable is rematerialized here (NEON arithmetic takes no memory operands); values
+    // computed from uniforms alone are computed once per run.
+    let leaves = crate::kernel::remat_defs(func);
+    let hoisted = crate::kernel::hoisted(func, &leaves);
+    let alloc = crate::kernel::allocate(func, &ALLOCATABLE, &[], &hoisted, &[], clock)?;
     let mut ops = Ops::new(0);
     let crate::kernel::Labels {
         blocks: labels,
@@ -127,7 +142,7 @@ pub fn compile_timed(
         overflow,
         diverged,
     } = crate::kernel::Labels::new(&mut ops, func);
-    let (ins, outs) = io_sets(func);
+    let advance = ops.new_dynamic_label();
     let mut e = Emitter {
         ops,
         func,
@@ -140,6 +155,7 @@ pub fn compile_timed(
         diverged,
         outputs: outs,
         row_cache: None,
+        prologue_leaves: None,
     };
     asm::scalar::enter(&mut e.ops);
     let a_in = asm::ctx_addr(&mut e.ops, abi::IO_INPUT, 8);
@@ -150,34 +166,79 @@ pub fn compile_timed(
     if io == IoMode::Soa {
         asm::scalar::zero_x2(&mut e.ops);
     }
-    asm::scalar::bind(&mut e.ops, top);
-    e.batch_reset();
-    asm::scalar::ctx_pointer(&mut e.ops, 7, abi::OUTPUT_BANK0 as u32);
-    let geometry = func
-        .blocks
-        .iter()
-        .flat_map(|b| &b.insts)
-        .any(|i| matches!(i.op, Op::Emit | Op::SetEmit));
-    e.clear_outputs(outs, geometry);
-    e.load_inputs(io, &ins);
+    // Values the same for the whole run, once.
     let order = alloc.order.clone();
+    let is_hoisted = |inst: &crate::ir::Inst| inst.dst.is_some_and(|d| hoisted[d.0 as usize]);
+    e.prologue_leaves = Some(leaves);
+    for &b in &order {
+        for inst in func.blocks[b.0 as usize]
+            .insts
+            .iter()
+            .filter(|i| is_hoisted(i))
+        {
+            e.inst(inst);
+        }
+    }
+    e.prologue_leaves = None;
+    if !geometry {
+        // Only a geometry shader switches banks.
+        asm::scalar::ctx_pointer(&mut e.ops, 7, abi::OUTPUT_BANK0 as u32);
+    }
+    asm::scalar::bind(&mut e.ops, top);
+    let state = crate::kernel::BatchState::of(func);
+    e.batch_reset(&state);
+    if geometry {
+        asm::scalar::ctx_pointer(&mut e.ops, 7, abi::OUTPUT_BANK0 as u32);
+    }
+    e.clear_outputs(&plan.cleared, geometry);
+    e.load_inputs(io, &plan.staged);
     for (i, &b) in order.iter().enumerate() {
         let label = e.labels[b.0 as usize];
         asm::scalar::bind(&mut e.ops, label);
         e.row_cache = None;
-        for inst in &func.blocks[b.0 as usize].insts {
-            e.inst(inst);
-            if inst.dst.is_some() && inst.dst == e.row_cache.map(|(v, _)| v) {
-                e.row_cache = None;
+        let block = &func.blocks[b.0 as usize];
+        let direct_exit = plan.direct_exits && block.term == Terminator::Exit;
+        let tail = if direct_exit {
+            crate::io_plan::trailing_outputs(&block.insts)
+        } else {
+            &[]
+        };
+        let body = &block.insts[..block.insts.len() - tail.len()];
+        let mut k = 0;
+        while k < body.len() {
+            let inst = &body[k];
+            let n = if inst.op == Op::Input && plan.direct_inputs[b.0 as usize] {
+                let reg = inst.imm[0] & 15;
+                let n = body[k..]
+                    .iter()
+                    .take_while(|x| x.op == Op::Input && x.imm[0] & 15 == reg)
+                    .count();
+                e.input_run(io, &body[k..k + n]);
+                n
+            } else {
+                if !is_hoisted(inst) {
+                    e.inst(inst);
+                }
+                1
+            };
+            for inst in &body[k..k + n] {
+                if inst.dst.is_some() && inst.dst == e.row_cache.map(|(v, _)| v) {
+                    e.row_cache = None;
+                }
             }
+            k += n;
         }
-        e.terminator(b, order.get(i + 1).copied());
+        if direct_exit {
+            e.exit_store(io, tail, &plan);
+            asm::scalar::batch_status(&mut e.ops, 0);
+            if i + 1 < order.len() {
+                asm::scalar::jump(&mut e.ops, advance);
+            }
+        } else {
+            e.terminator(b, order.get(i + 1).copied());
+        }
     }
-    asm::scalar::bind(&mut e.ops, batch_end);
-    let status = e.ctx(abi::STATUS, 4);
-    asm::scalar::batch_status_from(&mut e.ops, status);
-    asm::scalar::bind(&mut e.ops, store);
-    e.store_outputs(io, outs, func.retires_lanes());
+    asm::scalar::bind(&mut e.ops, advance);
     let (step, out_step) = match io {
         IoMode::Aos => {
             let s = LANES as u32 * abi::AOS_VERTEX_BYTES as u32;
@@ -188,18 +249,32 @@ pub fn compile_timed(
     asm::scalar::next_batch(&mut e.ops, step, out_step, top);
     asm::scalar::bind(&mut e.ops, done);
     asm::scalar::leave(&mut e.ops);
-    asm::scalar::bind(&mut e.ops, exhausted);
-    asm::scalar::batch_status(&mut e.ops, abi::all_exhausted(LANES));
-    asm::scalar::jump(&mut e.ops, store);
-    // Lanes disagreed at a per-vertex branch: status 3 (the host reruns the batch vertex by
-    // vertex).
-    asm::scalar::bind(&mut e.ops, diverged);
-    asm::scalar::batch_status(&mut e.ops, abi::STATUS_DIVERGED);
-    asm::scalar::jump(&mut e.ops, store);
-    // Triangle buffer full: status 2 (the host reruns the batch on the interpreter).
-    asm::scalar::bind(&mut e.ops, overflow);
-    asm::scalar::batch_status(&mut e.ops, abi::STATUS_OVERFLOW);
-    asm::scalar::jump(&mut e.ops, store);
+    if plan.stub || !plan.direct_exits {
+        // The invocation ended (where exits do not store themselves): the status word (the
+        // lanes a function that retires lanes retired exhausted), outputs out from the bank (or
+        // the retired lanes' outputs).
+        asm::scalar::bind(&mut e.ops, batch_end);
+        if state.status {
+            let status = e.ctx(abi::STATUS, 4);
+            asm::scalar::batch_status_from(&mut e.ops, status);
+        } else {
+            asm::scalar::batch_status(&mut e.ops, 0);
+        }
+        asm::scalar::bind(&mut e.ops, store);
+        e.store_outputs(io, outs, func.retires_lanes());
+        asm::scalar::jump(&mut e.ops, advance);
+        asm::scalar::bind(&mut e.ops, exhausted);
+        asm::scalar::batch_status(&mut e.ops, abi::all_exhausted(LANES));
+        asm::scalar::jump(&mut e.ops, store);
+        // Lanes disagreed at a per-vertex branch (the host reruns the batch vertex by vertex).
+        asm::scalar::bind(&mut e.ops, diverged);
+        asm::scalar::batch_status(&mut e.ops, abi::STATUS_DIVERGED);
+        asm::scalar::jump(&mut e.ops, store);
+        // Triangle buffer full (the host reruns the batch on the interpreter).
+        asm::scalar::bind(&mut e.ops, overflow);
+        asm::scalar::batch_status(&mut e.ops, abi::STATUS_OVERFLOW);
+        asm::scalar::jump(&mut e.ops, store);
+    }
     let code_len = e.ops.offset().0;
     clock.lap("emit");
     e.const_pool();
@@ -228,6 +303,24 @@ impl Emitter<'_> {
 
     /// The register holding source `v`, loading a spilled value into `scratch`.
     pub(crate) fn src(&mut self, v: Var, scratch: u8) -> u8 {
+        let leaf = self
+            .prologue_leaves
+            .as_ref()
+            .and_then(|l| l.get(v.0 as usize).copied().flatten());
+        if let Some(def) = leaf {
+            // `remat_defs` holds constants and offset-free uniform reads only.
+            let index = def.imm[0] & 0x7F;
+            if def.op != Op::Uniform {
+                self.load_u32(scratch, def.imm[0]);
+            } else if index < 96 {
+                let at = abi::uniform_row_offset(index, def.imm[1] & 3);
+                let a = self.ctx(at, 16);
+                asm::load_q(&mut self.ops, scratch, a);
+            } else {
+                self.load_f32(scratch, 1.0);
+            }
+            return scratch;
+        }
         match self.loc(v) {
             Loc::Reg(r) => r,
             Loc::Spill(s) => {
@@ -235,8 +328,9 @@ impl Emitter<'_> {
                 asm::load_q(&mut self.ops, scratch, a);
                 scratch
             }
-            // A variable read but never written (only in dead code): any value will do.
-            Loc::Unused => {
+            // A variable read but never written (only in dead code): any value will do. (`Remat`
+            // is never allocated here: `compile` asks for none.)
+            Loc::Remat | Loc::Unused => {
                 asm::zero(&mut self.ops, scratch);
                 scratch
             }
@@ -247,7 +341,7 @@ impl Emitter<'_> {
     pub(crate) fn dst(&self, v: Var) -> u8 {
         match self.loc(v) {
             Loc::Reg(r) => r,
-            Loc::Spill(_) | Loc::Unused => S0,
+            Loc::Spill(_) | Loc::Remat | Loc::Unused => S0,
         }
     }
 

@@ -338,6 +338,30 @@ impl Terminator {
             Terminator::Exit => Terminator::Exit,
         }
     }
+    /// The same terminator with its operand (if it has one) mapped through `f`.
+    pub fn map_use(self, f: impl FnOnce(Var) -> Var) -> Terminator {
+        match self {
+            Terminator::BranchUniform { mask, then, other } => Terminator::BranchUniform {
+                mask: f(mask),
+                then,
+                other,
+            },
+            Terminator::BranchAgree { mask, then, other } => Terminator::BranchAgree {
+                mask: f(mask),
+                then,
+                other,
+            },
+            Terminator::BranchAny { mask, then, other } => Terminator::BranchAny {
+                mask: f(mask),
+                then,
+                other,
+            },
+            Terminator::Jump(_)
+            | Terminator::BranchBool { .. }
+            | Terminator::LoopNext { .. }
+            | Terminator::Exit => self,
+        }
+    }
     /// Variables the terminator reads.
     pub fn uses(&self) -> Option<Var> {
         match *self {

@@ -42,6 +42,19 @@ pub fn specialize_pmul(
     (out, rewritten)
 }
 
+/// Every `PMul` of a value by itself becomes a plain `Mul`: `x * x` is NaN only if `x` is (0 and
+/// ±inf square to 0 and +inf), so the PICA rule never applies. Returns how many were rewritten.
+pub fn square_pmul(func: &mut Function) -> usize {
+    let mut rewritten = 0;
+    for inst in func.blocks.iter_mut().flat_map(|b| &mut b.insts) {
+        if inst.op == Op::PMul && inst.args[0] == inst.args[1] {
+            inst.op = Op::Mul;
+            rewritten += 1;
+        }
+    }
+    rewritten
+}
+
 /// Per variable: `Some((index, component))` if its only definition in the function is a
 /// `Uniform` op of c0..c95.
 fn uniform_defs(func: &Function) -> Vec<Option<(u32, u32)>> {
@@ -67,6 +80,23 @@ fn uniform_defs(func: &Function) -> Vec<Option<(u32, u32)>> {
 mod tests {
     use super::*;
     use crate::ir::{Builder, Op, Terminator};
+
+    #[test]
+    fn squares_are_plain_multiplies() {
+        let mut b = Builder::new();
+        let x = b.inst(Op::Input, &[], [0, 0]);
+        let y = b.inst(Op::Input, &[], [0, 1]);
+        let p = b.binary(Op::PMul, x, x);
+        let q = b.binary(Op::PMul, x, y);
+        let s = b.binary(Op::Add, p, q);
+        b.effect(Op::Output, &[s], [0, 0]);
+        b.terminate(Terminator::Exit);
+        let mut f = b.finish();
+        assert_eq!(square_pmul(&mut f), 1);
+        let ops: Vec<Op> = f.blocks[0].insts.iter().map(|i| i.op).collect();
+        assert_eq!(ops[2], Op::Mul);
+        assert_eq!(ops[3], Op::PMul);
+    }
 
     #[test]
     fn only_pmuls_fed_by_safe_uniforms_become_plain() {

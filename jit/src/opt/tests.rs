@@ -199,3 +199,196 @@ fn budget_check_finds_unbounded_cycles() {
     let preds = predecessors(&f);
     assert_eq!(preds[1], [BlockId(0), BlockId(1)]);
 }
+
+/// The ops and (imm0, imm1) of a block, for comparing placements.
+fn shape(f: &crate::ir::Function, b: usize) -> Vec<(Op, u32, u32)> {
+    f.blocks[b]
+        .insts
+        .iter()
+        .map(|i| (i.op, i.imm[0], i.imm[1]))
+        .collect()
+}
+
+#[test]
+fn inputs_of_a_register_are_grouped_at_the_first_read() {
+    let mut b = Builder::new();
+    let x = b.inst(Op::Input, &[], [1, 0]);
+    let u = b.inst(Op::Uniform, &[], [4, 0]);
+    let p = b.binary(Op::Mul, x, u);
+    let w = b.inst(Op::Input, &[], [2, 3]);
+    let y = b.inst(Op::Input, &[], [1, 1]);
+    let q = b.binary(Op::Add, p, y);
+    let q = b.binary(Op::Add, q, w);
+    // A read whose variable is written in between stays where it is.
+    let t = b.fconst(2.0);
+    let late = b.var(Ty::F32);
+    b.inst_to(Op::Mov, late, &[t], [0, 0]);
+    let q = b.binary(Op::Add, q, late);
+    b.inst_to(Op::Input, late, &[], [1, 2]);
+    let q = b.binary(Op::Add, q, late);
+    b.effect(Op::Output, &[q], [0, 0]);
+    b.terminate(Terminator::Exit);
+    let mut f = b.finish();
+    let before = f.clone();
+    assert_eq!(group_inputs(&mut f), 1);
+    f.verify().unwrap();
+    let s = shape(&f, 0);
+    assert_eq!(s[0], (Op::Input, 1, 0));
+    assert_eq!(s[1], (Op::Input, 1, 1));
+    assert_eq!(s[2], (Op::Uniform, 4, 0));
+    assert_eq!(s.iter().filter(|i| i.0 == Op::Input).count(), 4);
+    let pos = |k: (Op, u32, u32)| s.iter().position(|&i| i == k).unwrap();
+    assert!(
+        pos((Op::Input, 1, 2)) > pos((Op::Mov, 0, 0)),
+        "kept after the write"
+    );
+    assert_eq!(f.inst_count(), before.inst_count());
+    assert_eq!(group_inputs(&mut f), 0, "idempotent");
+}
+
+#[test]
+fn outputs_sink_to_the_end_of_exit_blocks_sorted_and_dead_ones_go() {
+    let mut b = Builder::new();
+    let x = b.inst(Op::Input, &[], [0, 0]);
+    b.effect(Op::Output, &[x], [2, 1]);
+    b.effect(Op::Output, &[x], [1, 3]); // overwritten below: dropped
+    let y = b.binary(Op::Add, x, x);
+    b.effect(Op::Output, &[y], [1, 3]);
+    // The variable of this store is written again after it: it stays.
+    let z = b.var(Ty::F32);
+    b.inst_to(Op::Mov, z, &[x], [0, 0]);
+    b.effect(Op::Output, &[z], [0, 0]);
+    b.inst_to(Op::Mov, z, &[y], [0, 0]);
+    b.effect(Op::Output, &[z], [0, 1]);
+    b.terminate(Terminator::Exit);
+    let mut f = b.finish();
+    assert_eq!(sink_outputs(&mut f), 4);
+    f.verify().unwrap();
+    let s = shape(&f, 0);
+    let n = s.len();
+    assert_eq!(
+        s[n - 3..],
+        [(Op::Output, 0, 1), (Op::Output, 1, 3), (Op::Output, 2, 1)]
+    );
+    assert_eq!(s[n - 4], (Op::Mov, 0, 0));
+    assert_eq!(s[n - 5], (Op::Output, 0, 0));
+    assert_eq!(s.iter().filter(|i| i.0 == Op::Output).count(), 4);
+    assert_eq!(sink_outputs(&mut f), 0, "idempotent");
+}
+
+#[test]
+fn outputs_never_sink_past_budget_or_emit_nor_in_other_blocks() {
+    let mut b = Builder::new();
+    let x = b.inst(Op::Input, &[], [0, 0]);
+    let next = b.block();
+    b.effect(Op::Output, &[x], [3, 0]);
+    b.effect(Op::Output, &[x], [3, 0]);
+    b.terminate(Terminator::Jump(next));
+    b.switch_to(next);
+    b.effect(Op::Output, &[x], [1, 0]);
+    b.effect(Op::Output, &[x], [1, 0]);
+    b.effect(Op::Budget, &[], [1, 0]);
+    let y = b.binary(Op::Add, x, x);
+    b.effect(Op::Output, &[y], [0, 0]);
+    b.terminate(Terminator::Exit);
+    let mut f = b.finish();
+    let before = f.clone();
+    assert_eq!(sink_outputs(&mut f), 0);
+    assert_eq!(f, before);
+}
+
+#[test]
+fn blocks_on_cycles() {
+    let (f, ..) = small_loop();
+    assert_eq!(on_cycles(&f), vec![false, true, false]);
+    let mut b = Builder::new();
+    let c = b.block();
+    let d = b.block();
+    let e = b.block();
+    b.terminate(Terminator::Jump(c));
+    b.switch_to(c);
+    b.terminate(Terminator::BranchBool {
+        id: 0,
+        then: d,
+        other: e,
+    });
+    b.switch_to(d);
+    b.effect(Op::Budget, &[], [1, 0]);
+    b.terminate(Terminator::Jump(c));
+    b.switch_to(e);
+    b.terminate(Terminator::Exit);
+    assert_eq!(on_cycles(&b.finish()), vec![false, true, true, false]);
+}
+
+#[test]
+fn split_defs_renames_values_that_stay_in_their_block() {
+    let mut b = Builder::new();
+    let x = b.var(Ty::F32);
+    let m = b.var(Ty::Mask);
+    let next = b.block();
+    let other = b.block();
+    b.inst_to(Op::FConst, x, &[], [1.0f32.to_bits(), 0]);
+    let y = b.binary(Op::Add, x, x);
+    b.inst_to(Op::Mov, x, &[y], [0, 0]); // the value that flows on keeps the name
+    let zero = b.fconst(0.0);
+    b.inst_to(Op::MaskConst, m, &[], [1, 0]);
+    // m's last value is read only by the terminator: renamed there too.
+    b.inst_to(Op::Cmp, m, &[y, zero], [0, 0]);
+    b.terminate(Terminator::BranchUniform {
+        mask: m,
+        then: next,
+        other,
+    });
+    b.switch_to(next);
+    b.effect(Op::Output, &[x], [0, 0]);
+    b.terminate(Terminator::Exit);
+    b.switch_to(other);
+    b.effect(Op::Output, &[x], [0, 1]);
+    b.terminate(Terminator::Exit);
+    let mut f = b.finish();
+    let vars = f.vars.len();
+    assert_eq!(split_defs(&mut f), 3, "x's first value, both values of m");
+    f.verify().unwrap();
+    let insts = &f.blocks[0].insts;
+    let first = insts[0].dst.unwrap();
+    assert_ne!(first, x);
+    assert_eq!(f.ty(first), Ty::F32);
+    assert_eq!(insts[1].args[..2], [first, first]);
+    assert_eq!(insts[2].dst, Some(x));
+    let Terminator::BranchUniform { mask, .. } = f.blocks[0].term else {
+        panic!("terminator kept");
+    };
+    assert_eq!(mask, insts[5].dst.unwrap());
+    assert_ne!(mask, m);
+    assert_eq!(f.ty(mask), Ty::Mask);
+    assert_eq!(f.vars.len(), vars + 3);
+    // Nothing is left to split.
+    assert_eq!(split_defs(&mut f), 0);
+}
+
+#[test]
+fn invariant_values_come_from_constants_and_uniforms_only() {
+    let mut b = Builder::new();
+    let u = b.inst(Op::Uniform, &[], [3, 1]);
+    let c = b.fconst(2.0);
+    let p = b.binary(Op::PMul, u, c);
+    let r = b.unary(Op::Rsq, p);
+    let i = b.inst(Op::Input, &[], [0, 0]);
+    let q = b.binary(Op::Mul, r, i);
+    let al = b.inst(Op::UniformAl, &[], [3, 1]);
+    let twice = b.var(Ty::F32);
+    b.inst_to(Op::Mov, twice, &[u], [0, 0]);
+    b.inst_to(Op::Mov, twice, &[c], [0, 0]);
+    let s = b.binary(Op::Add, q, al);
+    let s = b.binary(Op::Add, s, twice);
+    b.effect(Op::Output, &[s], [0, 0]);
+    b.terminate(Terminator::Exit);
+    let f = b.finish();
+    let inv = batch_invariant(&f);
+    for v in [u, c, p, r] {
+        assert!(inv[v.0 as usize], "{v:?}");
+    }
+    for v in [i, q, al, twice, s] {
+        assert!(!inv[v.0 as usize], "{v:?}");
+    }
+}

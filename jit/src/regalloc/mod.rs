@@ -10,7 +10,11 @@
 //!   a variable live into or out of a block covers the whole block);
 //! - *location*: [`Loc::Reg`] (a register number of the backend's allocatable set) or
 //!   [`Loc::Spill`] (a slot of `abi::Context::spill`); a variable never read nor written has
-//!   [`Loc::Unused`].
+//!   [`Loc::Unused`];
+//! - *class*: what the backend asks for a variable ([`Class`]): a register if one is free (else
+//!   a spill slot), [`Loc::Remat`] (its only definition reads a value fixed for the whole run —
+//!   a broadcast uniform row, a constant — and each use re-reads that value), or a spill slot of
+//!   its own for the whole function (a value the backend computes once per run).
 //!
 //! Because a variable never moves, no copies are needed at block boundaries; the price is that a
 //! long-lived variable keeps its register even across stretches where it is dead (the hull).
@@ -25,6 +29,8 @@ use crate::opt::Liveness;
 pub enum Loc {
     Reg(u8),
     Spill(u32),
+    /// Re-read at each use from where its only definition reads it (see the module docs).
+    Remat,
     Unused,
 }
 
@@ -37,6 +43,19 @@ pub struct Allocation {
     pub order: Vec<BlockId>,
     /// Spill slots used.
     pub spill_slots: u32,
+}
+
+/// What a backend asks for a variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// A register, or a spill slot when none is free.
+    Register,
+    /// [`Loc::Remat`].
+    Remat,
+    /// A spill slot no other variable shares.
+    Memory,
+    /// No location: the backend neither reads nor writes it ([`Loc::Unused`]).
+    Elided,
 }
 
 /// Allocation failures.
@@ -80,12 +99,13 @@ struct Range {
 }
 
 /// Allocates `func`'s variables to the registers `regs` (in preference order) and at most
-/// `max_spill` spill slots.
+/// `max_spill` spill slots, each variable as its [`Class`] asks.
 pub fn allocate(
     func: &Function,
     live: &Liveness,
     regs: &[u8],
     max_spill: usize,
+    class: &dyn Fn(Var) -> Class,
 ) -> Result<Allocation, AllocError> {
     let order = reverse_post_order(func);
     let nvars = func.vars.len();
@@ -136,20 +156,31 @@ pub fn allocate(
         }
         pos += 2;
     }
-    let mut ranges: Vec<Range> = (0..nvars)
-        .filter(|&i| first[i] != u32::MAX)
-        .map(|i| Range {
-            var: Var(i as u32),
-            start: first[i],
-            end: last[i],
-        })
-        .collect();
+    let mut locs = vec![Loc::Unused; nvars];
+    let mut spill_slots = 0u32;
+    let mut ranges: Vec<Range> = Vec::with_capacity(nvars);
+    for i in (0..nvars).filter(|&i| first[i] != u32::MAX) {
+        match class(Var(i as u32)) {
+            Class::Register => ranges.push(Range {
+                var: Var(i as u32),
+                start: first[i],
+                end: last[i],
+            }),
+            Class::Remat => locs[i] = Loc::Remat,
+            Class::Elided => locs[i] = Loc::Unused,
+            Class::Memory => {
+                if spill_slots as usize >= max_spill {
+                    return Err(AllocError::TooManySpills(max_spill));
+                }
+                locs[i] = Loc::Spill(spill_slots);
+                spill_slots += 1;
+            }
+        }
+    }
     ranges.sort_by_key(|r| (r.start, r.var.0));
 
-    let mut locs = vec![Loc::Unused; nvars];
     let mut free: Vec<u8> = regs.iter().rev().copied().collect();
     let mut active: Vec<(Range, u8)> = Vec::new();
-    let mut spill_slots = 0u32;
     let mut free_slots: Vec<(u32, u32)> = Vec::new(); // (slot, free from position)
     let mut spill = |locs: &mut Vec<Loc>,
                      r: &Range,

@@ -1,7 +1,7 @@
 //! Lane arithmetic, compares, masks, selects, the PICA multiply and the float→int conversion.
 
-use super::asm::{self, VOp};
-use super::{Emitter, S0, S1, S2, S3};
+use super::asm::{self, Mem, VOp};
+use super::{Emitter, Opnd, S0, S1, S2, S3};
 use crate::ir::{CmpKind, Var};
 
 impl Emitter<'_> {
@@ -28,26 +28,20 @@ impl Emitter<'_> {
     }
 
     pub(super) fn copy(&mut self, d: Var, a: Var) {
-        let s = self.src(a, S0);
         let r = self.dst(d);
-        asm::mov(&mut self.ops, self.tier, r, s);
+        match self.operand(a, S0) {
+            Opnd::Reg(s) => asm::mov(&mut self.ops, self.tier, r, s),
+            Opnd::Mem(m) => asm::load(&mut self.ops, self.tier, r, m),
+        }
         self.finish(d, r);
     }
 
-    pub(super) fn binary(&mut self, op: VOp, d: Var, a: Var, b: Var) {
-        let x = self.src(a, S0);
-        let y = self.src(b, S1);
-        let r = self.dst(d);
-        asm::vop(&mut self.ops, self.tier, op, r, x, y);
-        self.finish(d, r);
-    }
-
-    /// Sign flip: xor with the sign bit.
+    /// Sign flip: xor with the sign bit (a constant-pool operand).
     pub(super) fn neg(&mut self, d: Var, a: Var) {
         let x = self.src(a, S0);
-        self.load_u32(S2, 0x8000_0000);
+        let sign = Mem::Const(self.const_row(&[0x8000_0000]));
         let r = self.dst(d);
-        asm::vop(&mut self.ops, self.tier, VOp::XorPs, r, x, S2);
+        asm::vop_m(&mut self.ops, self.tier, VOp::XorPs, r, x, sign);
         self.finish(d, r);
     }
 
@@ -71,11 +65,16 @@ impl Emitter<'_> {
     /// PICA multiply: `p = a * b`; lanes where `p` is NaN but neither input is become +0.0.
     /// keep = unordered(a, b) | ordered(p, p); result = keep & p.
     pub(super) fn pmul(&mut self, d: Var, a: Var, b: Var) {
-        let x = self.src(a, S0);
-        let y = self.src(b, S1);
+        let mut x = self.operand(a, S0);
+        let y = self.operand(b, S1);
+        if let (Opnd::Mem(m), Opnd::Mem(_)) = (x, y) {
+            // Both in memory: load the first once for both uses.
+            asm::load(&mut self.ops, self.tier, S0, m);
+            x = Opnd::Reg(S0);
+        }
+        self.vop_opnd(VOp::MulPs, S2, x, y);
+        self.vop_opnd(VOp::CmpUnordPs, S3, x, y);
         let t = self.tier;
-        asm::vop(&mut self.ops, t, VOp::MulPs, S2, x, y);
-        asm::vop(&mut self.ops, t, VOp::CmpUnordPs, S3, x, y);
         let r = self.dst(d);
         asm::vop(&mut self.ops, t, VOp::CmpOrdPs, r, S2, S2);
         asm::vop(&mut self.ops, t, VOp::OrPs, r, r, S3);
@@ -121,8 +120,8 @@ impl Emitter<'_> {
             self.finish(d, r);
             return;
         }
-        let x = self.src(a, S0);
-        let y = self.src(b, S1);
+        let x = self.operand(a, S0);
+        let y = self.operand(b, S1);
         let r = self.dst(d);
         let (op, p, q) = match kind {
             CmpKind::Eq => (VOp::CmpEqPs, x, y),
@@ -133,7 +132,7 @@ impl Emitter<'_> {
             CmpKind::Ge => (VOp::CmpLePs, y, x),
             CmpKind::True => (VOp::CmpEqPs, x, x), // handled above
         };
-        asm::vop(&mut self.ops, t, op, r, p, q);
+        self.vop_opnd(op, r, p, q);
         self.finish(d, r);
     }
 

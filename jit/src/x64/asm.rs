@@ -138,6 +138,107 @@ pub fn vop(ops: &mut Ops, tier: Tier, op: VOp, d: u8, a: u8, b: u8) {
     }
 }
 
+/// `d = a op [mem]`: the second source read from memory (16-byte aligned for SSE4.1, as every
+/// context row and constant-pool row is).
+pub fn vop_m(ops: &mut Ops, tier: Tier, op: VOp, d: u8, a: u8, mem: Mem) {
+    match tier {
+        Tier::Avx2 => vop_avx_m(ops, op, d, a, mem),
+        Tier::Sse41 => {
+            mov(ops, tier, d, a);
+            vop_sse_m(ops, op, d, mem);
+        }
+    }
+}
+
+/// One memory-operand template per addressing form.
+macro_rules! avx_m {
+    ($ops:ident, $mn:ident, $d:ident, $a:ident, $mem:ident) => {
+        match $mem {
+            Mem::Ctx(o) => dynasm!($ops ; .arch x64 ; $mn Ry($d), Ry($a), [rdi + o]),
+            Mem::CtxRax(o) => dynasm!($ops ; .arch x64 ; $mn Ry($d), Ry($a), [rdi + rax + o]),
+            Mem::Const(l) => dynasm!($ops ; .arch x64 ; $mn Ry($d), Ry($a), [=>l]),
+        }
+    };
+}
+
+macro_rules! sse_m {
+    ($ops:ident, $mn:ident, $d:ident, $mem:ident) => {
+        match $mem {
+            Mem::Ctx(o) => dynasm!($ops ; .arch x64 ; $mn Rx($d), [rdi + o]),
+            Mem::CtxRax(o) => dynasm!($ops ; .arch x64 ; $mn Rx($d), [rdi + rax + o]),
+            Mem::Const(l) => dynasm!($ops ; .arch x64 ; $mn Rx($d), [=>l]),
+        }
+    };
+}
+
+fn vop_avx_m(ops: &mut Ops, op: VOp, d: u8, a: u8, mem: Mem) {
+    match op {
+        VOp::AddPs => avx_m!(ops, vaddps, d, a, mem),
+        VOp::SubPs => avx_m!(ops, vsubps, d, a, mem),
+        VOp::MulPs => avx_m!(ops, vmulps, d, a, mem),
+        VOp::DivPs => avx_m!(ops, vdivps, d, a, mem),
+        VOp::MaxPs => avx_m!(ops, vmaxps, d, a, mem),
+        VOp::MinPs => avx_m!(ops, vminps, d, a, mem),
+        VOp::AndPs => avx_m!(ops, vandps, d, a, mem),
+        VOp::AndnPs => avx_m!(ops, vandnps, d, a, mem),
+        VOp::OrPs => avx_m!(ops, vorps, d, a, mem),
+        VOp::XorPs => avx_m!(ops, vxorps, d, a, mem),
+        VOp::CmpEqPs => avx_m!(ops, vcmpeqps, d, a, mem),
+        VOp::CmpLtPs => avx_m!(ops, vcmpltps, d, a, mem),
+        VOp::CmpLePs => avx_m!(ops, vcmpleps, d, a, mem),
+        VOp::CmpNeqPs => avx_m!(ops, vcmpneqps, d, a, mem),
+        VOp::CmpUnordPs => avx_m!(ops, vcmpunordps, d, a, mem),
+        VOp::CmpOrdPs => avx_m!(ops, vcmpordps, d, a, mem),
+        VOp::AddPd => avx_m!(ops, vaddpd, d, a, mem),
+        VOp::SubPd => avx_m!(ops, vsubpd, d, a, mem),
+        VOp::MulPd => avx_m!(ops, vmulpd, d, a, mem),
+        VOp::DivPd => avx_m!(ops, vdivpd, d, a, mem),
+        VOp::CmpLtPd => avx_m!(ops, vcmpltpd, d, a, mem),
+        VOp::PAddD => avx_m!(ops, vpaddd, d, a, mem),
+        VOp::PCmpGtD => avx_m!(ops, vpcmpgtd, d, a, mem),
+        VOp::PCmpEqD => avx_m!(ops, vpcmpeqd, d, a, mem),
+        VOp::PAddQ => avx_m!(ops, vpaddq, d, a, mem),
+        VOp::UnpckLps => avx_m!(ops, vunpcklps, d, a, mem),
+        VOp::UnpckHps => avx_m!(ops, vunpckhps, d, a, mem),
+        VOp::UnpckLpd => avx_m!(ops, vunpcklpd, d, a, mem),
+        VOp::UnpckHpd => avx_m!(ops, vunpckhpd, d, a, mem),
+    }
+}
+
+fn vop_sse_m(ops: &mut Ops, op: VOp, d: u8, mem: Mem) {
+    match op {
+        VOp::AddPs => sse_m!(ops, addps, d, mem),
+        VOp::SubPs => sse_m!(ops, subps, d, mem),
+        VOp::MulPs => sse_m!(ops, mulps, d, mem),
+        VOp::DivPs => sse_m!(ops, divps, d, mem),
+        VOp::MaxPs => sse_m!(ops, maxps, d, mem),
+        VOp::MinPs => sse_m!(ops, minps, d, mem),
+        VOp::AndPs => sse_m!(ops, andps, d, mem),
+        VOp::AndnPs => sse_m!(ops, andnps, d, mem),
+        VOp::OrPs => sse_m!(ops, orps, d, mem),
+        VOp::XorPs => sse_m!(ops, xorps, d, mem),
+        VOp::CmpEqPs => sse_m!(ops, cmpeqps, d, mem),
+        VOp::CmpLtPs => sse_m!(ops, cmpltps, d, mem),
+        VOp::CmpLePs => sse_m!(ops, cmpleps, d, mem),
+        VOp::CmpNeqPs => sse_m!(ops, cmpneqps, d, mem),
+        VOp::CmpUnordPs => sse_m!(ops, cmpunordps, d, mem),
+        VOp::CmpOrdPs => sse_m!(ops, cmpordps, d, mem),
+        VOp::AddPd => sse_m!(ops, addpd, d, mem),
+        VOp::SubPd => sse_m!(ops, subpd, d, mem),
+        VOp::MulPd => sse_m!(ops, mulpd, d, mem),
+        VOp::DivPd => sse_m!(ops, divpd, d, mem),
+        VOp::CmpLtPd => sse_m!(ops, cmpltpd, d, mem),
+        VOp::PAddD => sse_m!(ops, paddd, d, mem),
+        VOp::PCmpEqD => sse_m!(ops, pcmpeqd, d, mem),
+        VOp::PCmpGtD => sse_m!(ops, pcmpgtd, d, mem),
+        VOp::PAddQ => sse_m!(ops, paddq, d, mem),
+        VOp::UnpckLps => sse_m!(ops, unpcklps, d, mem),
+        VOp::UnpckHps => sse_m!(ops, unpckhps, d, mem),
+        VOp::UnpckLpd => sse_m!(ops, unpcklpd, d, mem),
+        VOp::UnpckHpd => sse_m!(ops, unpckhpd, d, mem),
+    }
+}
+
 fn vop_avx(ops: &mut Ops, op: VOp, d: u8, a: u8, b: u8) {
     match op {
         VOp::AddPs => dynasm!(ops ; .arch x64 ; vaddps Ry(d), Ry(a), Ry(b)),
@@ -255,24 +356,46 @@ pub fn load_lane_row(ops: &mut Ops, tier: Tier, d: u8, idx: i32, lane: i32, tabl
 /// in the high half) into component vectors stored at `[rdi + out[c]]`, c = x, y, z, w.
 /// Destroys the four registers and [`ASM_TEMP`].
 pub fn transpose_rows(ops: &mut Ops, tier: Tier, rows: [u8; 4], out: [i32; 4]) {
-    let [a, b, c, d] = rows;
-    let t = ASM_TEMP;
-    vop(ops, tier, VOp::UnpckLps, t, a, b); // a.x b.x a.y b.y
-    vop(ops, tier, VOp::UnpckHps, a, a, b); // a.z b.z a.w b.w
-    vop(ops, tier, VOp::UnpckLps, b, c, d); // c.x d.x c.y d.y
-    vop(ops, tier, VOp::UnpckHps, c, c, d); // c.z d.z c.w d.w
-    for (k, (lo, hi, op)) in [
-        (t, b, VOp::UnpckLpd),
-        (t, b, VOp::UnpckHpd),
-        (a, c, VOp::UnpckLpd),
-        (a, c, VOp::UnpckHpd),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        vop(ops, tier, op, d, lo, hi);
-        store(ops, tier, out[k], d);
+    let plan = unpack_rows(ops, tier, rows, ASM_TEMP, 0b1111);
+    for (k, (op, lo, hi)) in plan.into_iter().enumerate() {
+        vop(ops, tier, op, rows[3], lo, hi);
+        store(ops, tier, out[k], rows[3]);
     }
+}
+
+/// The first half of a 4×4 transpose within each 128-bit lane: `rows[k]` holds element k's
+/// (x, y, z, w). Interleaves the rows in place (using `t` as a fifth register) and returns, per
+/// component c, the operation and the two registers whose result is column c:
+/// `vop(op, dst, lo, hi)`, where `dst` may be any register but `t`, `rows[0]`, `rows[1]` and
+/// `rows[2]` (`rows[3]` is free once this returns). Only the interleaves the components in `wanted`
+/// (bit c) need are emitted. On SSE4.1 every step is a copy plus a two-operand form that never
+/// needs [`ASM_TEMP`], so `t` may be [`ASM_TEMP`].
+pub fn unpack_rows(
+    ops: &mut Ops,
+    tier: Tier,
+    rows: [u8; 4],
+    t: u8,
+    wanted: u8,
+) -> [(VOp, u8, u8); 4] {
+    let [a, b, c, d] = rows;
+    if wanted & 0b0011 != 0 {
+        vop(ops, tier, VOp::UnpckLps, t, a, b); // a.x b.x a.y b.y
+    }
+    if wanted & 0b1100 != 0 {
+        vop(ops, tier, VOp::UnpckHps, a, a, b); // a.z b.z a.w b.w
+    }
+    if wanted & 0b0011 != 0 {
+        vop(ops, tier, VOp::UnpckLps, b, c, d); // c.x d.x c.y d.y
+    }
+    if wanted & 0b1100 != 0 {
+        vop(ops, tier, VOp::UnpckHps, c, c, d); // c.z d.z c.w d.w
+    }
+    [
+        (VOp::UnpckLpd, t, b),
+        (VOp::UnpckHpd, t, b),
+        (VOp::UnpckLpd, a, c),
+        (VOp::UnpckHpd, a, c),
+    ]
 }
 
 /// Broadcast the f32 at `[rdi + disp]` (or `[rdi + rax + disp]`) to every lane.
@@ -469,6 +592,31 @@ pub fn load_xmm(ops: &mut Ops, tier: Tier, d: u8, base: Base, disp: i32) {
 /// AVX2: loads 16 bytes into the high half of `d` (the low half is kept).
 pub fn insert_high(ops: &mut Ops, d: u8, disp: i32) {
     dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [rsi + disp], 1);
+}
+
+/// AVX2: loads 32 bytes (two adjacent AoS registers of one vertex) from `[rsi + disp]`.
+pub fn load_pair(ops: &mut Ops, d: u8, disp: i32) {
+    dynasm!(ops ; .arch x64 ; vmovups Ry(d), [rsi + disp]);
+}
+
+/// AVX2: stores 32 bytes (two adjacent AoS registers of one vertex) at `[r8 + disp]`.
+pub fn store_pair(ops: &mut Ops, s: u8, disp: i32) {
+    dynasm!(ops ; .arch x64 ; vmovups [r8 + disp], Ry(s));
+}
+
+/// AVX2: `d` = the low half of `a`, then the 16 bytes at `[rsi + disp]`.
+pub fn low_then_input(ops: &mut Ops, d: u8, a: u8, disp: i32) {
+    dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(a), [rsi + disp], 1);
+}
+
+/// AVX2: `d` = the 16 bytes at `[rsi + disp]`, then the high half of `a` (reads 32 bytes).
+pub fn input_then_high(ops: &mut Ops, d: u8, a: u8, disp: i32) {
+    dynasm!(ops ; .arch x64 ; vperm2f128 Ry(d), Ry(a), [rsi + disp], 0x12);
+}
+
+/// AVX2: `d` = the low half of `a`, then the low half of `b`.
+pub fn low_halves(ops: &mut Ops, d: u8, a: u8, b: u8) {
+    dynasm!(ops ; .arch x64 ; vperm2f128 Ry(d), Ry(a), Ry(b), 0x20);
 }
 
 /// Stores the low 16 bytes of `s`.
@@ -778,13 +926,19 @@ pub mod scalar {
     pub fn zero_rsi(ops: &mut Ops) {
         dynasm!(ops ; .arch x64 ; xor esi, esi);
     }
-    /// Per batch: budget = `[rdi + init]`, aL = 0, status = 0.
-    pub fn batch_reset(ops: &mut Ops, init: i32, budget: i32, al_disp: i32, status: i32) {
+    /// Per batch: budget = `[rdi + init]`.
+    pub fn reset_budget(ops: &mut Ops, init: i32, budget: i32) {
         dynasm!(ops ; .arch x64
             ; mov eax, DWORD [rdi + init]
-            ; mov DWORD [rdi + budget], eax
-            ; mov DWORD [rdi + al_disp], 0
-            ; mov DWORD [rdi + status], 0);
+            ; mov DWORD [rdi + budget], eax);
+    }
+    /// Per batch: aL = 0.
+    pub fn reset_al(ops: &mut Ops, al_disp: i32) {
+        dynasm!(ops ; .arch x64 ; mov DWORD [rdi + al_disp], 0);
+    }
+    /// Per batch: the status word = 0.
+    pub fn reset_status(ops: &mut Ops, status: i32) {
+        dynasm!(ops ; .arch x64 ; mov DWORD [rdi + status], 0);
     }
     /// `rax = [rdi + disp]` (a plane pointer).
     pub fn load_rax(ops: &mut Ops, disp: i32) {

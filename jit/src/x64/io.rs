@@ -1,12 +1,16 @@
-//! The batch loop's I/O stubs: before each batch, the input components the program reads are
-//! brought into the context's staging lanes (AoS: 16-byte register loads and a 4×4 transpose
-//! per register; SoA: one vector load per component plane); after it, the output registers the
-//! program writes go back (the reverse transpose, or plane stores). Stubs run while no IR
-//! variable is live, so they may use any vector register.
+//! The x86-64 kernel's vertex I/O (what moves is decided in `crate::io_plan`): a run of
+//! `Input` reads of one register loads it straight into the variables' registers — AoS: W
+//! 16-byte rows and an in-register transpose, SoA: one plane load per component; an exit
+//! stores the vertex outputs from their registers (the reverse transpose, or plane stores),
+//! copies whole input registers and stores the run's invariant rows; the staging stubs fill
+//! and drain the context lanes for what goes through it.
 
-use super::asm::{self, Base, Mem, VOp};
-use super::Emitter;
+use super::asm::{self, Base, Mem, ASM_TEMP};
+use super::{Emitter, S0, S1, S2, S3};
 use crate::abi;
+use crate::io_plan::{trailing_outputs, Plan};
+use crate::ir::{Function, Inst};
+use crate::regalloc::Loc;
 
 /// How a kernel finds its vertices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -17,12 +21,311 @@ pub enum IoMode {
     Soa,
 }
 
-/// Registers of the transpose.
+/// Registers of the staging stubs (no variable is live while they run).
 const ROWS: [u8; 4] = [0, 1, 2, 3];
 const TMP: [u8; 4] = [4, 5, 6, 7];
 const COLS: [u8; 4] = [8, 9, 10, 11];
 
+/// An output register an exit stores straight from memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MemOut {
+    /// The vertex's input register (a whole copy).
+    Copy(u32),
+    /// A spill slot holding the register as one vertex's row, computed once per run.
+    Row(u32),
+}
+
+/// Where an exit takes an output component from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Src {
+    /// A variable's location.
+    Loc(Loc, u32),
+    /// The current output bank.
+    Bank,
+    /// Never written: 0.0.
+    Zero,
+}
+
 impl Emitter<'_> {
+    /// A run of `Input` reads of one register, loaded from the vertices into their variables.
+    pub(super) fn input_run(&mut self, mode: IoMode, run: &[Inst], elided: &[bool]) {
+        let run: Vec<Inst> = run
+            .iter()
+            .filter(|i| i.dst.is_some_and(|d| !elided[d.0 as usize]))
+            .copied()
+            .collect();
+        let Some(first) = run.first() else { return };
+        let t = self.tier;
+        let r = first.imm[0] & 15;
+        match mode {
+            IoMode::Soa => {
+                for inst in &run {
+                    let c = inst.imm[1] & 3;
+                    let Some(d) = inst.dst else { continue };
+                    let reg = self.dst(d);
+                    asm::scalar::load_rax(&mut self.ops, abi::plane_in(r * 4 + c));
+                    asm::load_plane(&mut self.ops, t, reg);
+                    self.finish(d, reg);
+                }
+            }
+            IoMode::Aos => {
+                let rows = [S0, S1, S2, S3];
+                for (k, &row) in rows.iter().enumerate() {
+                    let disp = k as i32 * abi::AOS_VERTEX_BYTES + r as i32 * 16;
+                    asm::load_xmm(&mut self.ops, t, row, Base::Rsi, disp);
+                    if t == asm::Tier::Avx2 {
+                        asm::insert_high(&mut self.ops, row, disp + 4 * abi::AOS_VERTEX_BYTES);
+                    }
+                }
+                let wanted = run.iter().fold(0u8, |m, i| m | 1 << (i.imm[1] & 3));
+                let plan = asm::unpack_rows(&mut self.ops, t, rows, ASM_TEMP, wanted);
+                for inst in &run {
+                    let Some(d) = inst.dst else { continue };
+                    // S3 is free once the rows are interleaved.
+                    let reg = match self.loc(d) {
+                        Loc::Reg(x) => x,
+                        Loc::Spill(_) | Loc::Remat | Loc::Unused => S3,
+                    };
+                    let (op, lo, hi) = plan[(inst.imm[1] & 3) as usize];
+                    asm::vop(&mut self.ops, t, op, reg, lo, hi);
+                    self.finish(d, reg);
+                }
+            }
+        }
+    }
+
+    /// The end of an invocation in a block whose trailing stores are `tail`: every output
+    /// register the kernel stores goes to the vertices (see the module docs).
+    pub(super) fn exit_store(&mut self, mode: IoMode, block: u32, tail: &[Inst], plan: &Plan) {
+        let t = self.tier;
+        let mut outs = plan.outs;
+        // Output registers straight from memory: whole input registers and run-invariant rows.
+        let mut mem = [None; 16];
+        for &(o, v) in plan.copies.get(&block).map_or(&[][..], |c| &c[..]) {
+            mem[o as usize] = Some(MemOut::Copy(v));
+        }
+        for (o, m) in mem.iter_mut().enumerate() {
+            if let (None, Some(&slot)) = (*m, plan.rows.get(&(block, o as u32))) {
+                *m = Some(MemOut::Row(slot));
+            }
+        }
+        let mut o = 0;
+        while o < 16 {
+            let Some(first) = mem[o].filter(|_| outs >> o & 1 != 0) else {
+                o += 1;
+                continue;
+            };
+            let second = mem.get(o + 1).copied().flatten();
+            let second = second.filter(|_| outs >> (o + 1) & 1 != 0);
+            let paired = t == asm::Tier::Avx2
+                && second.is_some_and(|second| self.mem_pair(o as i32, first, second));
+            if paired {
+                outs &= !(3 << o);
+                o += 2;
+            } else {
+                self.mem_out(o as i32, first);
+                outs &= !(1 << o);
+                o += 1;
+            }
+        }
+        let mut from = [[Src::Zero; 4]; 16];
+        for (r, comps) in from.iter_mut().enumerate() {
+            for (c, src) in comps.iter_mut().enumerate() {
+                if plan.written[r] >> c & 1 != 0 {
+                    *src = Src::Bank;
+                }
+            }
+        }
+        for inst in tail {
+            let v = inst.args[0];
+            from[(inst.imm[0] & 15) as usize][(inst.imm[1] & 3) as usize] =
+                Src::Loc(self.loc(v), v.0);
+        }
+        let regs: Vec<u32> = (0..16).filter(|r| outs >> r & 1 != 0).collect();
+        // Registers still to be read by the output registers not stored yet.
+        let mut pending = [0u32; 16];
+        for &r in &regs {
+            for src in from[r as usize] {
+                if let Src::Loc(Loc::Reg(x), _) = src {
+                    pending[x as usize] += 1;
+                }
+            }
+        }
+        for &r in &regs {
+            let srcs = from[r as usize];
+            for src in srcs {
+                if let Src::Loc(Loc::Reg(x), _) = src {
+                    pending[x as usize] -= 1;
+                }
+            }
+            match mode {
+                IoMode::Soa => {
+                    for (c, &src) in srcs.iter().enumerate() {
+                        let reg = match src {
+                            Src::Loc(Loc::Reg(x), _) => x,
+                            _ => {
+                                self.component(src, r, c as u32, S0);
+                                S0
+                            }
+                        };
+                        asm::scalar::load_rax(&mut self.ops, abi::plane_out(r * 4 + c as u32));
+                        asm::store_plane(&mut self.ops, self.tier, reg);
+                    }
+                }
+                IoMode::Aos => {
+                    // Four rows the transpose may overwrite: a source register no later
+                    // output register reads (once), else a scratch register.
+                    let mut scratch = vec![ASM_TEMP, S3, S2, S1, S0];
+                    let mut rows = [0u8; 4];
+                    for (c, &src) in srcs.iter().enumerate() {
+                        rows[c] = match src {
+                            Src::Loc(Loc::Reg(x), _)
+                                if pending[x as usize] == 0 && !rows[..c].contains(&x) =>
+                            {
+                                x
+                            }
+                            _ => {
+                                let s = scratch.pop().unwrap_or(S0);
+                                self.component(src, r, c as u32, s);
+                                s
+                            }
+                        };
+                    }
+                    let tmp = scratch.pop().unwrap_or(ASM_TEMP);
+                    let t = self.tier;
+                    let plan = asm::unpack_rows(&mut self.ops, t, rows, tmp, 0b1111);
+                    for (k, &(op, lo, hi)) in plan.iter().enumerate() {
+                        asm::vop(&mut self.ops, t, op, rows[3], lo, hi);
+                        let disp = k as i32 * abi::AOS_VERTEX_BYTES + r as i32 * 16;
+                        asm::store_xmm(&mut self.ops, t, rows[3], Base::R8, disp);
+                        if t == asm::Tier::Avx2 {
+                            asm::extract_high(
+                                &mut self.ops,
+                                rows[3],
+                                disp + 4 * abi::AOS_VERTEX_BYTES,
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The prologue's part: the invariant rows of [`Plan::rows`], each interleaved from its
+    /// four components (broadcast, so every 128-bit lane holds the row).
+    pub(super) fn invariant_rows(&mut self, func: &Function, plan: &Plan) {
+        let t = self.tier;
+        let mut rows: Vec<(&(u32, u32), &u32)> = plan.rows.iter().collect();
+        rows.sort_unstable();
+        for (&(b, r), &slot) in rows {
+            let tail = trailing_outputs(&func.blocks[b as usize].insts);
+            let regs = [S0, S1, S2, S3];
+            for (c, &reg) in regs.iter().enumerate() {
+                // `place_rows` picked registers whose four components the tail stores.
+                let src = tail
+                    .iter()
+                    .rev()
+                    .find(|i| i.imm[0] & 15 == r && i.imm[1] & 3 == c as u32)
+                    .map_or(Src::Zero, |i| Src::Loc(self.loc(i.args[0]), i.args[0].0));
+                self.component(src, r, c as u32, reg);
+            }
+            asm::vop(&mut self.ops, t, asm::VOp::UnpckLps, S0, S0, S1); // x y x y
+            asm::vop(&mut self.ops, t, asm::VOp::UnpckLps, S2, S2, S3); // z w z w
+            asm::vop(&mut self.ops, t, asm::VOp::UnpckLpd, S0, S0, S2); // x y z w
+            asm::store(&mut self.ops, t, abi::spill_offset(slot), S0);
+        }
+    }
+
+    /// Stores output register `o` of every vertex of the batch from `m`.
+    fn mem_out(&mut self, o: i32, m: MemOut) {
+        let t = self.tier;
+        match m {
+            MemOut::Copy(v) => {
+                for k in 0..t.lanes() as i32 {
+                    let (at, s) = (k * abi::AOS_VERTEX_BYTES, S0 + (k % 2) as u8);
+                    asm::load_xmm(&mut self.ops, t, s, Base::Rsi, at + v as i32 * 16);
+                    asm::store_xmm(&mut self.ops, t, s, Base::R8, at + o * 16);
+                }
+            }
+            MemOut::Row(slot) => {
+                asm::load(&mut self.ops, t, S0, Mem::Ctx(abi::spill_offset(slot)));
+                for k in 0..t.lanes() as i32 {
+                    let at = k * abi::AOS_VERTEX_BYTES + o * 16;
+                    asm::store_xmm(&mut self.ops, t, S0, Base::R8, at);
+                }
+            }
+        }
+    }
+
+    /// AVX2: stores output registers `o` and `o + 1` of every vertex of the batch from `a`
+    /// and `b` with one 32-byte store per vertex, if the pair allows it (two copies of adjacent
+    /// input registers, two rows, a row then a copy, a copy of a register below v15 then a
+    /// row: the forms that read no byte outside the vertex). Returns false if it does not.
+    fn mem_pair(&mut self, o: i32, a: MemOut, b: MemOut) -> bool {
+        let t = self.tier;
+        let row = |e: &mut Self, slot: u32, d: u8| {
+            asm::load(&mut e.ops, t, d, Mem::Ctx(abi::spill_offset(slot)));
+        };
+        match (a, b) {
+            (MemOut::Copy(v), MemOut::Copy(w)) if w == v + 1 => {}
+            (MemOut::Copy(v), MemOut::Row(_)) if v < 15 => {}
+            (MemOut::Row(_), MemOut::Copy(_) | MemOut::Row(_)) => {}
+            (MemOut::Copy(_), MemOut::Copy(_) | MemOut::Row(_)) => return false,
+        }
+        // Per batch: the rows (each slot holds its row in both halves).
+        match (a, b) {
+            (MemOut::Row(x), MemOut::Row(y)) => {
+                row(self, x, S0);
+                row(self, y, S1);
+                asm::low_halves(&mut self.ops, S0, S0, S1);
+            }
+            (MemOut::Row(x), MemOut::Copy(_)) | (MemOut::Copy(_), MemOut::Row(x)) => {
+                row(self, x, S2);
+            }
+            (MemOut::Copy(_), MemOut::Copy(_)) => {}
+        }
+        for k in 0..t.lanes() as i32 {
+            let (at, s) = (k * abi::AOS_VERTEX_BYTES, S0 + (k % 2) as u8);
+            let src = match (a, b) {
+                (MemOut::Copy(v), MemOut::Copy(_)) => {
+                    asm::load_pair(&mut self.ops, s, at + v as i32 * 16);
+                    s
+                }
+                (MemOut::Row(_), MemOut::Copy(w)) => {
+                    asm::low_then_input(&mut self.ops, s, S2, at + w as i32 * 16);
+                    s
+                }
+                (MemOut::Copy(v), MemOut::Row(_)) => {
+                    asm::input_then_high(&mut self.ops, s, S2, at + v as i32 * 16);
+                    s
+                }
+                (MemOut::Row(_), MemOut::Row(_)) => S0,
+            };
+            asm::store_pair(&mut self.ops, src, at + o * 16);
+        }
+        true
+    }
+
+    /// Puts output component `r`.`c` from `src` into register `d`.
+    fn component(&mut self, src: Src, r: u32, c: u32, d: u8) {
+        let t = self.tier;
+        match src {
+            Src::Loc(Loc::Reg(x), _) => asm::mov(&mut self.ops, t, d, x),
+            Src::Loc(Loc::Spill(s), _) => {
+                asm::load(&mut self.ops, t, d, Mem::Ctx(abi::spill_offset(s)))
+            }
+            Src::Loc(Loc::Remat, v) => {
+                let m = match self.remat.get(v as usize).copied().flatten() {
+                    Some(def) => self.remat_mem(&def),
+                    None => return asm::zero(&mut self.ops, t, d),
+                };
+                asm::load(&mut self.ops, t, d, m);
+            }
+            Src::Bank => asm::load_bank(&mut self.ops, t, d, ((r * 4 + c) * 64) as i32),
+            Src::Loc(Loc::Unused, _) | Src::Zero => asm::zero(&mut self.ops, t, d),
+        }
+    }
+
     /// Loads the input components `comps` (per register: bit c = component c) into staging.
     pub(super) fn load_inputs(&mut self, mode: IoMode, comps: &[u8; 16]) {
         let t = self.tier;
@@ -53,26 +356,10 @@ impl Emitter<'_> {
                             asm::insert_high(&mut self.ops, row, disp + 4 * abi::AOS_VERTEX_BYTES);
                         }
                     }
-                    // Rows hold (x, y, z, w) of vertices k (and k + 4); transpose to columns.
-                    let low = mask & 0b0011 != 0;
-                    let high = mask & 0b1100 != 0;
-                    if low {
-                        asm::vop(&mut self.ops, t, VOp::UnpckLps, TMP[0], ROWS[0], ROWS[1]);
-                        asm::vop(&mut self.ops, t, VOp::UnpckLps, TMP[2], ROWS[2], ROWS[3]);
-                    }
-                    if high {
-                        asm::vop(&mut self.ops, t, VOp::UnpckHps, TMP[1], ROWS[0], ROWS[1]);
-                        asm::vop(&mut self.ops, t, VOp::UnpckHps, TMP[3], ROWS[2], ROWS[3]);
-                    }
-                    let plan = [
-                        (VOp::UnpckLpd, TMP[0], TMP[2]),
-                        (VOp::UnpckHpd, TMP[0], TMP[2]),
-                        (VOp::UnpckLpd, TMP[1], TMP[3]),
-                        (VOp::UnpckHpd, TMP[1], TMP[3]),
-                    ];
-                    for (c, &(op, a, b)) in plan.iter().enumerate() {
+                    let plan = asm::unpack_rows(&mut self.ops, t, ROWS, TMP[0], mask);
+                    for (c, &(op, lo, hi)) in plan.iter().enumerate() {
                         if mask >> c & 1 != 0 {
-                            asm::vop(&mut self.ops, t, op, COLS[c], a, b);
+                            asm::vop(&mut self.ops, t, op, COLS[c], lo, hi);
                             asm::store(
                                 &mut self.ops,
                                 t,
@@ -86,16 +373,17 @@ impl Emitter<'_> {
         }
     }
 
-    /// Zeroes the staging lanes of the output registers `regs` (bit r = register r); for a
+    /// Zeroes the bank lanes of the output components `comps` (bit c of register r); for a
     /// geometry shader also the second bank and the emitter slots, and resets the emitter.
-    pub(super) fn clear_outputs(&mut self, regs: u16, geometry: bool) {
+    pub(super) fn clear_outputs(&mut self, comps: &[u8; 16], geometry: bool) {
         let t = self.tier;
+        if comps.iter().all(|&m| m == 0) && !geometry {
+            return;
+        }
         asm::zero(&mut self.ops, t, ROWS[0]);
-        for r in 0..16 {
-            if regs >> r & 1 != 0 {
-                for c in 0..4 {
-                    asm::store(&mut self.ops, t, abi::output_offset(r, c), ROWS[0]);
-                }
+        for (r, &mask) in comps.iter().enumerate() {
+            for c in (0..4).filter(|c| mask >> c & 1 != 0) {
+                asm::store(&mut self.ops, t, abi::output_offset(r as u32, c), ROWS[0]);
             }
         }
         if geometry {
@@ -113,7 +401,7 @@ impl Emitter<'_> {
         }
     }
 
-    /// Stores the output registers `regs` (all four components) from staging, or from the
+    /// Stores the output registers `regs` (all four components) from the bank, or from the
     /// retired lanes' outputs when the function retires lanes (`retired`).
     pub(super) fn store_outputs(&mut self, mode: IoMode, regs: u16, retired: bool) {
         let t = self.tier;
@@ -144,18 +432,9 @@ impl Emitter<'_> {
                 }
                 IoMode::Aos => {
                     // Columns x, y, z, w → rows per vertex.
-                    asm::vop(&mut self.ops, t, VOp::UnpckLps, TMP[0], ROWS[0], ROWS[1]);
-                    asm::vop(&mut self.ops, t, VOp::UnpckHps, TMP[1], ROWS[0], ROWS[1]);
-                    asm::vop(&mut self.ops, t, VOp::UnpckLps, TMP[2], ROWS[2], ROWS[3]);
-                    asm::vop(&mut self.ops, t, VOp::UnpckHps, TMP[3], ROWS[2], ROWS[3]);
-                    let plan = [
-                        (VOp::UnpckLpd, TMP[0], TMP[2]),
-                        (VOp::UnpckHpd, TMP[0], TMP[2]),
-                        (VOp::UnpckLpd, TMP[1], TMP[3]),
-                        (VOp::UnpckHpd, TMP[1], TMP[3]),
-                    ];
-                    for (k, &(op, a, b)) in plan.iter().enumerate() {
-                        asm::vop(&mut self.ops, t, op, COLS[k], a, b);
+                    let plan = asm::unpack_rows(&mut self.ops, t, ROWS, TMP[0], 0b1111);
+                    for (k, &(op, lo, hi)) in plan.iter().enumerate() {
+                        asm::vop(&mut self.ops, t, op, COLS[k], lo, hi);
                         let disp = k as i32 * abi::AOS_VERTEX_BYTES + r as i32 * 16;
                         asm::store_xmm(&mut self.ops, t, COLS[k], Base::R8, disp);
                         if t == asm::Tier::Avx2 {

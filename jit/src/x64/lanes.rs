@@ -53,7 +53,9 @@ impl Emitter<'_> {
         asm::scalar::lowest_bit_ecx(&mut self.ops);
         let lanes = match self.alloc.locs[off.0 as usize] {
             crate::regalloc::Loc::Spill(slot) => abi::spill_offset(slot),
-            crate::regalloc::Loc::Reg(_) | crate::regalloc::Loc::Unused => {
+            crate::regalloc::Loc::Reg(_)
+            | crate::regalloc::Loc::Remat
+            | crate::regalloc::Loc::Unused => {
                 let o = self.src(off, S1);
                 asm::store(&mut self.ops, t, abi::scratch_offset(LEAD_LANES), o);
                 abi::scratch_offset(LEAD_LANES)

@@ -10,6 +10,11 @@
 //! operand); a spilled result is computed in `S0` and stored. Multi-instruction sequences read
 //! all their sources before they write their destination, so any aliasing is safe.
 //!
+//! Variables whose only definition is a constant or a broadcast uniform row take no register
+//! ([`Loc::Remat`]): their definition emits nothing and each use reads the constant-pool row or
+//! the context's uniform row — as the memory operand of the instruction where the form allows
+//! (see `Opnd`), spilled sources likewise.
+//!
 //! Files by op family: `arith` (lane arithmetic, compares, masks, PICA multiply, conversions),
 //! `special` (RCP, RSQ, EX2, LG2), `transcend` (AGAL's sin, cos, pow), `memory` (inputs,
 //! outputs, uniforms and relative addressing), `flow` (terminators, loops, the step budget),
@@ -33,7 +38,7 @@ use dynasmrt::{DynamicLabel, DynasmApi};
 use thiserror::Error;
 
 use crate::abi;
-use crate::ir::{BlockId, Function, Op, Var};
+use crate::ir::{BlockId, Function, Op, Terminator, Var};
 use crate::regalloc::{self, Allocation, Loc};
 use crate::timings::Clock;
 
@@ -135,6 +140,15 @@ pub(crate) struct Emitter<'a> {
     pub(crate) row_cache: Option<(Var, u32)>,
     /// Output registers the function writes (bit r): the only ones EMIT copies.
     pub(crate) outputs: u16,
+    /// Per variable: the definition a [`Loc::Remat`] variable is re-read from.
+    remat: Vec<Option<crate::ir::Inst>>,
+}
+
+/// A source operand: a register, or memory an instruction can read directly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Opnd {
+    Reg(u8),
+    Mem(Mem),
 }
 
 /// The input components (per register, bit c = component c) and output registers (bit r) of a
@@ -167,7 +181,20 @@ pub fn compile_timed(
     io: IoMode,
     clock: &mut Clock<'_>,
 ) -> Result<Compiled, CompileError> {
-    let alloc = crate::kernel::allocate(func, &ALLOCATABLE, clock)?;
+    let (_, outs) = io_sets(func);
+    let geometry = func
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .any(|i| matches!(i.op, Op::Emit | Op::SetEmit));
+    let mut plan = crate::io_plan::Plan::new(func, outs, geometry, io == IoMode::Aos);
+    let remat = crate::kernel::remat_defs(func);
+    let hoisted = crate::kernel::hoisted(func, &remat);
+    let alloc = crate::kernel::allocate(func, &ALLOCATABLE, &remat, &hoisted, &plan.elided, clock)?;
+    if io == IoMode::Aos {
+        let invariant = |v: Var| remat[v.0 as usize].is_some() || hoisted[v.0 as usize];
+        plan.place_rows(func, &invariant, alloc.spill_slots, abi::SPILL_SLOTS as u32);
+    }
     let mut ops = Ops::new(0);
     let crate::kernel::Labels {
         blocks: labels,
@@ -179,7 +206,7 @@ pub fn compile_timed(
         overflow,
         diverged,
     } = crate::kernel::Labels::new(&mut ops, func);
-    let (ins, outs) = io_sets(func);
+    let advance = ops.new_dynamic_label();
     let mut e = Emitter {
         ops,
         tier,
@@ -193,8 +220,9 @@ pub fn compile_timed(
         diverged,
         row_cache: None,
         outputs: outs,
+        remat,
     };
-    // Batch loop head: registers, per-batch state, inputs in, outputs cleared.
+    // Batch loop head: registers, per-batch state, staged inputs in, outputs cleared.
     asm::scalar::io_setup(
         &mut e.ops,
         abi::IO_INPUT,
@@ -206,41 +234,88 @@ pub fn compile_timed(
     if io == IoMode::Soa {
         asm::scalar::zero_rsi(&mut e.ops);
     }
-    asm::scalar::bind(&mut e.ops, top);
-    asm::scalar::batch_reset(
-        &mut e.ops,
-        abi::IO_BUDGET,
-        abi::BUDGET,
-        abi::AL,
-        abi::STATUS,
-    );
-    asm::scalar::set_bank(&mut e.ops, abi::OUTPUT_BANK0);
-    let geometry = func
-        .blocks
-        .iter()
-        .flat_map(|b| &b.insts)
-        .any(|i| matches!(i.op, Op::Emit | Op::SetEmit));
-    e.clear_outputs(outs, geometry);
-    e.load_inputs(io, &ins);
-    // The program.
+    // Values the same for the whole run, once.
     let order = alloc.order.clone();
+    let is_hoisted = |inst: &crate::ir::Inst| inst.dst.is_some_and(|d| hoisted[d.0 as usize]);
+    for &b in &order {
+        for inst in func.blocks[b.0 as usize]
+            .insts
+            .iter()
+            .filter(|i| is_hoisted(i))
+        {
+            e.inst(inst);
+        }
+    }
+    e.invariant_rows(func, &plan);
+    if !geometry {
+        // Only a geometry shader switches banks.
+        asm::scalar::set_bank(&mut e.ops, abi::OUTPUT_BANK0);
+    }
+    asm::scalar::bind(&mut e.ops, top);
+    let state = crate::kernel::BatchState::of(func);
+    if state.budget {
+        asm::scalar::reset_budget(&mut e.ops, abi::IO_BUDGET, abi::BUDGET);
+    }
+    if state.al {
+        asm::scalar::reset_al(&mut e.ops, abi::AL);
+    }
+    if state.status {
+        asm::scalar::reset_status(&mut e.ops, abi::STATUS);
+    }
+    if geometry {
+        asm::scalar::set_bank(&mut e.ops, abi::OUTPUT_BANK0);
+    }
+    e.clear_outputs(&plan.cleared, geometry);
+    e.load_inputs(io, &plan.staged);
+    // The program.
     for (i, &b) in order.iter().enumerate() {
         let label = e.labels[b.0 as usize];
         asm::scalar::bind(&mut e.ops, label);
         e.row_cache = None;
-        for inst in &func.blocks[b.0 as usize].insts {
-            e.inst(inst);
-            if inst.dst.is_some() && inst.dst == e.row_cache.map(|(v, _)| v) {
-                e.row_cache = None;
+        let block = &func.blocks[b.0 as usize];
+        let direct_exit = plan.direct_exits && block.term == Terminator::Exit;
+        let tail = if direct_exit {
+            crate::io_plan::trailing_outputs(&block.insts)
+        } else {
+            &[]
+        };
+        let body = &block.insts[..block.insts.len() - tail.len()];
+        let mut k = 0;
+        while k < body.len() {
+            let inst = &body[k];
+            let n = if inst.op == Op::Input && plan.direct_inputs[b.0 as usize] {
+                let reg = inst.imm[0] & 15;
+                let n = body[k..]
+                    .iter()
+                    .take_while(|x| x.op == Op::Input && x.imm[0] & 15 == reg)
+                    .count();
+                e.input_run(io, &body[k..k + n], &plan.elided);
+                n
+            } else {
+                if !is_hoisted(inst) {
+                    e.inst(inst);
+                }
+                1
+            };
+            for inst in &body[k..k + n] {
+                if inst.dst.is_some() && inst.dst == e.row_cache.map(|(v, _)| v) {
+                    e.row_cache = None;
+                }
             }
+            k += n;
         }
-        e.terminator(b, order.get(i + 1).copied());
+        if direct_exit {
+            e.exit_store(io, b.0, tail, &plan);
+            asm::scalar::batch_status(&mut e.ops, 0);
+            if i + 1 < order.len() {
+                asm::scalar::jump(&mut e.ops, advance);
+            }
+        } else {
+            e.terminator(b, order.get(i + 1).copied());
+        }
     }
-    // Batch loop tail: status, outputs out, next batch.
-    asm::scalar::bind(&mut e.ops, batch_end);
-    asm::scalar::batch_status_from(&mut e.ops, abi::STATUS);
-    asm::scalar::bind(&mut e.ops, store);
-    e.store_outputs(io, outs, func.retires_lanes());
+    // Batch loop tail: next batch.
+    asm::scalar::bind(&mut e.ops, advance);
     let (step, out_step) = match io {
         IoMode::Aos => {
             let s = tier.lanes() as i32 * abi::AOS_VERTEX_BYTES;
@@ -251,19 +326,32 @@ pub fn compile_timed(
     asm::scalar::next_batch(&mut e.ops, step, out_step, top);
     asm::scalar::bind(&mut e.ops, done);
     asm::leave(&mut e.ops, tier);
-    // Budget exhausted: status 1, outputs as they are.
-    asm::scalar::bind(&mut e.ops, exhausted);
-    asm::scalar::batch_status(&mut e.ops, abi::all_exhausted(tier.lanes()) as i32);
-    asm::scalar::jump(&mut e.ops, store);
-    // Lanes disagreed at a per-vertex branch: status 3 (the host reruns the batch vertex by
-    // vertex).
-    asm::scalar::bind(&mut e.ops, diverged);
-    asm::scalar::batch_status(&mut e.ops, abi::STATUS_DIVERGED as i32);
-    asm::scalar::jump(&mut e.ops, store);
-    // Triangle buffer full: status 2 (the host reruns the batch on the interpreter).
-    asm::scalar::bind(&mut e.ops, overflow);
-    asm::scalar::batch_status(&mut e.ops, abi::STATUS_OVERFLOW as i32);
-    asm::scalar::jump(&mut e.ops, store);
+    if plan.stub || !plan.direct_exits {
+        // The invocation ended (where exits do not store themselves): the status word (the
+        // lanes a function that retires lanes retired exhausted), outputs out from the bank (or
+        // the retired lanes' outputs).
+        asm::scalar::bind(&mut e.ops, batch_end);
+        if state.status {
+            asm::scalar::batch_status_from(&mut e.ops, abi::STATUS);
+        } else {
+            asm::scalar::batch_status(&mut e.ops, 0);
+        }
+        asm::scalar::bind(&mut e.ops, store);
+        e.store_outputs(io, outs, func.retires_lanes());
+        asm::scalar::jump(&mut e.ops, advance);
+        // Budget exhausted: every lane's bit, outputs as they are.
+        asm::scalar::bind(&mut e.ops, exhausted);
+        asm::scalar::batch_status(&mut e.ops, abi::all_exhausted(tier.lanes()) as i32);
+        asm::scalar::jump(&mut e.ops, store);
+        // Lanes disagreed at a per-vertex branch (the host reruns the batch vertex by vertex).
+        asm::scalar::bind(&mut e.ops, diverged);
+        asm::scalar::batch_status(&mut e.ops, abi::STATUS_DIVERGED as i32);
+        asm::scalar::jump(&mut e.ops, store);
+        // Triangle buffer full (the host reruns the batch on the interpreter).
+        asm::scalar::bind(&mut e.ops, overflow);
+        asm::scalar::batch_status(&mut e.ops, abi::STATUS_OVERFLOW as i32);
+        asm::scalar::jump(&mut e.ops, store);
+    }
     let code_len = e.ops.offset().0;
     clock.lap("emit");
     e.const_pool();
@@ -276,7 +364,7 @@ pub fn compile_timed(
         code,
         tier,
         code_len,
-        spill_slots: alloc.spill_slots,
+        spill_slots: alloc.spill_slots + plan.rows.len() as u32,
         io,
     })
 }
@@ -286,33 +374,82 @@ impl Emitter<'_> {
         self.alloc.locs[v.0 as usize]
     }
 
-    /// The register holding source `v`, loading a spilled value into `scratch`.
+    /// The register holding source `v`, loading a value kept in memory into `scratch`.
     pub(crate) fn src(&mut self, v: Var, scratch: u8) -> u8 {
-        match self.loc(v) {
-            Loc::Reg(r) => r,
-            Loc::Spill(s) => {
-                asm::load(
-                    &mut self.ops,
-                    self.tier,
-                    scratch,
-                    Mem::Ctx(abi::spill_offset(s)),
-                );
-                scratch
-            }
-            // A variable read but never written (the frontend initializes what it reads, so
-            // this only happens for dead code): any value will do.
-            Loc::Unused => {
-                asm::zero(&mut self.ops, self.tier, scratch);
+        match self.operand(v, scratch) {
+            Opnd::Reg(r) => r,
+            Opnd::Mem(m) => {
+                asm::load(&mut self.ops, self.tier, scratch, m);
                 scratch
             }
         }
+    }
+
+    /// Source `v` as an operand: its register, or the memory it is kept in (a spill slot, a
+    /// constant-pool row, a uniform row). A variable read but never written (the frontend
+    /// initializes what it reads, so this only happens for dead code) is zeroed in `scratch`:
+    /// any value will do.
+    pub(crate) fn operand(&mut self, v: Var, scratch: u8) -> Opnd {
+        match self.loc(v) {
+            Loc::Reg(r) => Opnd::Reg(r),
+            Loc::Spill(s) => Opnd::Mem(Mem::Ctx(abi::spill_offset(s))),
+            Loc::Remat => match self.remat.get(v.0 as usize).copied().flatten() {
+                Some(def) => Opnd::Mem(self.remat_mem(&def)),
+                None => {
+                    asm::zero(&mut self.ops, self.tier, scratch);
+                    Opnd::Reg(scratch)
+                }
+            },
+            Loc::Unused => {
+                asm::zero(&mut self.ops, self.tier, scratch);
+                Opnd::Reg(scratch)
+            }
+        }
+    }
+
+    /// Where a rematerialized definition reads its value.
+    fn remat_mem(&mut self, def: &crate::ir::Inst) -> Mem {
+        let bits = match def.op {
+            Op::Uniform if def.imm[0] & 0x7F < 96 => {
+                return Mem::Ctx(abi::uniform_row_offset(def.imm[0] & 0x7F, def.imm[1] & 3))
+            }
+            Op::Uniform => 1.0f32.to_bits(),
+            _ => def.imm[0],
+        };
+        Mem::Const(self.const_row(&[bits]))
     }
 
     /// The register a result for `v` is computed into.
     pub(crate) fn dst(&self, v: Var) -> u8 {
         match self.loc(v) {
             Loc::Reg(r) => r,
-            Loc::Spill(_) | Loc::Unused => S0,
+            Loc::Spill(_) | Loc::Remat | Loc::Unused => S0,
+        }
+    }
+
+    /// `d = a op b` for a result variable `d`, reading a memory operand directly where the
+    /// form allows (the second source; the first too if `op` is commutative).
+    pub(crate) fn binary(&mut self, op: asm::VOp, d: Var, a: Var, b: Var) {
+        let x = self.operand(a, S0);
+        let y = self.operand(b, S1);
+        let r = self.dst(d);
+        self.vop_opnd(op, r, x, y);
+        self.finish(d, r);
+    }
+
+    /// `r = x op y` on operands; a memory first source that cannot swap is loaded into `S0`.
+    pub(crate) fn vop_opnd(&mut self, op: asm::VOp, r: u8, x: Opnd, y: Opnd) {
+        let t = self.tier;
+        match (x, y) {
+            (Opnd::Reg(x), Opnd::Reg(y)) => asm::vop(&mut self.ops, t, op, r, x, y),
+            (Opnd::Reg(x), Opnd::Mem(m)) => asm::vop_m(&mut self.ops, t, op, r, x, m),
+            (Opnd::Mem(m), Opnd::Reg(y)) if op.commutative() => {
+                asm::vop_m(&mut self.ops, t, op, r, y, m)
+            }
+            (Opnd::Mem(m), y) => {
+                asm::load(&mut self.ops, t, S0, m);
+                self.vop_opnd(op, r, Opnd::Reg(S0), y);
+            }
         }
     }
 
@@ -370,6 +507,10 @@ impl Emitter<'_> {
     fn inst(&mut self, inst: &crate::ir::Inst) {
         let a = inst.args;
         let d = inst.dst.unwrap_or(Var(0));
+        if inst.dst.is_some() && self.loc(d) == Loc::Remat {
+            // Read where it is used.
+            return;
+        }
         match inst.op {
             Op::FConst => self.fconst(d, f32::from_bits(inst.imm[0])),
             Op::IConst => self.iconst(d, inst.imm[0]),

@@ -57,9 +57,12 @@ const GROUPS: [(&str, &[&str]); 7] = [
         "passes",
         &[
             "simplify_cfg",
+            "split_defs",
             "cse",
+            "renumber",
             "dce",
             "simplify_cfg 2",
+            "place_io",
             "verify",
             "budget check",
             "prepare",
@@ -75,7 +78,7 @@ const GROUPS: [(&str, &[&str]); 7] = [
 pub const LEGEND: &str = "\
 compile phases: median µs per group of phases over the timed cold compiles (wall clock); explore =
          control-flow exploration; build = IR build, uniformity analysis, branch conversion; passes =
-         simplify_cfg, cse, dce, checks, output/uniform preparation; regalloc = backend verify,
+         simplify_cfg, cse, dce, I/O placement, checks, output/uniform preparation; regalloc = backend verify,
          liveness, allocation; emit = emission and assembly; map = executable memory; other =
          reachability and the shader; every phase in the JSON (compile_phases, min and median)";
 

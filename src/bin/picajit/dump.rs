@@ -15,7 +15,7 @@ use clap::Args;
 use picajit::engine::{Engine, Timings};
 use picajit::synthetic::{self, Shape};
 
-use crate::{load_program, Backend, CliResult};
+use crate::{inputs, load_program, Backend, CliResult, Loaded};
 
 #[derive(Args)]
 pub struct DumpArgs {
@@ -49,6 +49,11 @@ pub struct DumpArgs {
     /// Backend to compile for.
     #[arg(long, value_enum, default_value = "auto")]
     backend: Backend,
+    /// Show the kernel a run with these uniforms uses (PICA multiplies by finite, non-zero
+    /// uniform components become plain multiplies): SHBIN — the random uniforms of `picajit
+    /// run --seed N` with the DVLE's constants; a PCAS case always uses its own uniforms.
+    #[arg(long)]
+    seed: Option<u64>,
 }
 
 /// `SHAPE:SIZE[:SEED]` → the synthetic program's source.
@@ -68,7 +73,7 @@ fn generated(spec: &str) -> Result<String, String> {
 }
 
 pub fn dump(args: &DumpArgs) -> CliResult {
-    let program = match (&args.generate, &args.file) {
+    let (program, loaded) = match (&args.generate, &args.file) {
         (Some(spec), _) => {
             let text = generated(spec)?;
             if args.source {
@@ -77,7 +82,7 @@ pub fn dump(args: &DumpArgs) -> CliResult {
             }
             let (shbin, _) = picajit::asm::assemble(&[picajit::asm::Source::new(spec, text)])
                 .map_err(|d| format!("--generate {spec:?}: {}", d[0]))?;
-            shbin.program(0).map_err(|e| e.to_string())?
+            (shbin.program(0).map_err(|e| e.to_string())?, None)
         }
         (None, Some(file)) => {
             if crate::agal::is_agal(file, &crate::read_file(file)?) {
@@ -86,9 +91,22 @@ pub fn dump(args: &DumpArgs) -> CliResult {
                 }
                 return crate::agal::dump_agal(file, args.backend, args.ir, args.asm);
             }
-            load_program(file, args.dvle)?.0
+            let (program, loaded) = load_program(file, args.dvle)?;
+            (program, Some(loaded))
         }
         (None, None) => return Err("dump needs a file or --generate".into()),
+    };
+    let uniforms = match &loaded {
+        Some(Loaded::Case(case)) => Some(case.uniforms.clone()),
+        Some(Loaded::Shbin(shbin)) => args.seed.map(|seed| {
+            let mut rng = fastrand::Rng::with_seed(seed);
+            let mut u = inputs::random_uniforms(&mut rng);
+            if let Some(dvle) = shbin.dvles.get(args.dvle) {
+                dvle.apply_constants(&mut u);
+            }
+            u
+        }),
+        None => None,
     };
     let engine = Engine::new(args.backend.engine()).map_err(|e| e.to_string())?;
     let shader = engine.compile(&program);
@@ -128,7 +146,11 @@ pub fn dump(args: &DumpArgs) -> CliResult {
     } else if args.ir {
         outln!("(no IR: the shader runs on the interpreter)");
     }
-    if let Some(code) = shader.machine_code() {
+    let variant = uniforms.as_ref().and_then(|u| shader.machine_code_for(u));
+    if variant.is_some() {
+        outln!("kernel: the variant for the run's uniforms");
+    }
+    if let Some(code) = variant.as_ref().or(shader.machine_code()) {
         outln!(
             "native: {} bytes of code, {} instructions, {} spill slots, {} lanes",
             code.code_len(),

@@ -1,0 +1,239 @@
+//! What a kernel's batch loop moves, decided once per compile for both backends.
+//!
+//! - Inputs: `Input` reads in a block on no CFG cycle (it runs at most once per batch) load
+//!   the vertices' registers where they stand (`opt::group_inputs` makes the reads of one
+//!   register adjacent, so one transpose serves them); reads in blocks on cycles go through the
+//!   context's staging lanes, filled once at the start of each batch ([`Plan::staged`]).
+//! - Outputs: `Output` stores write the current output bank. A block that ends the invocation
+//!   stores the vertex outputs itself: its trailing stores (`opt::sink_outputs` moves them
+//!   there) go straight from their variables, the other components come from the bank (or are
+//!   0.0 where nothing writes them). An AoS output register that is a whole copy of an input
+//!   register is copied vertex by vertex ([`passthrough`]); one whose four components are the
+//!   same for the whole run is interleaved once per run and stored as a row ([`Plan::rows`]).
+//!   Only components some exit reads from the bank are zeroed at the start of a batch — unless
+//!   the batch can stop elsewhere (budget exhausted, lanes diverged, a geometry shader, lanes
+//!   retired by the lane-position model): then the stub that stores every output register from
+//!   the bank (or the retired lanes' outputs) is kept ([`Plan::stub`]) and every output
+//!   component is zeroed; geometry shaders and functions that retire lanes store only there.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use crate::ir::{Function, Inst, Op, Terminator, Var};
+
+/// The I/O decisions of one kernel.
+pub(crate) struct Plan {
+    /// Per block: its `Input` reads load from the vertices directly (it is on no CFG cycle).
+    pub direct_inputs: Vec<bool>,
+    /// Input components loaded into staging at the start of each batch (bit c of register r).
+    pub staged: [u8; 16],
+    /// Blocks ending in `Exit` store the vertex outputs themselves.
+    pub direct_exits: bool,
+    /// The store stub (outputs from the bank) is reachable.
+    pub stub: bool,
+    /// Output components zeroed in the bank at the start of each batch.
+    pub cleared: [u8; 16],
+    /// Output components some `Output` writes.
+    pub written: [u8; 16],
+    /// Output registers the kernel stores (bit r).
+    pub outs: u16,
+    /// AoS: per variable, true if it is an input component whose only use is an exit's copy of
+    /// its whole input register to an output register (see [`passthrough`]): it takes no
+    /// location and is never loaded; the exit copies the vertices' 16-byte registers.
+    pub elided: Vec<bool>,
+    /// Per exit block: the (output register, input register) pairs it copies whole.
+    pub copies: HashMap<u32, Vec<(u32, u32)>>,
+    /// Per (exit block, output register): a spill slot holding the register's four components
+    /// interleaved as one vertex's row (x, y, z, w), computed once per run, when the exit's
+    /// four components are all batch-invariant.
+    pub rows: HashMap<(u32, u32), u32>,
+}
+
+impl Plan {
+    /// The plan for `func`, which stores output registers `outs`; `whole_copies`: the backend
+    /// copies whole input registers to output registers ([`passthrough`], AoS x86-64 only).
+    pub fn new(func: &Function, outs: u16, geometry: bool, whole_copies: bool) -> Plan {
+        let cyclic = crate::opt::on_cycles(func);
+        let mut staged = [0u8; 16];
+        let mut written = [0u8; 16];
+        let mut budget = false;
+        for (b, block) in func.blocks.iter().enumerate() {
+            for inst in &block.insts {
+                let (r, c) = ((inst.imm[0] & 15) as usize, inst.imm[1] & 3);
+                if inst.op == Op::Input && cyclic[b] {
+                    staged[r] |= 1 << c;
+                } else if inst.op == Op::Output {
+                    written[r] |= 1 << c;
+                } else if inst.op == Op::Budget {
+                    budget = true;
+                }
+            }
+            budget |= matches!(block.term, Terminator::BranchAgree { .. });
+        }
+        // A function that retires lanes (the lane-position model) keeps its outputs in the bank
+        // until the lanes retire: its exits go through the stub, like a geometry shader's.
+        let retires = func.retires_lanes();
+        let stub = geometry || budget || retires;
+        let direct_exits = !geometry && !retires;
+        let mut cleared = [0u8; 16];
+        for r in (0..16).filter(|r| outs >> r & 1 != 0) {
+            cleared[r] = if stub { 0b1111 } else { 0 };
+        }
+        if direct_exits && !stub {
+            // Components an exit reads from the bank: written somewhere, not by its tail.
+            for block in &func.blocks {
+                if block.term == Terminator::Exit {
+                    let tail = trailing_outputs(&block.insts);
+                    let mut from_tail = [0u8; 16];
+                    for inst in tail {
+                        from_tail[(inst.imm[0] & 15) as usize] |= 1 << (inst.imm[1] & 3);
+                    }
+                    for r in 0..16 {
+                        cleared[r] |= written[r] & !from_tail[r];
+                    }
+                }
+            }
+        }
+        let mut elided = vec![false; func.vars.len()];
+        let mut copies: HashMap<u32, Vec<(u32, u32)>> = HashMap::default();
+        if direct_exits && whole_copies {
+            let vars = VarUse::new(func, &cyclic);
+            for (b, block) in func.blocks.iter().enumerate() {
+                if block.term == Terminator::Exit {
+                    let tail = trailing_outputs(&block.insts);
+                    for (o, v, comps) in passthrough(&vars, tail) {
+                        for c in comps {
+                            elided[c.0 as usize] = true;
+                        }
+                        copies.entry(b as u32).or_default().push((o, v));
+                    }
+                }
+            }
+        }
+        Plan {
+            direct_inputs: cyclic.iter().map(|c| !c).collect(),
+            staged,
+            direct_exits,
+            stub,
+            cleared,
+            written,
+            outs,
+            elided,
+            copies,
+            rows: HashMap::default(),
+        }
+    }
+
+    /// Picks the exits' invariant output rows (see [`Plan::rows`]): `invariant` tells which
+    /// variables are computed once per run (rematerialized or hoisted); slots from `first` on,
+    /// below `limit`.
+    pub fn place_rows(
+        &mut self,
+        func: &Function,
+        invariant: &dyn Fn(Var) -> bool,
+        first: u32,
+        limit: u32,
+    ) {
+        let mut next = first;
+        for (b, block) in func.blocks.iter().enumerate() {
+            if !self.direct_exits || block.term != Terminator::Exit {
+                continue;
+            }
+            let tail = trailing_outputs(&block.insts);
+            for r in 0..16u32 {
+                let comps: Vec<Var> = (0..4u32)
+                    .filter_map(|c| {
+                        tail.iter()
+                            .rev()
+                            .find(|i| i.imm[0] & 15 == r && i.imm[1] & 3 == c)
+                            .map(|i| i.args[0])
+                    })
+                    .collect();
+                if comps.len() == 4 && comps.iter().all(|&v| invariant(v)) && next < limit {
+                    self.rows.insert((b as u32, r), next);
+                    next += 1;
+                }
+            }
+        }
+    }
+}
+
+/// How each variable is defined and used, for [`passthrough`].
+pub(crate) struct VarUse {
+    /// Definitions, reads.
+    defs: Vec<u32>,
+    uses: Vec<u32>,
+    /// (input register, component) of a variable an `Input` in a block on no cycle defines.
+    input_of: Vec<Option<(u32, u32)>>,
+}
+
+impl VarUse {
+    pub fn new(func: &Function, cyclic: &[bool]) -> VarUse {
+        let n = func.vars.len();
+        let mut u = VarUse {
+            defs: vec![0; n],
+            uses: vec![0; n],
+            input_of: vec![None; n],
+        };
+        for (b, block) in func.blocks.iter().enumerate() {
+            for inst in &block.insts {
+                for a in inst.uses() {
+                    u.uses[a.0 as usize] += 1;
+                }
+                if let Some(d) = inst.dst {
+                    u.defs[d.0 as usize] += 1;
+                    if inst.op == Op::Input && !cyclic[b] {
+                        u.input_of[d.0 as usize] = Some((inst.imm[0] & 15, inst.imm[1] & 3));
+                    }
+                }
+            }
+            if let Some(m) = block.term.uses() {
+                u.uses[m.0 as usize] += 1;
+            }
+        }
+        u
+    }
+}
+
+/// The output registers of an exit's trailing stores `tail` that are whole copies of an input
+/// register — component c of output register o is an input variable of component c of input
+/// register v, for all four c, each variable defined once (by its `Input`, in a block on no
+/// cycle) and read only there — with the input register and those four variables.
+pub(crate) fn passthrough(vars: &VarUse, tail: &[Inst]) -> Vec<(u32, u32, [Var; 4])> {
+    let mut found = Vec::new();
+    for o in 0..16u32 {
+        let mut comps = [Var(0); 4];
+        let mut from: Option<u32> = None;
+        let whole = (0..4u32).all(|c| {
+            let mut stores = tail
+                .iter()
+                .filter(|i| i.imm[0] & 15 == o && i.imm[1] & 3 == c);
+            let (Some(store), None) = (stores.next(), stores.next()) else {
+                return false;
+            };
+            let v = store.args[0];
+            let i = v.0 as usize;
+            comps[c as usize] = v;
+            match vars.input_of[i] {
+                Some((reg, comp)) if comp == c && from.is_none_or(|f| f == reg) => {
+                    from = Some(reg);
+                    vars.defs[i] == 1 && vars.uses[i] == 1
+                }
+                _ => false,
+            }
+        });
+        if let (true, Some(v)) = (whole, from) {
+            found.push((o, v, comps));
+        }
+    }
+    found
+}
+
+/// The `Output` stores that end a block.
+pub(crate) fn trailing_outputs(insts: &[Inst]) -> &[Inst] {
+    let n = insts
+        .iter()
+        .rev()
+        .take_while(|i| i.op == Op::Output)
+        .count();
+    &insts[insts.len() - n..]
+}

@@ -1,0 +1,316 @@
+//! Where input and output instructions sit within their blocks, arranged for the backends' I/O:
+//!
+//! - [`group_inputs`]: the `Input` reads of one input register in a block are moved up to the
+//!   first of them, so a backend loads the register once (an AoS kernel: one transpose of W
+//!   vertex rows straight into the component registers) instead of once per component.
+//! - [`sink_outputs`]: in a block that ends the invocation, `Output` stores move to the end of
+//!   the block (sorted by register and component) and stores that a later store of the block
+//!   overwrites are dropped, so a backend can write the vertex outputs straight from the
+//!   registers that hold them instead of storing and reloading the output staging lanes.
+//!
+//! Both are moves of effect-free reads and of stores nothing reads before the block ends; a
+//! move that would cross an instruction touching its variable is not made. [`on_cycles`] tells
+//! the backends which blocks may run more than once per batch.
+
+use crate::ir::{Function, Inst, Op, Terminator, Ty, Var};
+
+/// Runs [`group_inputs`], [`sink_outputs`] and [`reread_copies`].
+pub fn place_io(func: &mut Function) {
+    group_inputs(func);
+    sink_outputs(func);
+    reread_copies(func);
+}
+
+/// In every block ending in `Exit`: an output register whose four trailing stores (see
+/// [`sink_outputs`]) store components 0–3 of one input register — variables each defined
+/// once, by that `Input` — and one of whose variables is also read elsewhere gets four fresh
+/// `Input` reads just before the trailing stores, which store those instead. The input
+/// never changes during an invocation, so the values are the same; the original variables'
+/// lives then end at their last other read, and the backends can copy the whole register
+/// (AoS: 16 bytes per vertex) instead of keeping four values to the end. Returns how many
+/// registers were rewritten.
+pub fn reread_copies(func: &mut Function) -> usize {
+    let n = func.vars.len();
+    let mut defs = vec![0u32; n];
+    let mut uses = vec![0u32; n];
+    let mut input_of: Vec<Option<(u32, u32)>> = vec![None; n];
+    for block in &func.blocks {
+        for inst in &block.insts {
+            for u in inst.uses() {
+                uses[u.0 as usize] += 1;
+            }
+            if let Some(d) = inst.dst {
+                defs[d.0 as usize] += 1;
+                if inst.op == Op::Input {
+                    input_of[d.0 as usize] = Some((inst.imm[0] & 15, inst.imm[1] & 3));
+                }
+            }
+        }
+        if let Some(m) = block.term.uses() {
+            uses[m.0 as usize] += 1;
+        }
+    }
+    let mut rewritten = 0;
+    let mut vars = std::mem::take(&mut func.vars);
+    for block in &mut func.blocks {
+        if block.term != Terminator::Exit {
+            continue;
+        }
+        let len = block.insts.len();
+        let start = len
+            - block
+                .insts
+                .iter()
+                .rev()
+                .take_while(|i| i.op == Op::Output)
+                .count();
+        let mut fresh: Vec<Inst> = Vec::new();
+        for o in 0..16u32 {
+            let stores: Vec<usize> = (start..len)
+                .filter(|&i| block.insts[i].imm[0] & 15 == o)
+                .collect();
+            if stores.len() != 4 {
+                continue;
+            }
+            let mut from = None;
+            let mut shared = false;
+            let whole = stores.iter().all(|&i| {
+                let (v, c) = (block.insts[i].args[0], block.insts[i].imm[1] & 3);
+                let k = v.0 as usize;
+                shared |= uses[k] > 1;
+                match input_of[k] {
+                    Some((r, comp)) if comp == c && defs[k] == 1 => {
+                        from.get_or_insert(r);
+                        from == Some(r)
+                    }
+                    Some(_) | None => false,
+                }
+            });
+            let (true, true, Some(r)) = (whole, shared, from) else {
+                continue;
+            };
+            for &i in &stores {
+                let c = block.insts[i].imm[1] & 3;
+                let v = Var(vars.len() as u32);
+                vars.push(Ty::F32);
+                fresh.push(Inst {
+                    op: Op::Input,
+                    dst: Some(v),
+                    args: [Var(0); 3],
+                    imm: [r, c],
+                });
+                block.insts[i].args[0] = v;
+            }
+            rewritten += 1;
+        }
+        block.insts.splice(start..start, fresh);
+    }
+    func.vars = vars;
+    rewritten
+}
+
+/// Moves every `Input` read of a block up to the first read of the same input register in that
+/// block, unless its variable is read or written in between. Returns how many moved.
+pub fn group_inputs(func: &mut Function) -> usize {
+    // Position (within the current block, stamped by block) of the last read or write of each
+    // variable.
+    let mut touched: Vec<(u32, usize)> = vec![(u32::MAX, 0); func.vars.len()];
+    let mut moved = 0;
+    for (b, block) in func.blocks.iter_mut().enumerate() {
+        let b = b as u32;
+        let n = block.insts.len();
+        let mut first: [Option<usize>; 16] = [None; 16];
+        let mut joins = vec![false; n];
+        let mut any = false;
+        for (i, inst) in block.insts.iter().enumerate() {
+            if inst.op == Op::Input {
+                let r = (inst.imm[0] & 15) as usize;
+                let d = inst.dst.map(|d| touched[d.0 as usize]);
+                match first[r] {
+                    None => first[r] = Some(i),
+                    Some(f) => {
+                        let free = d.is_some_and(|(stamp, at)| stamp != b || at < f);
+                        if free && f + 1 < i {
+                            joins[i] = true;
+                            any = true;
+                        }
+                    }
+                }
+            }
+            for v in inst.uses().iter().chain(inst.dst.as_ref()) {
+                touched[v.0 as usize] = (b, i);
+            }
+        }
+        if !any {
+            continue;
+        }
+        let mut out: Vec<Inst> = Vec::with_capacity(n);
+        for (i, inst) in block.insts.iter().enumerate() {
+            if joins[i] {
+                continue;
+            }
+            out.push(*inst);
+            if inst.op == Op::Input {
+                let r = (inst.imm[0] & 15) as usize;
+                if first[r] == Some(i) {
+                    for (j, later) in block.insts.iter().enumerate().skip(i + 1) {
+                        if joins[j] && later.imm[0] & 15 == r as u32 {
+                            out.push(*later);
+                            moved += 1;
+                        }
+                    }
+                }
+            }
+        }
+        block.insts = out;
+    }
+    moved
+}
+
+/// In every block ending in `Exit`: an `Output` store followed in the block by another store
+/// to the same component is dropped; the others move to the end of the block, sorted by
+/// (register, component), unless their variable is written after them or an instruction that
+/// can observe the outputs (`Emit`, `Budget`, `Retire`) follows them. Returns how many stores were
+/// dropped or moved.
+pub fn sink_outputs(func: &mut Function) -> usize {
+    let mut written_after: Vec<u32> = vec![u32::MAX; func.vars.len()];
+    let mut changed = 0;
+    for (b, block) in func.blocks.iter_mut().enumerate() {
+        if block.term != Terminator::Exit {
+            continue;
+        }
+        let b = b as u32;
+        let n = block.insts.len();
+        // Backwards: which stores are dead, which can move.
+        let mut fate = vec![Fate::Stay; n];
+        let mut later_store = [0u8; 16];
+        for (i, inst) in block.insts.iter().enumerate().rev() {
+            if matches!(inst.op, Op::Emit | Op::Budget | Op::Retire) {
+                break;
+            }
+            if inst.op == Op::Output {
+                let (r, c) = ((inst.imm[0] & 15) as usize, inst.imm[1] & 3);
+                if later_store[r] >> c & 1 != 0 {
+                    fate[i] = Fate::Drop;
+                } else if written_after[inst.args[0].0 as usize] != b {
+                    fate[i] = Fate::Sink;
+                }
+                later_store[r] |= 1 << c;
+            }
+            if let Some(d) = inst.dst {
+                written_after[d.0 as usize] = b;
+            }
+        }
+        // Already in place: the trailing stores, if sorted and none is dropped.
+        let tail = block
+            .insts
+            .iter()
+            .rev()
+            .take_while(|i| i.op == Op::Output)
+            .count();
+        let moving = fate.iter().filter(|f| **f != Fate::Stay).count();
+        let in_place = moving == tail
+            && fate[n - tail..].iter().all(|f| *f == Fate::Sink)
+            && block.insts[n - tail..]
+                .windows(2)
+                .all(|w| key(&w[0]) < key(&w[1]));
+        if moving == 0 || in_place {
+            continue;
+        }
+        let mut sunk: Vec<Inst> = Vec::new();
+        let mut kept: Vec<Inst> = Vec::with_capacity(n);
+        for (inst, f) in block.insts.iter().zip(&fate) {
+            match f {
+                Fate::Stay => kept.push(*inst),
+                Fate::Sink => sunk.push(*inst),
+                Fate::Drop => {}
+            }
+        }
+        changed += moving;
+        sunk.sort_by_key(key);
+        kept.extend(sunk);
+        block.insts = kept;
+    }
+    changed
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fate {
+    Stay,
+    Sink,
+    Drop,
+}
+
+fn key(inst: &Inst) -> (u32, u32) {
+    (inst.imm[0] & 15, inst.imm[1] & 3)
+}
+
+/// Per block: true if it lies on a cycle of the CFG (so it may run more than once per batch).
+/// Blocks unreachable from the entry count as on no cycle unless they form one themselves.
+pub fn on_cycles(func: &Function) -> Vec<bool> {
+    // Tarjan's strongly connected components, iteratively.
+    let n = func.blocks.len();
+    let succs: Vec<Vec<usize>> = func
+        .blocks
+        .iter()
+        .map(|b| {
+            b.term
+                .successors()
+                .iter()
+                .map(|s| s.0 as usize)
+                .filter(|&s| s < n)
+                .collect()
+        })
+        .collect();
+    let mut index = vec![u32::MAX; n];
+    let mut low = vec![0u32; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut cyclic = vec![false; n];
+    let mut next = 0u32;
+    for root in 0..n {
+        if index[root] != u32::MAX {
+            continue;
+        }
+        let mut work: Vec<(usize, usize)> = vec![(root, 0)];
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut k)) = work.last_mut() {
+            if let Some(&w) = succs[v].get(*k) {
+                *k += 1;
+                if w == v {
+                    cyclic[v] = true;
+                }
+                if index[w] == u32::MAX {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    work.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let start = stack.iter().rposition(|&w| w == v).unwrap_or(0);
+                let members = stack.split_off(start);
+                for &w in &members {
+                    on_stack[w] = false;
+                    if members.len() > 1 {
+                        cyclic[w] = true;
+                    }
+                }
+            }
+        }
+    }
+    cyclic
+}
