@@ -702,3 +702,72 @@ fn vertex_buffers_are_widened_by_format_on_every_engine() {
     }
     assert!(engines >= 2);
 }
+
+/// A sampler that counts its calls.
+struct Counting {
+    inner: CpuTextures,
+    calls: std::sync::atomic::AtomicUsize,
+}
+
+impl Textures for Counting {
+    fn bound(&self, unit: u16) -> Option<picajit::agal::sampling::Dim> {
+        self.inner.bound(unit)
+    }
+
+    fn sample(
+        &self,
+        unit: u16,
+        state: &picajit::agal::sampling::SamplerState,
+        coords: &[[f32; 4]; 4],
+        lod: interp::Lod,
+    ) -> [[f32; 4]; 4] {
+        self.calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.inner.sample(unit, state, coords, lod)
+    }
+}
+
+#[test]
+fn quads_with_no_executing_lane_are_not_sampled() {
+    // The if/else texture selector: each quad takes one side only (v1.x alike in a quad), so
+    // each `tex` samples only the quads on its side, on every engine as on the interpreter.
+    let p = example("two_textures.fragment.agal");
+    let mut rng = fastrand::Rng::with_seed(23);
+    let counting = Counting {
+        inner: textures(&mut rng),
+        calls: std::sync::atomic::AtomicUsize::new(0),
+    };
+    let constants = [[0.5, 0.0, 0.0, 0.0]];
+    // Six quads: sides 0, 1, 1, 0, 1, 1 (v1.x below or above fc0.x = 0.5).
+    let sides = [0.0, 1.0, 1.0, 0.0, 1.0, 1.0];
+    let ins: Vec<Regs16> = (0..24)
+        .map(|k| {
+            let mut r = [[0.0; 4]; 16];
+            r[0] = [rng.f32(), rng.f32(), 0.0, 0.0];
+            r[1] = [sides[k / 4], 0.0, 0.0, 0.0];
+            r[2] = [1.0, 0.5, 0.25, 1.0];
+            r
+        })
+        .collect();
+    let calls = || counting.calls.swap(0, std::sync::atomic::Ordering::Relaxed);
+    let quads: Vec<[Fragment; 4]> = ins
+        .chunks_exact(4)
+        .map(|q| {
+            std::array::from_fn(|l| Fragment {
+                varyings: std::array::from_fn(|i| q[l][i]),
+            })
+        })
+        .collect();
+    interp::run_quads(&p, &constants, &counting, &quads).unwrap();
+    assert_eq!(calls(), 6, "the interpreter: one sample per quad");
+    check_program(&p, &constants, &counting, &ins, 0, "two textures");
+    calls();
+    for backend in Backend::runnable() {
+        let shader = Engine::new(backend).unwrap().compile_agal(&p);
+        let mut out = vec![[[0.0; 4]; 16]; ins.len()];
+        shader
+            .run_fragments(&constants, &counting, &ins, &mut out)
+            .unwrap();
+        assert_eq!(calls(), 6, "{}: one sample per quad", backend.name());
+    }
+}

@@ -258,6 +258,8 @@ impl<'a> Machine<'a> {
                 }
                 None
             }
+            // No executing lane: nothing would be written, so the sampler is not called.
+            Opcode::Tex | Opcode::Tld if self.exec == 0 => None,
             Opcode::Tex | Opcode::Tld => match &i.sampler {
                 Some(s) => {
                     let mut coords = src1();

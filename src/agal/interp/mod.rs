@@ -42,8 +42,9 @@
 //! - **Textures** go through [`Textures`] (the CPU one is [`CpuTextures`]): `tex` passes the
 //!   quad's coordinates and the sampler computes the level of detail from them; `tld` (AGAL 4,
 //!   vertex) passes its coordinate with the explicit LOD `S1.w` (choice: Direct3D 9's `texldl`,
-//!   which `tld` mirrors). Before a run every unit the program samples must have a texture of
-//!   the declared dimension ([`RunError`]).
+//!   which `tld` mirrors). A `tex`/`tld` with no executing lane (inside a conditional) does
+//!   not call the sampler: nothing would be written. Before a run every unit the program
+//!   samples must have a texture of the declared dimension ([`RunError`]).
 //!
 //! # `ifg`
 //! Adobe's table calls it "greater than" and describes "greater than or equal". Ruffle uses `>`

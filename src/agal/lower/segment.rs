@@ -58,6 +58,11 @@ pub struct Sample {
     pub state: SamplerState,
     /// How the level of detail is found.
     pub lod: SampleLod,
+    /// Under a conditional: the register and component of the intermediate layout holding
+    /// the execution mask (1.0 executing, 0.0 not); a quad (`tex`) or vertex (`tld`) with no
+    /// executing lane is not sampled — its texel would not be written — as the interpreter
+    /// skips it.
+    pub exec: Option<(u32, u32)>,
 }
 
 /// The level of detail of a [`Sample`], as the interpreter computes it.
@@ -73,14 +78,21 @@ impl Sample {
     /// The host's sample between two segments: the coordinates in register [`SAMPLE_REG`] of
     /// each item of `buffer` become the texels the sampler returns, called as the interpreter
     /// calls it — per 2×2 quad for `tex` (a trailing partial quad is left alone: fragment runs
-    /// are whole quads), per vertex for `tld` (its coordinate in all four lanes, the explicit
+    /// are whole quads; a quad with no executing lane is skipped), per vertex for `tld` (its coordinate in all four lanes, the explicit
     /// level of detail `.w`, lane 0's texel; four vertices at a time through
     /// [`Textures::sample_vertices`], which is that by definition).
     pub fn apply(&self, textures: &dyn Textures, buffer: &mut [Regs16]) {
         let r = SAMPLE_REG as usize;
+        let idle = |item: &Regs16| {
+            self.exec
+                .is_some_and(|(er, ec)| item[er as usize][ec as usize] == 0.0)
+        };
         match self.lod {
             SampleLod::Derivatives => {
                 for quad in buffer.chunks_exact_mut(4) {
+                    if quad.iter().all(idle) {
+                        continue;
+                    }
                     let coords: [[f32; 4]; 4] = std::array::from_fn(|l| quad[l][r]);
                     let texels = textures.sample(self.unit, &self.state, &coords, Lod::Derivatives);
                     for (item, t) in quad.iter_mut().zip(texels) {
@@ -91,6 +103,9 @@ impl Sample {
             SampleLod::Explicit => {
                 let mut chunks = buffer.chunks_exact_mut(4);
                 for four in &mut chunks {
+                    if four.iter().all(idle) {
+                        continue;
+                    }
                     let coords: [[f32; 4]; 4] = std::array::from_fn(|l| four[l][r]);
                     let texels = textures.sample_vertices(self.unit, &self.state, &coords);
                     for (item, t) in four.iter_mut().zip(texels) {
@@ -98,6 +113,9 @@ impl Sample {
                     }
                 }
                 for item in chunks.into_remainder() {
+                    if idle(item) {
+                        continue;
+                    }
                     let c = item[r];
                     let [t, ..] =
                         textures.sample(self.unit, &self.state, &[c; 4], Lod::Explicit([c[3]; 4]));
@@ -242,6 +260,10 @@ impl Lowering {
         if carried.len() > CARRY_LIMIT {
             return Err(Unsupported::TooMuchState(carried.len()));
         }
+        let exec = carried
+            .iter()
+            .position(|(what, _)| matches!(what, Carried::Exec))
+            .map(|k| (CARRY_FIRST + k as u32 / 4, k as u32 % 4));
         // The end of this segment.
         for (c, &v) in coords.iter().enumerate() {
             self.b.effect(Op::Output, &[v], [SAMPLE_REG, c as u32]);
@@ -257,6 +279,7 @@ impl Lowering {
             unit: sampling.unit,
             state: sampling.state,
             lod,
+            exec,
         });
         // The start of the next: everything comes back from the inputs.
         self.b = Builder::new();
