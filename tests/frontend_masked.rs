@@ -9,6 +9,7 @@ use frontend_support::*;
 use picajit::frontend::{self, Lowered};
 use picajit::isa::*;
 use picajit::program::{Program, Uniforms};
+use picajit_codegen::ir::Op;
 
 /// Lowers, checks the count of masked forks (0: the function is built in the lane-position
 /// model instead) and compares every engine on ramp inputs (lanes diverge), random special
@@ -22,6 +23,14 @@ fn masked(p: &Program, u: &Uniforms, forks: usize) -> Lowered {
         l.stats,
         l.func
     );
+    // No batch of a vertex shader is ever rerun: masked regions count the budget per lane.
+    let batch_budget = l
+        .func
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .any(|i| i.op == Op::Budget && i.imm[0] == 3);
+    assert!(!batch_budget, "a budget that stops the batch with status 3");
     compare(&l, p, u, &ramp_inputs(19), 4096).unwrap();
     for seed in 0..6 {
         let mut rng = fastrand::Rng::with_seed(seed);
@@ -226,4 +235,22 @@ fn nested_regions() {
         end(),
     ];
     masked(&program(&code, &descs), &u(), 2);
+}
+
+/// A forward JMPC over a loop of the program's own that never ends (JMPU back, always): the
+/// lanes that enter it run out of budget, the others end. Once every lane inside has run out,
+/// a region would go round the loop with no lane in it, so the program is built in the
+/// lane-position model; the statuses are each lane's own.
+#[test]
+fn jmpc_forward_over_an_endless_loop() {
+    let descs = [desc(0xF), desc(0x1)];
+    let code = [
+        cmp(CmpOp::Gt, CmpOp::Gt, c(2), v(0), 0), // 0: x: 2 > v0
+        f2(Instruction::Jmpc, true, false, CondOp::X, 4, 0), // 1: → 4 where cc.x
+        f1(Instruction::Add, rd(0), c(1), r(0), 0), // 2
+        f3b(Instruction::Jmpu, 0, 2, 1),          // 3: back to 2 unless b0 (b0 is false)
+        f1u(Instruction::Mov, o(0), r(0), 0),     // 4: the join
+        end(),
+    ];
+    masked(&program(&code, &descs), &u(), 0);
 }

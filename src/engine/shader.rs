@@ -394,26 +394,10 @@ impl Shader {
 
 /// Status word bit of a geometry batch that emitted more triangles than its buffer holds.
 pub(super) const OVERFLOW: u32 = abi::STATUS_OVERFLOW;
-/// Status word bit of a batch whose lanes disagreed at a `BranchAgree`.
+/// Status word bit of a geometry batch whose lanes disagreed at a `BranchAgree` or whose
+/// budget, counted for the batch in a function with masked regions, ran out (vertex shaders
+/// count it per lane and never set it).
 pub(super) const DIVERGED: u32 = abi::STATUS_DIVERGED;
-
-/// Runs one vertex alone: broadcast to every lane of a batch (so the lanes always agree at a
-/// per-vertex branch), returning lane 0's outputs (`before` for the registers the kernel does
-/// not store) and status.
-pub(super) fn single(
-    ctx: &mut Context,
-    aos: &Code,
-    w: usize,
-    input: &Regs16,
-    before: &Regs16,
-) -> Result<(Regs16, VertexStatus), String> {
-    let tin = [*input; abi::MAX_LANES];
-    let mut tout = [*before; abi::MAX_LANES];
-    let mut b = [0u32];
-    aos.run_aos(ctx, &tin[..w], &mut tout[..w], &mut b, None)?;
-    // Alone, a "diverged" batch (a budget spent under masks) is a plain exhaustion.
-    Ok((tout[0], status_of(b[0] | (b[0] & DIVERGED) >> 17, 0)))
-}
 
 /// The status of lane `lane` of a batch from its status word.
 pub(super) fn status_of(word: u32, lane: usize) -> VertexStatus {
@@ -488,8 +472,8 @@ impl AosRunner<'_> {
 }
 
 /// The AoS kernel `aos` (batches of `w`) over `inputs`, uniforms already in `ctx`: whole
-/// batches in place, the tail padded in scratch, batches whose lanes disagreed one vertex at
-/// a time; `words` is scratch for the batch status words. True if every batch ended (no status
+/// batches in place, the tail padded in scratch (a vertex shader's batch never needs a rerun:
+/// its lanes keep their own control state and budget); `words` is scratch for the batch status words. True if every batch ended (no status
 /// to look through); an error only from the qemu job server.
 fn run_aos_batches(
     ctx: &mut Context,
@@ -509,14 +493,7 @@ fn run_aos_batches(
         status[..full].fill(VertexStatus::Ended);
     } else {
         for (batch, &word) in words.iter().enumerate() {
-            let range = batch * w..batch * w + w;
-            if word & DIVERGED != 0 {
-                for v in range {
-                    (outputs[v], status[v]) = single(ctx, aos, w, &inputs[v], &outputs[v])?;
-                }
-            } else {
-                lane_statuses(word, &mut status[range]);
-            }
+            lane_statuses(word, &mut status[batch * w..batch * w + w]);
         }
     }
     if full < inputs.len() {
@@ -528,14 +505,8 @@ fn run_aos_batches(
         tout[..rest].copy_from_slice(&outputs[full..]);
         let mut b = [0u32];
         aos.run_aos(ctx, &tin[..w], &mut tout[..w], &mut b, None)?;
-        if b[0] & DIVERGED != 0 {
-            for v in full..inputs.len() {
-                (outputs[v], status[v]) = single(ctx, aos, w, &inputs[v], &outputs[v])?;
-            }
-        } else {
-            outputs[full..].copy_from_slice(&tout[..rest]);
-            lane_statuses(b[0], &mut status[full..]);
-        }
+        outputs[full..].copy_from_slice(&tout[..rest]);
+        lane_statuses(b[0], &mut status[full..]);
         return Ok(all_ended && b[0] == 0);
     }
     Ok(all_ended)

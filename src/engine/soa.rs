@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::kernels::{Exec, Kernels};
-use super::shader::{check_lengths, lane_statuses, single, with_context, Shader, DIVERGED};
+use super::shader::{check_lengths, lane_statuses, with_context, Shader};
 use crate::interp::RunError;
 use crate::program::{Regs16, Uniforms, VertexStatus};
 
@@ -102,10 +102,10 @@ impl SoaPlan {
             (Exec::Native(native), Some(kernels)) => kernels
                 .soa(native.target, &native.counters)
                 .ok()
-                .map(|code| (native, kernels, code)),
+                .map(|code| (native, code)),
             (Exec::Native(_) | Exec::Interp, _) => None,
         };
-        let Some((native, kernels, code)) = native_code else {
+        let Some((native, code)) = native_code else {
             match &shader.exec {
                 Exec::Interp => shader.run_planes_interp(uniforms, inputs, outputs, n, status),
                 Exec::Native(_) => {
@@ -128,18 +128,12 @@ impl SoaPlan {
             let w = native.target.lanes();
             let mut words = vec![0u32; n / w];
             let full = code.run_soa(ctx, inputs, outputs, n, &mut words)? * w;
-            let mut diverged: Vec<usize> = Vec::new();
             let mut clean = words.iter().all(|&word| word == 0);
             if clean {
                 status[..full].fill(VertexStatus::Ended);
             } else {
                 for (batch, &word) in words.iter().enumerate() {
-                    let range = batch * w..batch * w + w;
-                    if word & DIVERGED != 0 {
-                        diverged.extend(range);
-                    } else {
-                        lane_statuses(word, &mut status[range]);
-                    }
+                    lane_statuses(word, &mut status[batch * w..batch * w + w]);
                 }
             }
             if full < n {
@@ -153,23 +147,10 @@ impl SoaPlan {
                 let mut b = [0u32];
                 code.run_soa(ctx, &tin, &mut tout, w, &mut b)?;
                 clean &= b[0] == 0;
-                if b[0] & DIVERGED != 0 {
-                    diverged.extend(full..n);
-                } else {
-                    for k in 0..64 {
-                        outputs[k * n + full..k * n + n]
-                            .copy_from_slice(&tout[k * w..k * w + rest]);
-                    }
-                    lane_statuses(b[0], &mut status[full..]);
+                for k in 0..64 {
+                    outputs[k * n + full..k * n + n].copy_from_slice(&tout[k * w..k * w + rest]);
                 }
-            }
-            // Batches whose lanes disagreed: one vertex at a time through the AoS kernel.
-            for v in diverged {
-                let input = gather(inputs, n, v, u16::MAX);
-                let before = gather(outputs, n, v, u16::MAX);
-                let (out, st) = single(ctx, &kernels.aos, w, &input, &before)?;
-                scatter(outputs, n, v, shader.outputs, &out);
-                status[v] = st;
+                lane_statuses(b[0], &mut status[full..]);
             }
             Ok::<bool, String>(clean)
         });

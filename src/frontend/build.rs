@@ -45,8 +45,23 @@ pub(super) struct Ctx<'a> {
     pub(super) forking: Option<usize>,
     /// The status of an exhausted budget (see `Op::Budget`).
     pub(super) budget_status: u32,
+    /// A vertex shader with masked regions counts the budget per lane ([`LaneBudget`]).
+    pub(super) lane_budget: Option<LaneBudget>,
     /// The lane-position model's state, when the function is built in it ([`super::lanes`]).
     pub(super) lanes: Option<super::lanes::Lanes<'a>>,
+}
+
+/// The step budget of each lane, in a vertex shader with masked regions: each `Budget` of the
+/// graph spends one unit in the lanes running it; a lane with none left is retired with status
+/// "exhausted" and leaves every mask (`live` and the masks of the regions around it), while the
+/// others go on. Lanes still live at the end are retired there (ended), so every lane's outputs
+/// are its retired outputs.
+#[derive(Clone, Copy)]
+pub(super) struct LaneBudget {
+    /// Per lane: backward transfers left.
+    pub budget: Var,
+    /// The lanes not retired.
+    pub live: Var,
 }
 
 /// Builds the IR of an explored program, with the branches of the states in `conversions`
@@ -67,6 +82,16 @@ pub(super) fn build(
     let regs = Regs::new(&mut b, &tracked);
     regs.init(&mut b);
     let masks = regions.list.iter().map(|_| b.var(Ty::Mask)).collect();
+    let geometry = program.kind == crate::program::ShaderKind::Geometry;
+    let lane_budget = (!geometry && !regions.list.is_empty()).then(|| {
+        let lb = LaneBudget {
+            budget: b.var(Ty::I32),
+            live: b.var(Ty::Mask),
+        };
+        b.inst_to(Op::BudgetLanes, lb.budget, &[], [0, 0]);
+        b.inst_to(Op::MaskConst, lb.live, &[], [1, 0]);
+        lb
+    });
     let entry = b.current();
     let heads: Vec<BlockId> = graph.nodes.iter().map(|_| b.block()).collect();
     let exit = b.block();
@@ -78,11 +103,14 @@ pub(super) fn build(
         descs: &program.descs,
         graph,
         cc_branches: Vec::new(),
-        geometry: program.kind == crate::program::ShaderKind::Geometry,
+        geometry,
         regions,
         masks,
         forking: None,
+        // Geometry shaders with masked regions count the budget of the batch: when it runs
+        // out, the host reruns the batch one invocation at a time.
         budget_status: if regions.list.is_empty() { 1 } else { 3 },
+        lane_budget,
         lanes: None,
     };
     cx.b.switch_to(entry);
@@ -120,6 +148,9 @@ pub(super) fn build(
         }
     }
     cx.b.switch_to(exit);
+    if let Some(lb) = lane_budget {
+        cx.b.effect(Op::Retire, &[lb.live], [0, 0]);
+    }
     cx.b.terminate(Terminator::Exit);
     Built {
         func: cx.b.finish(),
@@ -172,7 +203,12 @@ impl Ctx<'_> {
                         let m = self.masks[p];
                         self.b.inst_to(Op::MaskMov, self.masks[k], &[m], [0, 0]);
                     }
-                    None => self.b.inst_to(Op::MaskConst, self.masks[k], &[], [1, 0]),
+                    None => match self.lane_budget {
+                        Some(lb) => self
+                            .b
+                            .inst_to(Op::MaskMov, self.masks[k], &[lb.live], [0, 0]),
+                        None => self.b.inst_to(Op::MaskConst, self.masks[k], &[], [1, 0]),
+                    },
                 }
             }
         }
@@ -287,9 +323,10 @@ impl Ctx<'_> {
         } else {
             self.b.unary(Op::MaskMov, cond)
         };
-        let inside = match self.mask_of(n) {
-            Some(m) => self.b.binary(Op::MaskAnd, staying, m),
-            None => staying,
+        let inside = match (self.mask_of(n), self.lane_budget) {
+            (Some(m), _) => self.b.binary(Op::MaskAnd, staying, m),
+            (None, Some(lb)) => self.b.binary(Op::MaskAnd, staying, lb.live),
+            (None, None) => staying,
         };
         let (s, l) = (self.b.block(), self.b.block());
         self.b.terminate(Terminator::BranchAny {
@@ -333,7 +370,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn effect(&mut self, e: &Effect) {
+    fn effect(&mut self, e: &Effect, state: usize) {
         match *e {
             Effect::LoopPush { slot, int } => {
                 self.b
@@ -341,15 +378,56 @@ impl Ctx<'_> {
             }
             Effect::AlInc { slot, .. } => self.b.effect(Op::AlInc, &[], [u32::from(slot), 0]),
             Effect::AlRestore(slot) => self.b.effect(Op::AlRestore, &[], [u32::from(slot), 0]),
-            Effect::Budget => self.b.effect(Op::Budget, &[], [self.budget_status, 0]),
+            Effect::Budget => match self.lane_budget {
+                Some(lb) => self.lane_spend(lb, state),
+                None => self.b.effect(Op::Budget, &[], [self.budget_status, 0]),
+            },
         }
+    }
+
+    /// One unit of budget for the lanes running state `state` ([`LaneBudget`]).
+    fn lane_spend(&mut self, lb: LaneBudget, state: usize) {
+        // The masks holding the running lanes, innermost first (a fork's staying arm runs
+        // under the mask of the region it enters).
+        let mut chain = Vec::new();
+        let mut r = self.forking.or_else(|| self.regions.of[state]);
+        while let Some(k) = r {
+            chain.push(self.masks[k]);
+            r = self.regions.list[k].parent;
+        }
+        let running = chain.first().copied().unwrap_or(lb.live);
+        let zero = self.b.inst(Op::IConst, &[], [0, 0]);
+        let empty = self.b.binary(Op::IEq, lb.budget, zero);
+        let exhausted = self.b.binary(Op::MaskAnd, running, empty);
+        let (rare, cont) = (self.b.block(), self.b.block());
+        self.b.terminate(Terminator::BranchAny {
+            mask: exhausted,
+            then: rare,
+            other: cont,
+        });
+        // Lanes out of budget end here, and leave every mask.
+        self.b.switch_to(rare);
+        self.b.effect(Op::Retire, &[exhausted], [1, 0]);
+        for m in chain.into_iter().chain([lb.live]) {
+            self.b.inst_to(Op::MaskAndNot, m, &[m, exhausted], [0, 0]);
+        }
+        self.b.terminate(Terminator::BranchAny {
+            mask: lb.live,
+            then: cont,
+            other: self.exit,
+        });
+        self.b.switch_to(cont);
+        let minus_one = self.b.inst(Op::IConst, &[], [u32::MAX, 0]);
+        let less = self.b.binary(Op::IAdd, lb.budget, minus_one);
+        self.b
+            .inst_to(Op::ISelect, lb.budget, &[running, less, lb.budget], [0, 0]);
     }
 
     /// Emits a decision tree from the current block; every arm gets a block of its own.
     fn flow(&mut self, flow: &Flow, state: usize) {
         match flow {
             Flow::Do(e, rest) => {
-                self.effect(e);
+                self.effect(e, state);
                 self.flow(rest, state);
             }
             Flow::Goto(t) => {

@@ -141,6 +141,7 @@ pub(super) fn build(
         masks: Vec::new(),
         forking: None,
         budget_status: 1,
+        lane_budget: None,
         lanes: Some(Lanes {
             plan,
             exec,

@@ -20,11 +20,16 @@
 //!   (a nested loop's exit), or no state reachable from `J` reads aL or restores it.
 //! - **a0** writes (MOVA) cannot be masked (the IR has no integer select): no MOVA that writes
 //!   in `R`. Neither EMIT nor SETEMIT of a geometry shader.
-//! - **Budget.** The batch's counter spends what the lanes still inside spend, so it is never
-//!   below any lane's own count (a leaving arm that would spend is not a fork). It may be
-//!   above: in a function with regions every `Budget` stops with status 3 when it runs out,
-//!   and the host reruns the batch one vertex at a time (each broadcast to all lanes, where the
-//!   count is every lane's own).
+//! - **Budget.** In a vertex shader every lane counts its own budget: a step spends in the
+//!   lanes running it; a lane with none left is retired with status "exhausted" (its outputs
+//!   kept) and leaves every mask while the others go on, exactly as the interpreter counts.
+//!   So that a region emptied that way cannot go round a cycle with no lane in it, a vertex
+//!   shader gets regions only if every such cycle is bounded by a LOOP count
+//!   ([`Regions::empty_runs_end`]); else it is built in the lane-position model. A geometry
+//!   shader (whose EMIT is batch-wide) counts the batch's budget: the lanes still inside
+//!   spend, so it is never below any lane's own count (a leaving arm that would spend is not
+//!   a fork); it may be above, so there every `Budget` stops with status 3 when it runs out,
+//!   and the host reruns the batch one invocation at a time (each broadcast to all lanes).
 //! - Regions nest: a region inside another (its fork and states in the outer one, its join a
 //!   state of it) starts with the outer mask instead of every lane. Otherwise regions do not
 //!   overlap; a per-vertex branch that fits no region stays a `BranchAgree`.
@@ -196,6 +201,110 @@ impl Regions {
         }
         false
     }
+
+    /// True if a batch runs out of every region in a bounded number of steps once no lane is
+    /// left inside (in a vertex shader, lanes whose budget runs out leave every mask): over
+    /// the states of the regions, where a fork only takes its leaving arm (with an empty mask
+    /// no lane stays), every cycle repeats a LOOP that nothing on the cycle loads again (its
+    /// count bounds the cycle), cycles within those cycles likewise. Otherwise a region could
+    /// go on with no lane in it and no budget spent, while other lanes wait at its join.
+    pub fn empty_runs_end(&self, graph: &Graph) -> bool {
+        let inside = |x: usize| self.of[x].is_some();
+        // Edges between states of regions: (from, to, slot repeated, slots loaded on the way).
+        let mut edges: Vec<(usize, usize, Option<u8>, u8)> = Vec::new();
+        for s in (0..graph.nodes.len()).filter(|&s| inside(s)) {
+            let flow = &graph.nodes[s].flow;
+            let leave = match (self.fork_of(s), flow) {
+                (Some((_, true)), Flow::If { then, .. }) => Some(then.as_ref()),
+                (Some((_, false)), Flow::If { other, .. }) => Some(other.as_ref()),
+                _ => None,
+            };
+            let mut out = Vec::new();
+            loop_edges(leave.unwrap_or(flow), None, 0, &mut out);
+            for (t, repeat, pushes) in out {
+                if let Target::State(x) = t {
+                    if inside(x) {
+                        edges.push((s, x, repeat, pushes));
+                    }
+                }
+            }
+        }
+        loop {
+            let comp = components(graph.nodes.len(), &edges);
+            // Per component with a cycle: the slots its edges load.
+            let mut loads: rustc_hash::FxHashMap<usize, u8> = Default::default();
+            for &(f, t, _, pushes) in &edges {
+                if comp[f] == comp[t] {
+                    *loads.entry(comp[f]).or_default() |= pushes;
+                }
+            }
+            if loads.is_empty() {
+                return true;
+            }
+            // Each cycle's repeats of loops it never reloads bound it: drop them and look at
+            // the cycles left.
+            let before = edges.len();
+            edges.retain(|&(f, t, repeat, _)| match (repeat, loads.get(&comp[f])) {
+                (Some(slot), Some(&l)) if comp[f] == comp[t] => l >> slot & 1 != 0,
+                _ => true,
+            });
+            if edges.len() == before {
+                return false;
+            }
+        }
+    }
+}
+
+/// Strongly connected components of a graph with `n` nodes (Kosaraju, iterative): each
+/// node's component number.
+fn components(n: usize, edges: &[(usize, usize, Option<u8>, u8)]) -> Vec<usize> {
+    let mut succ = vec![Vec::new(); n];
+    let mut pred = vec![Vec::new(); n];
+    for &(f, t, _, _) in edges {
+        succ[f].push(t);
+        pred[t].push(f);
+    }
+    let mut order = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    for start in 0..n {
+        if seen[start] {
+            continue;
+        }
+        seen[start] = true;
+        let mut stack = vec![(start, 0usize)];
+        while let Some((x, i)) = stack.last_mut() {
+            match succ[*x].get(*i).copied() {
+                Some(y) => {
+                    *i += 1;
+                    if !seen[y] {
+                        seen[y] = true;
+                        stack.push((y, 0));
+                    }
+                }
+                None => {
+                    order.push(*x);
+                    stack.pop();
+                }
+            }
+        }
+    }
+    let mut comp = vec![usize::MAX; n];
+    for &root in order.iter().rev() {
+        if comp[root] != usize::MAX {
+            continue;
+        }
+        comp[root] = root;
+        let mut stack = vec![root];
+        while let Some(x) = stack.pop() {
+            for &y in &pred[x] {
+                if comp[y] == usize::MAX {
+                    comp[y] = root;
+                    stack.push(y);
+                }
+            }
+        }
+    }
+    comp
 }
 
 /// The effects and target of a flow that is effects then a goto, without budget or loop entry.
@@ -232,6 +341,38 @@ fn paths(flow: &Flow, prefix: &mut Vec<Effect>, out: &mut Vec<(Vec<Effect>, Targ
         Flow::LoopNext { repeat, exit, .. } => {
             paths(repeat, prefix, out);
             paths(exit, prefix, out);
+        }
+    }
+}
+
+/// The targets of a decision tree, each with the slot of the LOOP it repeats (if it is on the
+/// repeat arm of a loop's closing test) and the slots its `LoopPush`es load on the way (bits).
+fn loop_edges(
+    flow: &Flow,
+    repeat: Option<u8>,
+    pushes: u8,
+    out: &mut Vec<(Target, Option<u8>, u8)>,
+) {
+    match flow {
+        Flow::Do(e, rest) => {
+            let pushes = match e {
+                Effect::LoopPush { slot, .. } => pushes | 1 << (slot & 7),
+                Effect::AlInc { .. } | Effect::AlRestore(_) | Effect::Budget => pushes,
+            };
+            loop_edges(rest, repeat, pushes, out);
+        }
+        Flow::Goto(t) => out.push((*t, repeat, pushes)),
+        Flow::If { then, other, .. } => {
+            loop_edges(then, repeat, pushes, out);
+            loop_edges(other, repeat, pushes, out);
+        }
+        Flow::LoopNext {
+            slot,
+            repeat: again,
+            exit,
+        } => {
+            loop_edges(again, Some(*slot), pushes, out);
+            loop_edges(exit, repeat, pushes, out);
         }
     }
 }

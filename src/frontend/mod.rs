@@ -32,7 +32,9 @@
 //! vertices is built whole in the lane-position model (`lanes`): every lane has its own place
 //! in the state graph, its own aL, loop counters and budget, and the batch runs each state for
 //! the lanes that are there, in an order that makes lanes meet again; a lane that ends is
-//! retired with its outputs and status. No batch is rerun because its lanes disagree.
+//! retired with its outputs and status. No batch is rerun because its lanes disagree. A
+//! vertex shader with masked regions counts the budget per lane (`build::LaneBudget`), so no
+//! vertex-shader batch is ever rerun.
 //! [`Lowered::branches`] says what became of each branch. Geometry shaders (whose EMIT and
 //! SETEMIT are batch-wide) still turn such a branch into a `BranchAgree`, taken when every
 //! lane agrees (a batch whose lanes disagree stops with status 3 and the host reruns its
@@ -248,6 +250,13 @@ pub fn lower_timed(
             clock.lap("branch conversion");
             break Function::default();
         }
+        // Lanes whose budget runs out leave a vertex shader's masks; a region that could go
+        // on with none inside (a cycle without a fork) is built in the lane-position model.
+        if !converted && !geometry && !regions.list.is_empty() && !regions.empty_runs_end(&graph) {
+            lane_model = Some(lower_lanes(program, &graph, &conversions)?);
+            clock.lap("branch conversion");
+            break Function::default();
+        }
         clock.lap("branch conversion");
         if !converted {
             // What could not be converted branches only when every lane agrees; a batch whose
@@ -318,8 +327,11 @@ pub fn lower_timed(
     clock.lap("verify");
     // In the lane-position model every lane's path spends budget on each cycle of the state
     // graph; the IR's own cycles also run through the schedule's dispatch, which advances some
-    // lane each time.
-    let bounded = lane_stats.0 || opt::budget_bounds_cycles(&func);
+    // lane each time. A vertex shader with masked regions spends per lane
+    // (`build::LaneBudget`): a cycle runs while its lanes have budget, and once none is left
+    // in a region the batch leaves it ([`masked::Regions::empty_runs_end`]).
+    let per_lane = !geometry && !regions.list.is_empty();
+    let bounded = lane_stats.0 || per_lane || opt::budget_bounds_cycles(&func);
     clock.lap("budget check");
     if !bounded {
         return Err(Unsupported::Internal(
