@@ -285,24 +285,26 @@ impl Lowering {
         Ok(())
     }
 
+    /// `ife`/`ine`/`ifg`/`ifl`: pushes the enclosing execution mask and narrows it to the
+    /// lanes where `kind` holds between the first components of the two sources.
+    fn open_if(&mut self, i: &Instruction, kind: CmpKind) -> Result<(), Unsupported> {
+        let missing = || Unsupported::Internal(format!("`{}` lacks an operand", i.op.mnemonic()));
+        let (s1, s2) = (i.src1.ok_or_else(missing)?, i.src2.ok_or_else(missing)?);
+        let (a, b) = (self.read(&s1, 0), self.read(&s2, 0));
+        let cond = self.b.cmp(kind, a, b);
+        self.stack.push((self.exec, cond));
+        self.exec = Some(self.and_exec(self.exec, cond));
+        Ok(())
+    }
+
     fn instruction(&mut self, i: &Instruction, n: usize) -> Result<(), Unsupported> {
         let missing = || Unsupported::Internal(format!("`{}` lacks an operand", i.op.mnemonic()));
         let mask = i.dest.map(|d| d.mask.0).unwrap_or(0);
         match i.op {
-            Opcode::Ife | Opcode::Ine | Opcode::Ifg | Opcode::Ifl => {
-                let (s1, s2) = (i.src1.ok_or_else(missing)?, i.src2.ok_or_else(missing)?);
-                let (a, b) = (self.read(&s1, 0), self.read(&s2, 0));
-                let kind = match i.op {
-                    Opcode::Ife => CmpKind::Eq,
-                    Opcode::Ine => CmpKind::Ne,
-                    Opcode::Ifg => CmpKind::Gt,
-                    _ => CmpKind::Lt,
-                };
-                let cond = self.b.cmp(kind, a, b);
-                self.stack.push((self.exec, cond));
-                self.exec = Some(self.and_exec(self.exec, cond));
-                Ok(())
-            }
+            Opcode::Ife => self.open_if(i, CmpKind::Eq),
+            Opcode::Ine => self.open_if(i, CmpKind::Ne),
+            Opcode::Ifg => self.open_if(i, CmpKind::Gt),
+            Opcode::Ifl => self.open_if(i, CmpKind::Lt),
             Opcode::Els => {
                 if let Some(&(parent, cond)) = self.stack.last() {
                     let not = self.b.unary(Op::MaskNot, cond);
