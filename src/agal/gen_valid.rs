@@ -74,7 +74,37 @@ impl Gen<'_> {
             Opcode::Dp3 | Opcode::Nrm | Opcode::Crs | Opcode::M33 => 0b0111,
             Opcode::Dp4 | Opcode::M34 | Opcode::M44 => 0b1111,
             Opcode::Kil | Opcode::Ife | Opcode::Ine | Opcode::Ifg | Opcode::Ifl => 0b0001,
-            _ => dest_mask,
+            Opcode::Mov
+            | Opcode::Add
+            | Opcode::Sub
+            | Opcode::Mul
+            | Opcode::Div
+            | Opcode::Rcp
+            | Opcode::Min
+            | Opcode::Max
+            | Opcode::Frc
+            | Opcode::Sqt
+            | Opcode::Rsq
+            | Opcode::Pow
+            | Opcode::Log
+            | Opcode::Exp
+            | Opcode::Sin
+            | Opcode::Cos
+            | Opcode::Abs
+            | Opcode::Neg
+            | Opcode::Sat
+            | Opcode::Ddx
+            | Opcode::Ddy
+            | Opcode::Els
+            | Opcode::Eif
+            | Opcode::Ted
+            | Opcode::Tex
+            | Opcode::Sge
+            | Opcode::Slt
+            | Opcode::Sgn
+            | Opcode::Seq
+            | Opcode::Sne
+            | Opcode::Tld => dest_mask,
         }
     }
 
