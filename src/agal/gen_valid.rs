@@ -327,12 +327,54 @@ impl Gen<'_> {
                         }
                     }
                 }
-                _ => {
+                Opcode::Eif => {
                     if self.blocks.last().is_some_and(|b| b.filled) {
                         self.blocks.pop();
                         self.push(op, None, None, None);
                     }
                 }
+                // The table gives every other opcode operands: never drawn with this shape.
+                Opcode::Mov
+                | Opcode::Add
+                | Opcode::Sub
+                | Opcode::Mul
+                | Opcode::Div
+                | Opcode::Rcp
+                | Opcode::Min
+                | Opcode::Max
+                | Opcode::Frc
+                | Opcode::Sqt
+                | Opcode::Rsq
+                | Opcode::Pow
+                | Opcode::Log
+                | Opcode::Exp
+                | Opcode::Nrm
+                | Opcode::Sin
+                | Opcode::Cos
+                | Opcode::Crs
+                | Opcode::Dp3
+                | Opcode::Dp4
+                | Opcode::Abs
+                | Opcode::Neg
+                | Opcode::Sat
+                | Opcode::M33
+                | Opcode::M44
+                | Opcode::M34
+                | Opcode::Ddx
+                | Opcode::Ddy
+                | Opcode::Ife
+                | Opcode::Ine
+                | Opcode::Ifg
+                | Opcode::Ifl
+                | Opcode::Ted
+                | Opcode::Kil
+                | Opcode::Tex
+                | Opcode::Sge
+                | Opcode::Slt
+                | Opcode::Sgn
+                | Opcode::Seq
+                | Opcode::Sne
+                | Opcode::Tld => {}
             },
             Shape::SrcSrc => {
                 if self.blocks.len() >= MAX_NESTING {
