@@ -17,8 +17,8 @@ use picajit_codegen::ir::Op;
 fn masked(p: &Program, u: &Uniforms, forks: usize) -> Lowered {
     let l = frontend::lower(p).expect("lowers");
     assert_eq!(
-        (l.stats.masked_forks, l.stats.lanes, l.stats.agree_branches),
-        (forks, forks == 0, 0),
+        (l.stats.masked_forks, l.stats.lanes),
+        (forks, forks == 0),
         "{:?}\n{}",
         l.stats,
         l.func

@@ -714,11 +714,11 @@ fn per_vertex_branches_are_if_converted() {
     calls.extend([f1(Instruction::Mul, o(6), c(8), v(7), 0), nop()]);
     for (n, bad) in [mova, ends, backward, calls].iter().enumerate() {
         let l = agree(&program(bad, &descs), &u);
-        let (agreeing, masked) = (l.stats.agree_branches, l.stats.masked_forks);
+        let masked = l.stats.masked_forks;
         assert!(l.stats.if_converted >= 2, "case {n}: {:?}", l.stats);
         assert_eq!(
-            (agreeing, masked, l.stats.lanes),
-            [(0, 0, true), (0, 0, true), (0, 1, false), (0, 1, false)][n],
+            (masked, l.stats.lanes),
+            [(0, true), (0, true), (1, false), (1, false)][n],
             "case {n}: {:?}",
             l.stats
         );
@@ -735,10 +735,7 @@ fn per_vertex_branches_are_if_converted() {
         .collect();
     let l = agree(&program(&long, &descs), &u);
     let stats = l.stats;
-    assert_eq!(
-        (stats.if_converted, stats.masked_forks, stats.agree_branches),
-        (0, 1, 0)
-    );
+    assert_eq!((stats.if_converted, stats.masked_forks), (0, 1));
     let short = [&long[..66], &long[67..]].concat();
     let mut short = short;
     short[1] = f2(Instruction::Jmpc, true, false, CondOp::X, 66, 0);
@@ -757,10 +754,7 @@ fn cc_made_divergent_by_a_back_edge() {
         end(),
     ];
     let l = agree(&program(&code, &[desc(0xF)]), &uniforms([[0; 4]; 4], 0));
-    assert_eq!(
-        l.stats.agree_branches + l.stats.masked_forks + l.stats.lane_splits,
-        1
-    );
+    assert_eq!(l.stats.masked_forks + l.stats.lane_splits, 1);
 }
 
 /// `setemit vertex[, prim][, inv]` (format 4).
@@ -775,11 +769,11 @@ fn f4(vertex: u8, primitive: bool, winding: bool) -> u32 {
 
 #[test]
 fn geometry_and_state_cap() {
-    // A geometry shader lowers, with its EMIT/SETEMIT as IR effects.
+    // A geometry shader lowers, with its EMIT as IR effects (SETEMIT sets variables).
     let p = program(&[f4(1, true, true), 0x2A << 26, end()], &[]).with_kind(ShaderKind::Geometry);
     let text = frontend::lower(&p).unwrap().func.to_string();
     assert!(
-        text.contains("setemit [vtx,flags: 1, 3]") && text.contains("emit"),
+        text.contains("emit.slot") && text.contains("emit.tri"),
         "{text}"
     );
     // In a vertex shader they do nothing.

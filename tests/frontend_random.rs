@@ -348,7 +348,7 @@ fn run(kind: Kind, first_seed: u64, target: usize) -> Tally {
                 t.with_cc_branches += usize::from(cc_branches);
                 t.if_converted += usize::from(l.stats.if_converted > 0);
                 let masked = l.stats.masked_forks > 0 || l.stats.lanes;
-                t.divergent += usize::from(masked || l.stats.agree_branches > 0);
+                t.divergent += usize::from(masked);
                 let status = picajit::frontend::eval::run(
                     &l.func,
                     &case.uniforms,

@@ -50,10 +50,8 @@ pub struct Scalars {
     pub loop_inc: [i32; LOOP_SLOTS],
     /// aL saved when the loop in the slot was entered.
     pub loop_saved_al: [i32; LOOP_SLOTS],
-    /// Geometry emitter state: vertex id, flags (bit 0 primitive, bit 1 winding), triangles
-    /// emitted by the current batch.
-    pub emit_vertex: u32,
-    pub emit_flags: u32,
+    /// Triangles recorded by the current geometry batch (the emitter state of SETEMIT is
+    /// per lane, in the function's variables).
     pub emit_count: u32,
 }
 
@@ -76,16 +74,23 @@ pub struct Io {
     pub budget: u32,
     pub planes_in: [usize; 64],
     pub planes_out: [usize; 64],
-    /// Geometry shaders: where triangles go ([`Triangle`] records and one winding byte each)
-    /// and how many fit; a batch that emits more ends with [`STATUS_OVERFLOW`].
+    /// Geometry shaders: where triangles go ([`Triangle`] records and two mask words each,
+    /// see [`TriangleMasks`]) and how many fit; a batch that emits more ends with
+    /// [`STATUS_OVERFLOW`].
     pub triangles: usize,
-    pub windings: usize,
+    pub masks: usize,
     pub triangle_capacity: u64,
 }
 
 /// One emitted triangle of a batch: emitter slots 0, 1, 2, each 16 registers × 4 components ×
-/// the batch's lanes.
+/// the batch's lanes. Lanes emit triangles at different times: a record holds the triangle of
+/// the lanes its [`TriangleMasks`] name, the other lanes' data in it is meaningless.
 pub type Triangle = [[[Lanes; 4]; 16]; 3];
+
+/// The lanes of one [`Triangle`] record: bit `l` of word 0 set if lane `l` emitted it, of word
+/// 1 if lane `l` emitted it with the winding flag. A lane's triangles are the records naming
+/// it, in record order.
+pub type TriangleMasks = [u16; 2];
 
 impl Default for Io {
     fn default() -> Self {
@@ -98,7 +103,7 @@ impl Default for Io {
             planes_in: [0; 64],
             planes_out: [0; 64],
             triangles: 0,
-            windings: 0,
+            masks: 0,
             triangle_capacity: 0,
         }
     }
@@ -106,9 +111,6 @@ impl Default for Io {
 
 /// Status word bit: the geometry batch's triangle buffer overflowed (the host reruns it).
 pub const STATUS_OVERFLOW: u32 = 1 << 16;
-/// Status word bit: the lanes disagreed at a `BranchAgree` (the host reruns the batch vertex
-/// by vertex).
-pub const STATUS_DIVERGED: u32 = 1 << 17;
 
 /// The status word of a batch of `lanes` lanes whose lanes all exhausted their budget.
 pub const fn all_exhausted(lanes: usize) -> u32 {
@@ -135,9 +137,6 @@ pub struct Context {
     pub scratch: [Lanes; 12],
     /// Register-allocator spill slots.
     pub spill: [Lanes; SPILL_SLOTS],
-    /// The second output bank of geometry shaders (EMIT switches banks): outputs are written
-    /// to, and stored from, the current bank.
-    pub output_bank1: [[Lanes; 4]; 16],
     /// Geometry emitter slots 0..3 (slot 3 is never part of a triangle).
     pub emit_slots: [[[Lanes; 4]; 16]; 4],
     /// Batch-uniform uniform components, broadcast (see [`UNIFORM_ROWS`]).
@@ -167,7 +166,6 @@ impl Default for Context {
             scalars: Scalars::default(),
             scratch: [Lanes::default(); 12],
             spill: [Lanes::default(); SPILL_SLOTS],
-            output_bank1: [[Lanes::default(); 4]; 16],
             emit_slots: [[[Lanes::default(); 4]; 16]; 4],
             uniform_rows: [Lanes::default(); UNIFORM_ROWS],
             io: Io::default(),
@@ -222,11 +220,11 @@ pub const fn plane_out(k: u32) -> i32 {
     (IO + offset_of!(Io, planes_out) + k as usize * 8) as i32
 }
 pub const IO_TRIANGLES: i32 = (IO + offset_of!(Io, triangles)) as i32;
-pub const IO_WINDINGS: i32 = (IO + offset_of!(Io, windings)) as i32;
+pub const IO_MASKS: i32 = (IO + offset_of!(Io, masks)) as i32;
 pub const IO_TRIANGLE_CAPACITY: i32 = (IO + offset_of!(Io, triangle_capacity)) as i32;
-/// Byte offset of output bank 0 and 1.
+/// Byte offset of the output bank (a geometry shader's current bank: EMIT swaps the lanes'
+/// banks in the function's variables, so the other bank never reaches memory).
 pub const OUTPUT_BANK0: i32 = offset_of!(Context, output) as i32;
-pub const OUTPUT_BANK1: i32 = offset_of!(Context, output_bank1) as i32;
 /// Byte offset of the retired lanes' outputs (laid out as an output bank).
 pub const RETIRED: i32 = offset_of!(Context, retired) as i32;
 /// Byte offset of emitter slot 0; slots are [`SLOT_BYTES`] apart.
@@ -243,8 +241,6 @@ pub const INTS: i32 = (SCALARS + offset_of!(Scalars, ints)) as i32;
 pub const AL: i32 = (SCALARS + offset_of!(Scalars, al)) as i32;
 pub const BUDGET: i32 = (SCALARS + offset_of!(Scalars, budget)) as i32;
 pub const STATUS: i32 = (SCALARS + offset_of!(Scalars, status)) as i32;
-pub const EMIT_VERTEX: i32 = (SCALARS + offset_of!(Scalars, emit_vertex)) as i32;
-pub const EMIT_FLAGS: i32 = (SCALARS + offset_of!(Scalars, emit_flags)) as i32;
 pub const EMIT_COUNT: i32 = (SCALARS + offset_of!(Scalars, emit_count)) as i32;
 pub const fn loop_down(slot: u32) -> i32 {
     (SCALARS + offset_of!(Scalars, loop_down) + slot as usize * 4) as i32

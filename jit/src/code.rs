@@ -9,32 +9,33 @@
 
 use std::io;
 
-use crate::abi::{Context, Triangle};
+use crate::abi::{Context, Triangle, TriangleMasks};
 use crate::x64::{Compiled, IoMode, Tier};
 
 /// One AoS vertex: 16 registers of (x, y, z, w).
 pub type Vertex = [[f32; 4]; 16];
 
-/// Where a geometry kernel puts the triangles of a batch: `triangles.len().min(windings.len())`
-/// fit; a batch that emits more ends with `abi::STATUS_OVERFLOW`. Emitted triangles are counted in
-/// `ctx.scalars.emit_count` (per batch: run geometry kernels one batch at a time).
+/// Where a geometry kernel puts the triangles of a batch: `triangles.len().min(masks.len())`
+/// fit; a batch that emits more ends with `abi::STATUS_OVERFLOW`. Recorded triangles are
+/// counted in `ctx.scalars.emit_count` (per batch: run geometry kernels one batch at a time);
+/// record `k` belongs to the lanes `masks[k]` names ([`TriangleMasks`]).
 pub struct EmitBuffer<'a> {
     pub triangles: &'a mut [Triangle],
-    pub windings: &'a mut [u8],
+    pub masks: &'a mut [TriangleMasks],
 }
 
 /// Points `ctx.io` at the emit buffer (or at none: capacity 0).
 pub(crate) fn set_emit(ctx: &mut Context, emit: Option<EmitBuffer<'_>>) {
     match emit {
         Some(e) => {
-            ctx.io.triangle_capacity = e.triangles.len().min(e.windings.len()) as u64;
+            ctx.io.triangle_capacity = e.triangles.len().min(e.masks.len()) as u64;
             ctx.io.triangles = e.triangles.as_mut_ptr() as usize;
-            ctx.io.windings = e.windings.as_mut_ptr() as usize;
+            ctx.io.masks = e.masks.as_mut_ptr() as usize;
         }
         None => {
             ctx.io.triangle_capacity = 0;
             ctx.io.triangles = 0;
-            ctx.io.windings = 0;
+            ctx.io.masks = 0;
         }
     }
 }

@@ -11,8 +11,8 @@
 //!   register is copied vertex by vertex ([`passthrough`]); one whose four components are the
 //!   same for the whole run is interleaved once per run and stored as a row ([`Plan::rows`]).
 //!   Only components some exit reads from the bank are zeroed at the start of a batch — unless
-//!   the batch can stop elsewhere (budget exhausted, lanes diverged, a geometry shader, lanes
-//!   retired by the lane-position model): then the stub that stores every output register from
+//!   the batch can stop elsewhere (budget exhausted, a geometry shader, lanes retired by the
+//!   lane-position model or a per-lane budget): then the stub that stores every output register from
 //!   the bank (or the retired lanes' outputs) is kept ([`Plan::stub`]) and every output
 //!   component is zeroed; geometry shaders and functions that retire lanes store only there.
 
@@ -67,7 +67,6 @@ impl Plan {
                     budget = true;
                 }
             }
-            budget |= matches!(block.term, Terminator::BranchAgree { .. });
         }
         // A function that retires lanes (the lane-position model) keeps its outputs in the bank
         // until the lanes retire: its exits go through the stub, like a geometry shader's.

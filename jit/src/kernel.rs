@@ -157,8 +157,6 @@ pub(crate) struct Labels {
     pub done: DynamicLabel,
     /// Triangle buffer full: status 2.
     pub overflow: DynamicLabel,
-    /// Lanes disagreed: status 3.
-    pub diverged: DynamicLabel,
 }
 
 impl Labels {
@@ -175,7 +173,6 @@ impl Labels {
             store: l(),
             done: l(),
             overflow: l(),
-            diverged: l(),
         }
     }
 }

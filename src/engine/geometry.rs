@@ -2,15 +2,15 @@
 //! reusable [`GeometryOutput`].
 
 use super::kernels::Exec;
-use super::shader::{status_of, with_context, Shader, DIVERGED, OVERFLOW};
-use picajit_codegen::abi::Context;
+use super::shader::{status_of, with_context, Shader, OVERFLOW};
 use picajit_codegen::abi::{Lanes, Triangle};
 use picajit_codegen::code::EmitBuffer;
 
 use crate::interp::{Invocation, Primitive, RunError};
 use crate::program::{Regs16, Uniforms, VertexStatus};
 
-/// Triangles a native geometry batch may emit before it is rerun on the interpreter.
+/// Triangle records a native geometry batch may make before it is rerun on the interpreter
+/// (lanes that emit at different times use different records).
 pub(super) const TRIANGLES_PER_BATCH: usize = 32;
 
 /// The results of a geometry run in flat buffers ([`Shader::run_geometry_into`]), reusable
@@ -88,9 +88,9 @@ impl Shader {
 
     /// [`Shader::run_geometry`] into flat buffers: `out` is cleared (keeping its capacity)
     /// and holds, per invocation, its outputs, status and the range of its triangles in
-    /// `out.primitives`. Native geometry kernels run one batch at a time; a batch that emits
-    /// more triangles than the kernel's buffer holds is rerun on the interpreter, a batch whose
-    /// lanes disagree vertex by vertex.
+    /// `out.primitives`. Native geometry kernels run one batch at a time, every lane with its
+    /// own emitter and triangles (`frontend::emitter`); a batch that records more triangles
+    /// than the kernel's buffer holds is rerun on the interpreter.
     pub fn run_geometry_into(
         &self,
         uniforms: &Uniforms,
@@ -123,49 +123,46 @@ impl Shader {
                 let written: Vec<usize> = (0..16).filter(|r| self.outputs >> r & 1 != 0).collect();
                 let mut records = std::mem::take(&mut out.records);
                 records.resize(TRIANGLES_PER_BATCH, [[[Lanes::default(); 4]; 16]; 3]);
-                let mut windings = [0u8; TRIANGLES_PER_BATCH];
+                let mut masks = [[0u16; 2]; TRIANGLES_PER_BATCH];
                 let mut tin = vec![[[0.0; 4]; 16]; w];
                 let mut tout = vec![[[0.0; 4]; 16]; w];
-                // One batch of `tin`; unless it overflowed or diverged, its first `keep` lanes
-                // go to `out`. In a batch of one vertex broadcast to every lane (`broadcast`)
-                // the lanes cannot disagree: status 3 there is a budget exhausted by a function
-                // with masked regions (`Op::Budget`). Returns the status byte.
-                let mut batch_run = |ctx: &mut Context,
-                                     tin: &[Regs16],
-                                     keep: usize,
-                                     broadcast: bool,
-                                     out: &mut GeometryOutput|
-                 -> u32 {
+                for batch in inputs.chunks(w) {
+                    tin[..batch.len()].copy_from_slice(batch);
+                    tin[batch.len()..].fill([[0.0; 4]; 16]);
                     tout.fill([[0.0; 4]; 16]);
                     let mut b = [0u32];
                     let emit = EmitBuffer {
                         triangles: &mut records,
-                        windings: &mut windings,
+                        masks: &mut masks,
                     };
-                    if kernels
+                    // Only an emulator job can fail: the batch goes to the interpreter.
+                    let failed = kernels
                         .aos
-                        .run_aos(ctx, tin, &mut tout, &mut b, Some(emit))
-                        .is_err()
-                    {
-                        // Only an emulator job can fail: the batch goes to the interpreter.
-                        return OVERFLOW;
+                        .run_aos(ctx, &tin, &mut tout, &mut b, Some(emit))
+                        .is_err();
+                    if failed || b[0] & OVERFLOW != 0 {
+                        // More triangles than the buffer holds: exact, on the interpreter.
+                        for input in batch {
+                            out.push(self.interp().run_vertex(uniforms, input), primitives);
+                        }
+                        continue;
                     }
-                    if b[0] & OVERFLOW != 0 || (b[0] & DIVERGED != 0 && !broadcast) {
-                        return b[0];
-                    }
-                    // Alone, a "diverged" batch (budget spent under masks) is an exhaustion.
-                    let word = if b[0] & DIVERGED != 0 { u32::MAX } else { b[0] };
                     let count = if primitives {
                         (ctx.scalars.emit_count as usize).min(TRIANGLES_PER_BATCH)
                     } else {
                         0
                     };
-                    // Per lane, its triangles: only the registers the kernel writes (it copies
-                    // no others into triangle records; they are 0.0 in every emitted vertex).
-                    for (l, regs) in tout.iter().enumerate().take(keep) {
+                    // Per lane, its triangles: the records naming it, in order (its emission
+                    // order); only the registers the kernel writes (it copies no others into
+                    // triangle records; they are 0.0 in every emitted vertex).
+                    for (l, regs) in tout.iter().enumerate().take(batch.len()) {
                         out.outputs.push(*regs);
-                        out.status.push(status_of(word, l));
-                        for (tri, &winding) in records[..count].iter().zip(&windings) {
+                        out.status.push(status_of(b[0], l));
+                        let mine = records[..count]
+                            .iter()
+                            .zip(&masks)
+                            .filter(|(_, m)| m[0] >> l & 1 != 0);
+                        for (tri, m) in mine {
                             let mut vertices = [[[0.0; 4]; 16]; 3];
                             for (vertex, slot) in vertices.iter_mut().zip(tri) {
                                 for &r in &written {
@@ -174,31 +171,10 @@ impl Shader {
                             }
                             out.primitives.push(Primitive {
                                 vertices,
-                                winding: winding != 0,
+                                winding: m[1] >> l & 1 != 0,
                             });
                         }
                         out.first.push(out.primitives.len());
-                    }
-                    b[0]
-                };
-                for batch in inputs.chunks(w) {
-                    tin[..batch.len()].copy_from_slice(batch);
-                    tin[batch.len()..].fill([[0.0; 4]; 16]);
-                    let word = batch_run(ctx, &tin, batch.len(), false, out);
-                    if word & OVERFLOW != 0 {
-                        {
-                            // More triangles than the buffer holds: exact, on the interpreter.
-                            for input in batch {
-                                out.push(self.interp().run_vertex(uniforms, input), primitives);
-                            }
-                        }
-                    } else if word & DIVERGED != 0 {
-                        // Lanes disagreed: each vertex alone, broadcast to every lane.
-                        for input in batch {
-                            if batch_run(ctx, &vec![*input; w], 1, true, out) & OVERFLOW != 0 {
-                                out.push(self.interp().run_vertex(uniforms, input), primitives);
-                            }
-                        }
                     }
                 }
                 out.records = records;

@@ -118,7 +118,7 @@ impl Shader {
             .blocks
             .iter()
             .flat_map(|b| &b.insts)
-            .any(|i| i.op == Op::Emit);
+            .any(|i| i.op == Op::EmitTri);
         clock.lap("prepare");
         let (generic, compiled) = match Kernels::new_timed(func, target, counters, clock) {
             Ok(k) => k,
@@ -394,10 +394,6 @@ impl Shader {
 
 /// Status word bit of a geometry batch that emitted more triangles than its buffer holds.
 pub(super) const OVERFLOW: u32 = abi::STATUS_OVERFLOW;
-/// Status word bit of a geometry batch whose lanes disagreed at a `BranchAgree` or whose
-/// budget, counted for the batch in a function with masked regions, ran out (vertex shaders
-/// count it per lane and never set it).
-pub(super) const DIVERGED: u32 = abi::STATUS_DIVERGED;
 
 /// The status of lane `lane` of a batch from its status word.
 pub(super) fn status_of(word: u32, lane: usize) -> VertexStatus {

@@ -16,6 +16,7 @@ use crate::isa::{CondOp, Fmt2, Instruction};
 use crate::program::Program;
 
 use super::alu::{self, Math};
+use super::emitter::Emitter;
 use super::graph::{Cond, Effect, Flow, Graph, Target};
 use super::ifconv::{self, Conversion};
 use super::masked::Regions;
@@ -36,22 +37,18 @@ pub(super) struct Ctx<'a> {
     pub(super) descs: &'a [u32],
     pub(super) graph: &'a Graph,
     pub(super) cc_branches: Vec<(BlockId, usize)>,
-    /// EMIT/SETEMIT act only in geometry shaders.
-    pub(super) geometry: bool,
     pub(super) regions: &'a Regions,
     /// The lane mask of each region.
     pub(super) masks: Vec<Var>,
     /// A region entered by a fork's staying arm: its mask is set by the fork, not reset.
     pub(super) forking: Option<usize>,
-    /// The status of an exhausted budget (see `Op::Budget`).
-    pub(super) budget_status: u32,
-    /// A vertex shader with masked regions counts the budget per lane ([`LaneBudget`]).
+    /// A function with masked regions counts the budget per lane ([`LaneBudget`]).
     pub(super) lane_budget: Option<LaneBudget>,
     /// The lane-position model's state, when the function is built in it ([`super::lanes`]).
     pub(super) lanes: Option<super::lanes::Lanes<'a>>,
 }
 
-/// The step budget of each lane, in a vertex shader with masked regions: each `Budget` of the
+/// The step budget of each lane, in a function with masked regions: each `Budget` of the
 /// graph spends one unit in the lanes running it; a lane with none left is retired with status
 /// "exhausted" and leaves every mask (`live` and the masks of the regions around it), while the
 /// others go on. Lanes still live at the end are retired there (ended), so every lane's outputs
@@ -78,12 +75,19 @@ pub(super) fn build(
         .values()
         .flat_map(|c| c.then.iter().chain(&c.other).copied());
     let masked = regions.list.iter().flat_map(|r| r.states.iter().copied());
-    let tracked = ifconv::tracked_outputs(graph, &program.descs, predicated.chain(masked));
-    let regs = Regs::new(&mut b, &tracked);
-    regs.init(&mut b);
-    let masks = regions.list.iter().map(|_| b.var(Ty::Mask)).collect();
     let geometry = program.kind == crate::program::ShaderKind::Geometry;
-    let lane_budget = (!geometry && !regions.list.is_empty()).then(|| {
+    let tracked = if geometry {
+        ifconv::tracked_outputs(graph, &program.descs, 0..graph.nodes.len())
+    } else {
+        ifconv::tracked_outputs(graph, &program.descs, predicated.chain(masked))
+    };
+    let mut regs = Regs::new(&mut b, &tracked);
+    regs.init(&mut b);
+    if geometry {
+        regs.emitter = Some(Emitter::new(&mut b, &tracked));
+    }
+    let masks = regions.list.iter().map(|_| b.var(Ty::Mask)).collect();
+    let lane_budget = (!regions.list.is_empty()).then(|| {
         let lb = LaneBudget {
             budget: b.var(Ty::I32),
             live: b.var(Ty::Mask),
@@ -103,13 +107,9 @@ pub(super) fn build(
         descs: &program.descs,
         graph,
         cc_branches: Vec::new(),
-        geometry,
         regions,
         masks,
         forking: None,
-        // Geometry shaders with masked regions count the budget of the batch: when it runs
-        // out, the host reruns the batch one invocation at a time.
-        budget_status: if regions.list.is_empty() { 1 } else { 3 },
         lane_budget,
         lanes: None,
     };
@@ -144,7 +144,24 @@ pub(super) fn build(
                 };
                 cx.fork(n, r, f, leave_is_then, leave, stay)
             }
-            _ => cx.flow(&node.flow, n),
+            (
+                None,
+                None,
+                Flow::If {
+                    cond: Cond::Cc(_), ..
+                },
+            )
+            | (
+                None | Some(_),
+                None | Some(_),
+                Flow::Do(..)
+                | Flow::Goto(_)
+                | Flow::LoopNext { .. }
+                | Flow::If {
+                    cond: Cond::Bool(_),
+                    ..
+                },
+            ) => cx.flow(&node.flow, n),
         }
     }
     cx.b.switch_to(exit);
@@ -257,18 +274,13 @@ impl Ctx<'_> {
             | Instruction::Ifu(_)
             | Instruction::Ifc(_)
             | Instruction::Loop(_) => return,
+            // Only a geometry shader has an emitter (`super::emitter`).
             Instruction::Emit(_) => {
-                if self.geometry {
-                    self.b.effect(Op::Emit, &[], [0, 0]);
-                }
+                self.emit(pred);
                 return;
             }
             Instruction::Setemit(f) => {
-                if self.geometry {
-                    let flags = u32::from(f.primitive) | u32::from(f.winding) << 1;
-                    self.b
-                        .effect(Op::SetEmit, &[], [u32::from(f.vertex), flags]);
-                }
+                self.set_emit(f, pred);
                 return;
             }
         };
@@ -380,7 +392,7 @@ impl Ctx<'_> {
             Effect::AlRestore(slot) => self.b.effect(Op::AlRestore, &[], [u32::from(slot), 0]),
             Effect::Budget => match self.lane_budget {
                 Some(lb) => self.lane_spend(lb, state),
-                None => self.b.effect(Op::Budget, &[], [self.budget_status, 0]),
+                None => self.b.effect(Op::Budget, &[], [1, 0]),
             },
         }
     }

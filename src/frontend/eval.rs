@@ -10,7 +10,7 @@
 //! `& 0x7F`). Control state (aL, the loop slots, bools, ints, budget, status) is batch-scalar:
 //! `LoopPush`, `AlInc`, `AlRestore`, `LoopNext` and `Budget` act on `ctx.scalars` as their
 //! docs in the op table say, `BranchUniform` tests lane 0, `Exit` stops with the status left
-//! as it is (the host sets it to 0), `Budget` with no unit left sets status 1 (3 if its immediate says so) and stops,
+//! as it is (the host sets it to 0), `Budget` with no unit left sets status 1 in every lane and stops,
 //! `BranchAny` tests every lane.
 //!
 //! The math is [`crate::float`]'s: `PMul` = `pmul`, `Max`/`Min`, `Floor` = `flr`, `Rcp`,
@@ -24,11 +24,14 @@
 //! evaluator panic. It terminates whenever every CFG cycle spends budget
 //! ([`picajit_codegen::opt::budget_bounds_cycles`], true of every function the frontend emits).
 
-use picajit_codegen::abi::{self, Context, Triangle, CONST_ENTRIES, LOOP_SLOTS, MAX_LANES};
+use picajit_codegen::abi::{
+    self, Context, Triangle, TriangleMasks, CONST_ENTRIES, LOOP_SLOTS, MAX_LANES,
+};
 use picajit_codegen::ir::{CmpKind, Function, Inst, Op, Terminator};
 
 use crate::agal::interp::math as agal_math;
 use crate::float;
+use crate::interp::{Invocation, Primitive};
 use crate::program::{Regs16, Uniforms, VertexStatus, FLOAT_UNIFORMS};
 
 type Lanes = [u32; MAX_LANES];
@@ -61,10 +64,8 @@ struct Machine<'a> {
     ctx: &'a mut Context,
     vars: Vec<Lanes>,
     lanes: usize,
-    /// The current output bank (geometry shaders switch at EMIT).
-    bank: usize,
-    /// Triangles emitted: emitter slots 0, 1, 2 and the winding flag.
-    triangles: Vec<(Box<Triangle>, bool)>,
+    /// Triangles recorded: emitter slots 0, 1, 2 and the record's lane masks.
+    triangles: Vec<(Box<Triangle>, TriangleMasks)>,
 }
 
 impl Machine<'_> {
@@ -128,12 +129,7 @@ impl Machine<'_> {
             }
             Op::Output => {
                 let v = self.vars[inst.args[0].0 as usize];
-                let bank = if self.bank == 0 {
-                    &mut self.ctx.output
-                } else {
-                    &mut self.ctx.output_bank1
-                };
-                let dst = &mut bank[i0 as usize & 15][comp];
+                let dst = &mut self.ctx.output[i0 as usize & 15][comp];
                 for (d, &x) in dst.0.iter_mut().zip(&v).take(self.lanes) {
                     *d = f(x);
                 }
@@ -206,11 +202,7 @@ impl Machine<'_> {
             Op::Budget => {
                 let s = &mut self.ctx.scalars;
                 if s.budget == 0 {
-                    s.status = if i0 == 3 {
-                        abi::STATUS_DIVERGED
-                    } else {
-                        abi::all_exhausted(self.lanes)
-                    };
+                    s.status = abi::all_exhausted(self.lanes);
                     return false;
                 }
                 s.budget -= 1;
@@ -249,13 +241,8 @@ impl Machine<'_> {
             }
             Op::Retire => {
                 let m = self.vars[inst.args[0].0 as usize];
-                let bank = if self.bank == 0 {
-                    self.ctx.output
-                } else {
-                    self.ctx.output_bank1
-                };
                 for l in (0..self.lanes).filter(|&l| m[l] != 0) {
-                    for (reg, out) in self.ctx.retired.iter_mut().zip(&bank) {
+                    for (reg, out) in self.ctx.retired.iter_mut().zip(&self.ctx.output) {
                         for (c, o) in reg.iter_mut().zip(out) {
                             c.0[l] = o.0[l];
                         }
@@ -265,25 +252,30 @@ impl Machine<'_> {
                     }
                 }
             }
-            Op::SetEmit => {
-                self.ctx.scalars.emit_vertex = i0 & 3;
-                self.ctx.scalars.emit_flags = i1 & 3;
+            Op::EmitSlot => {
+                let m = self.vars[inst.args[0].0 as usize];
+                let slot = &mut self.ctx.emit_slots[i0 as usize & 3];
+                for l in (0..self.lanes).filter(|&l| m[l] != 0) {
+                    for (reg, out) in slot.iter_mut().zip(&self.ctx.output) {
+                        for (c, o) in reg.iter_mut().zip(out) {
+                            c.0[l] = o.0[l];
+                        }
+                    }
+                }
             }
-            Op::Emit => {
-                let bank = if self.bank == 0 {
-                    self.ctx.output
-                } else {
-                    self.ctx.output_bank1
+            Op::EmitTri => {
+                let bits = |v: &Lanes| {
+                    (0..self.lanes)
+                        .filter(|&l| v[l] != 0)
+                        .fold(0u16, |b, l| b | 1 << l)
                 };
-                let slot = self.ctx.scalars.emit_vertex as usize & 3;
-                self.ctx.emit_slots[slot] = bank;
-                let flags = self.ctx.scalars.emit_flags;
-                if flags & 1 != 0 {
+                let lanes = bits(&self.vars[inst.args[0].0 as usize]);
+                let winding = bits(&self.vars[inst.args[1].0 as usize]);
+                if lanes != 0 {
                     let s = &self.ctx.emit_slots;
                     self.triangles
-                        .push((Box::new([s[0], s[1], s[2]]), flags & 2 != 0));
+                        .push((Box::new([s[0], s[1], s[2]]), [lanes, winding]));
                 }
-                self.bank ^= 1;
             }
         }
         true
@@ -291,29 +283,25 @@ impl Machine<'_> {
 }
 
 /// Runs `func` on the first `lanes` lanes of `ctx` (at most [`MAX_LANES`]); afterwards
-/// `ctx.output` holds the current output bank.
+/// `ctx.output` holds the outputs (a geometry shader's current bank).
 pub fn eval(func: &Function, ctx: &mut Context, lanes: usize) {
     eval_geometry(func, ctx, lanes);
 }
 
-/// [`eval`], returning the triangles a geometry shader emitted (emitter slots 0, 1, 2 for
-/// every lane, and the winding flag), in order.
+/// [`eval`], returning the triangle records a geometry shader made (emitter slots 0, 1, 2 for
+/// every lane, and the lanes each record belongs to, [`TriangleMasks`]), in order.
 pub fn eval_geometry(
     func: &Function,
     ctx: &mut Context,
     lanes: usize,
-) -> Vec<(Box<Triangle>, bool)> {
+) -> Vec<(Box<Triangle>, TriangleMasks)> {
     let mut m = Machine {
         ctx,
         vars: vec![[0; MAX_LANES]; func.vars.len()],
         lanes: lanes.min(MAX_LANES),
-        bank: 0,
         triangles: Vec::new(),
     };
     run_blocks(func, &mut m);
-    if m.bank == 1 {
-        m.ctx.output = m.ctx.output_bank1;
-    }
     if func.retires_lanes() {
         m.ctx.output = m.ctx.retired;
     }
@@ -343,17 +331,6 @@ fn run_blocks(func: &Function, m: &mut Machine) {
                     then.0 as usize
                 } else {
                     other.0 as usize
-                }
-            }
-            Terminator::BranchAgree { mask, then, other } => {
-                let lanes = &m.vars[mask.0 as usize][..m.lanes];
-                if lanes.iter().all(|&x| x != 0) {
-                    then.0 as usize
-                } else if lanes.iter().all(|&x| x == 0) {
-                    other.0 as usize
-                } else {
-                    m.ctx.scalars.status = abi::STATUS_DIVERGED;
-                    return;
                 }
             }
             Terminator::BranchAny { mask, then, other } => {
@@ -412,24 +389,63 @@ pub fn run(
         }
         eval(func, &mut ctx, chunk.len());
         let word = ctx.scalars.status;
-        if word & abi::STATUS_DIVERGED != 0 && chunk.len() > 1 {
-            // The lanes disagreed at a per-vertex branch (or spent budget differently): one
-            // vertex at a time always agrees (alone, a "diverged" batch is an exhaustion).
-            for vertex in chunk {
-                out.extend(run(func, uniforms, std::slice::from_ref(vertex), budget));
-            }
-            continue;
-        }
         for l in 0..chunk.len() {
             let regs: Regs16 =
                 std::array::from_fn(|r| std::array::from_fn(|c| ctx.output[r][c].0[l]));
-            let exhausted = word & abi::STATUS_DIVERGED != 0 || word >> l & 1 != 0;
+            let exhausted = word >> l & 1 != 0;
             let status = if exhausted {
                 VertexStatus::BudgetExhausted
             } else {
                 VertexStatus::Ended
             };
             out.push((regs, status));
+        }
+    }
+    out
+}
+
+/// [`run`] for a geometry shader: per vertex its outputs, status and triangles, in the shape
+/// of [`Interpreter::run_vertex`](crate::interp::Interpreter::run_vertex). Each batch's
+/// triangle records are gathered per lane: the records naming the lane, in record order.
+pub fn run_geometry(
+    func: &Function,
+    uniforms: &Uniforms,
+    inputs: &[Regs16],
+    budget: u32,
+) -> Vec<Invocation> {
+    let mut out = Vec::with_capacity(inputs.len());
+    for chunk in inputs.chunks(MAX_LANES) {
+        let mut ctx = context(uniforms, budget);
+        for (l, vertex) in chunk.iter().enumerate() {
+            for (r, reg) in vertex.iter().enumerate() {
+                for (c, &x) in reg.iter().enumerate() {
+                    ctx.input[r][c].0[l] = x;
+                }
+            }
+        }
+        let records = eval_geometry(func, &mut ctx, chunk.len());
+        let word = ctx.scalars.status;
+        for l in 0..chunk.len() {
+            let lane = |bank: &[[abi::Lanes; 4]; 16]| -> Regs16 {
+                std::array::from_fn(|r| std::array::from_fn(|c| bank[r][c].0[l]))
+            };
+            let primitives = records
+                .iter()
+                .filter(|(_, m)| m[0] >> l & 1 != 0)
+                .map(|(tri, m)| Primitive {
+                    vertices: std::array::from_fn(|k| lane(&tri[k])),
+                    winding: m[1] >> l & 1 != 0,
+                })
+                .collect();
+            out.push(Invocation {
+                outputs: lane(&ctx.output),
+                status: if word >> l & 1 != 0 {
+                    VertexStatus::BudgetExhausted
+                } else {
+                    VertexStatus::Ended
+                },
+                primitives,
+            });
         }
     }
     out

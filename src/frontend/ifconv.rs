@@ -9,8 +9,8 @@
 //! path.
 //!
 //! An arm is a chain of *plain* states: an instruction with no control effect (arithmetic that
-//! does not write a0 — the IR has no integer select — NOP, undefined, EMIT/SETEMIT in a vertex
-//! shader) whose step is an unconditional move to the next state without effects (no budget,
+//! does not write a0 — the IR has no integer select — NOP, undefined, EMIT/SETEMIT — a
+//! geometry shader's act for the lanes of the predicate) whose step is an unconditional move to the next state without effects (no budget,
 //! no loop or aL work; an IF scope closing is fine). The pc grows along such a chain, so it
 //! cannot loop. Calls are in practice never converted: a call or its return is a backward
 //! transfer, and the budget it spends is batch-wide.
@@ -65,11 +65,11 @@ fn predicable(instr: &Instruction, descs: &[u32]) -> bool {
         | Instruction::Madi(_)
         | Instruction::Mad(_)
         | Instruction::Nop(_)
-        | Instruction::Undefined(_) => true,
-        // Emitting cannot be predicated per lane.
-        Instruction::Emit(_)
-        | Instruction::Setemit(_)
-        | Instruction::End(_)
+        | Instruction::Undefined(_)
+        // A geometry shader's EMIT and SETEMIT act for the lanes of the predicate.
+        | Instruction::Emit(_)
+        | Instruction::Setemit(_) => true,
+        Instruction::End(_)
         | Instruction::Break(_)
         | Instruction::Breakc(_)
         | Instruction::Jmpc(_)

@@ -107,11 +107,19 @@ pub(super) fn build(
         .values()
         .flat_map(|c| c.then.iter().chain(&c.other).copied());
     let divergent = plan.order.iter().copied().filter(|&s| !plan.converged(s));
-    let tracked = ifconv::tracked_outputs(graph, &program.descs, predicated.chain(divergent));
+    let geometry = program.kind == crate::program::ShaderKind::Geometry;
+    let tracked = if geometry {
+        ifconv::tracked_outputs(graph, &program.descs, 0..graph.nodes.len())
+    } else {
+        ifconv::tracked_outputs(graph, &program.descs, predicated.chain(divergent))
+    };
     let mut regs = Regs::new(&mut b, &tracked);
     let al = b.var(Ty::I32);
     regs.al = Some(al);
     regs.init(&mut b);
+    if geometry {
+        regs.emitter = Some(super::emitter::Emitter::new(&mut b, &tracked));
+    }
     let exec = b.var(Ty::Mask);
     let pos = b.var(Ty::I32);
     let budget = b.var(Ty::I32);
@@ -136,11 +144,9 @@ pub(super) fn build(
         descs: &program.descs,
         graph,
         cc_branches: Vec::new(),
-        geometry: program.kind == crate::program::ShaderKind::Geometry,
         regions: &regions,
         masks: Vec::new(),
         forking: None,
-        budget_status: 1,
         lane_budget: None,
         lanes: Some(Lanes {
             plan,
@@ -174,7 +180,22 @@ pub(super) fn build(
                     cond: Cond::Cc(f), ..
                 },
             ) => cx.predicated(f, conv, n),
-            _ => {
+            (
+                None,
+                Flow::If {
+                    cond: Cond::Cc(_), ..
+                },
+            )
+            | (
+                None | Some(_),
+                Flow::Do(..)
+                | Flow::Goto(_)
+                | Flow::LoopNext { .. }
+                | Flow::If {
+                    cond: Cond::Bool(_),
+                    ..
+                },
+            ) => {
                 let mut pending = Vec::new();
                 cx.lp_flow(
                     n,

@@ -19,20 +19,17 @@
 //!   region is made only if every way into `J` ends by restoring aL from the same loop slot
 //!   (a nested loop's exit), or no state reachable from `J` reads aL or restores it.
 //! - **a0** writes (MOVA) cannot be masked (the IR has no integer select): no MOVA that writes
-//!   in `R`. Neither EMIT nor SETEMIT of a geometry shader.
-//! - **Budget.** In a vertex shader every lane counts its own budget: a step spends in the
-//!   lanes running it; a lane with none left is retired with status "exhausted" (its outputs
-//!   kept) and leaves every mask while the others go on, exactly as the interpreter counts.
-//!   So that a region emptied that way cannot go round a cycle with no lane in it, a vertex
-//!   shader gets regions only if every such cycle is bounded by a LOOP count
-//!   ([`Regions::empty_runs_end`]); else it is built in the lane-position model. A geometry
-//!   shader (whose EMIT is batch-wide) counts the batch's budget: the lanes still inside
-//!   spend, so it is never below any lane's own count (a leaving arm that would spend is not
-//!   a fork); it may be above, so there every `Budget` stops with status 3 when it runs out,
-//!   and the host reruns the batch one invocation at a time (each broadcast to all lanes).
+//!   in `R`. A geometry shader's EMIT and SETEMIT act for the lanes of the mask
+//!   (`super::emitter`).
+//! - **Budget.** Every lane counts its own budget: a step spends in the lanes running it; a
+//!   lane with none left is retired with status "exhausted" (its outputs kept) and leaves
+//!   every mask while the others go on, exactly as the interpreter counts. So that a region
+//!   emptied that way cannot go round a cycle with no lane in it, a program gets regions only
+//!   if every such cycle is bounded by a LOOP count ([`Regions::empty_runs_end`]); else it is
+//!   built in the lane-position model.
 //! - Regions nest: a region inside another (its fork and states in the outer one, its join a
 //!   state of it) starts with the outer mask instead of every lane. Otherwise regions do not
-//!   overlap; a per-vertex branch that fits no region stays a `BranchAgree`.
+//!   overlap; a per-vertex branch that fits no region runs in the lane-position model.
 
 use crate::isa::{AddrIdx, Instruction, OpDesc};
 
@@ -75,8 +72,8 @@ pub struct Regions {
 }
 
 /// Most states visited looking for regions in one function: beyond it, per-vertex branches
-/// that need a new region stay `BranchAgree` (only programs with thousands of control states
-/// and hundreds of per-vertex branches get there).
+/// that need a new region run in the lane-position model (only programs with thousands of
+/// control states and hundreds of per-vertex branches get there).
 pub const MAX_WORK: usize = 200_000;
 
 impl Regions {
@@ -105,7 +102,6 @@ impl Regions {
         &mut self,
         graph: &Graph,
         descs: &[u32],
-        geometry: bool,
         conversions: &rustc_hash::FxHashMap<usize, Conversion>,
         s: usize,
     ) -> bool {
@@ -161,7 +157,7 @@ impl Regions {
             };
             let runs_masked = |x: &usize| {
                 (self.of[*x] == outer || top(*x).is_some_and(inside))
-                    && maskable(&graph.nodes[*x].instr, descs, geometry)
+                    && maskable(&graph.nodes[*x].instr, descs)
                     && conversions.get(x).map_or(true, |c| {
                         c.then
                             .iter()
@@ -217,7 +213,8 @@ impl Regions {
             let leave = match (self.fork_of(s), flow) {
                 (Some((_, true)), Flow::If { then, .. }) => Some(then.as_ref()),
                 (Some((_, false)), Flow::If { other, .. }) => Some(other.as_ref()),
-                _ => None,
+                (None, Flow::If { .. } | Flow::Do(..) | Flow::Goto(_) | Flow::LoopNext { .. })
+                | (Some(_), Flow::Do(..) | Flow::Goto(_) | Flow::LoopNext { .. }) => None,
             };
             let mut out = Vec::new();
             loop_edges(leave.unwrap_or(flow), None, 0, &mut out);
@@ -418,15 +415,16 @@ fn closure(graph: &Graph, stay: &Flow, join: Target, work: &mut usize) -> Option
     (!states.is_empty()).then_some(states)
 }
 
-/// True if the instruction can run under a lane mask: anything but a MOVA that writes a0 and,
-/// in a geometry shader, EMIT and SETEMIT. (Flow instructions are the region's batch-scalar
-/// control; every other instruction's writes are blended by the mask.)
-fn maskable(instr: &Instruction, descs: &[u32], geometry: bool) -> bool {
+/// True if the instruction can run under a lane mask: anything but a MOVA that writes a0.
+/// (Flow instructions are the region's batch-scalar control; every other instruction's writes
+/// are blended by the mask, and a geometry shader's EMIT and SETEMIT act for its lanes,
+/// `super::emitter`.)
+fn maskable(instr: &Instruction, descs: &[u32]) -> bool {
     if let Instruction::Mova(f) = instr {
         let d = OpDesc(descs[f.desc as usize & 0x7F]);
         return !d.writes(0) && !d.writes(1);
     }
-    !(geometry && matches!(instr, Instruction::Emit(_) | Instruction::Setemit(_)))
+    true
 }
 
 /// The aL effect a path ends with, as far as agreement goes: the slot it last restores from,

@@ -28,23 +28,23 @@
 //! # The boundary
 //!
 //! [`lower`] if-converts the per-vertex branches it can and makes masked regions of the ones
-//! that fit them; a vertex shader with any other branch on a cc value that may differ between
+//! that fit them; a shader with any other branch on a cc value that may differ between
 //! vertices is built whole in the lane-position model (`lanes`): every lane has its own place
 //! in the state graph, its own aL, loop counters and budget, and the batch runs each state for
 //! the lanes that are there, in an order that makes lanes meet again; a lane that ends is
 //! retired with its outputs and status. No batch is rerun because its lanes disagree. A
-//! vertex shader with masked regions counts the budget per lane (`build::LaneBudget`), so no
-//! vertex-shader batch is ever rerun.
-//! [`Lowered::branches`] says what became of each branch. Geometry shaders (whose EMIT and
-//! SETEMIT are batch-wide) still turn such a branch into a `BranchAgree`, taken when every
-//! lane agrees (a batch whose lanes disagree stops with status 3 and the host reruns its
-//! vertices one at a time, each broadcast to all lanes). What stays [`Unsupported`]: control
-//! flow with more than [`graph::MAX_STATES`] abstract states (or, in the lane-position model
-//! with frontiers too costly to compute, more than [`MAX_LANE_STATES`]). The engine runs
-//! those on the
-//! interpreter, exactly. Geometry shaders' EMIT and SETEMIT become
-//! [`Op::Emit`](picajit_codegen::ir::Op::Emit)/[`Op::SetEmit`](picajit_codegen::ir::Op::SetEmit)
-//! (the emitter state is batch-uniform along a uniform path, so every lane emits together).
+//! shader with masked regions counts the budget per lane (`build::LaneBudget`), so no batch
+//! is ever rerun for its budget either. [`Lowered::branches`] says what became of each
+//! branch. What stays [`Unsupported`]: control flow with more than [`graph::MAX_STATES`]
+//! abstract states (or, in the lane-position model with frontiers too costly to compute, more
+//! than [`MAX_LANE_STATES`]). The engine runs those on the interpreter, exactly.
+//!
+//! Geometry shaders take the same paths: their EMIT and SETEMIT act per lane (`emitter`:
+//! SETEMIT's state and the two output banks in variables, EMIT as
+//! [`Op::EmitSlot`](picajit_codegen::ir::Op::EmitSlot) and
+//! [`Op::EmitTri`](picajit_codegen::ir::Op::EmitTri) under the lanes that run it, triangle
+//! records that name their lanes), so an EMIT under a per-vertex condition emits only for
+//! those lanes, in each lane's own order.
 //!
 //! # How the state graph becomes IR
 //!
@@ -60,6 +60,7 @@
 
 mod alu;
 mod build;
+mod emitter;
 pub mod eval;
 pub mod frontier;
 pub mod graph;
@@ -74,7 +75,7 @@ mod eval_tests;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use picajit_codegen::ir::{Function, Op, Terminator, Var, VerifyError};
+use picajit_codegen::ir::{Function, Op, Var, VerifyError};
 use picajit_codegen::opt;
 use picajit_codegen::timings::Clock;
 use thiserror::Error;
@@ -101,8 +102,6 @@ pub struct Stats {
     pub states: usize,
     /// Blocks of the final function.
     pub blocks: usize,
-    /// Per-vertex branches taken only when all lanes agree (`BranchAgree`).
-    pub agree_branches: usize,
     /// Instructions before dead-code elimination.
     pub insts_before_dce: usize,
     /// Instructions of the final function.
@@ -129,8 +128,6 @@ pub enum Mechanism {
     IfConverted,
     /// Forks a masked region ([`masked`]).
     MaskedFork,
-    /// Taken only when all lanes agree; a batch whose lanes disagree is rerun vertex by vertex.
-    Agree,
     /// Lane-position model (`lanes`): splits the running lanes, each going its own way.
     LaneSplit,
     /// Lane-position model: found the same in every lane running it, a branch of the batch.
@@ -144,7 +141,6 @@ impl Mechanism {
             Mechanism::Uniform => "uniform (a branch of the batch)",
             Mechanism::IfConverted => "if-converted (both arms under lane predicates)",
             Mechanism::MaskedFork => "masked region fork",
-            Mechanism::Agree => "taken only when all lanes agree (else rerun per vertex)",
             Mechanism::LaneSplit => "lane split (lane-position model)",
             Mechanism::LaneUniform => {
                 "uniform among the running lanes (lane-position model, a branch of the batch)"
@@ -198,12 +194,10 @@ pub fn lower_timed(
 ) -> Result<Lowered, Unsupported> {
     let graph = graph::explore(program, max_states)?;
     clock.lap("explore");
-    let geometry = program.kind == crate::program::ShaderKind::Geometry;
     // Build; while some cc branch is per-vertex, if-convert it or make it a masked fork (or
     // give up on it) and rebuild. Each round converts at least one more state, so this ends.
     let mut conversions = HashMap::default();
     let mut regions = masked::Regions::new(graph.nodes.len());
-    let mut agree_branches = 0;
     let mut lane_model = None;
     // (state, mechanism) of each branch on a per-vertex-capable condition.
     let mut mechanisms: Vec<(usize, Mechanism)> = Vec::new();
@@ -238,47 +232,35 @@ pub fn lower_timed(
             if let Some(conv) = conv {
                 conversions.insert(state, conv);
                 converted = true;
-            } else if regions.add_fork(&graph, &program.descs, geometry, &conversions, state) {
+            } else if regions.add_fork(&graph, &program.descs, &conversions, state) {
                 converted = true;
             } else {
                 checked.push(block);
             }
         }
-        if !converted && !checked.is_empty() && !geometry {
+        if !converted && !checked.is_empty() {
             // What cannot be if-converted or masked runs in the lane-position model.
             lane_model = Some(lower_lanes(program, &graph, &conversions)?);
             clock.lap("branch conversion");
             break Function::default();
         }
-        // Lanes whose budget runs out leave a vertex shader's masks; a region that could go
-        // on with none inside (a cycle without a fork) is built in the lane-position model.
-        if !converted && !geometry && !regions.list.is_empty() && !regions.empty_runs_end(&graph) {
+        // Lanes whose budget runs out leave the masks; a region that could go on with none
+        // inside (a cycle without a fork) is built in the lane-position model.
+        if !converted && !regions.list.is_empty() && !regions.empty_runs_end(&graph) {
             lane_model = Some(lower_lanes(program, &graph, &conversions)?);
             clock.lap("branch conversion");
             break Function::default();
         }
         clock.lap("branch conversion");
         if !converted {
-            // What could not be converted branches only when every lane agrees; a batch whose
-            // lanes disagree is rerun by the host one vertex at a time.
-            let mut func = built.func;
-            for &(block, state) in &built.cc_branches {
-                let agree = checked.contains(&block);
-                let m = if agree {
-                    Mechanism::Agree
-                } else {
-                    Mechanism::Uniform
-                };
-                mechanisms.push((state, m));
-            }
-            for block in checked {
-                let term = &mut func.blocks[block.0 as usize].term;
-                if let Terminator::BranchUniform { mask, then, other } = *term {
-                    *term = Terminator::BranchAgree { mask, then, other };
-                    agree_branches += 1;
-                }
-            }
-            break func;
+            // Every branch left on cc is the same in every lane.
+            mechanisms.extend(
+                built
+                    .cc_branches
+                    .iter()
+                    .map(|&(_, state)| (state, Mechanism::Uniform)),
+            );
+            break built.func;
         }
     };
     let mut lane_stats = (false, 0, 0);
@@ -327,10 +309,10 @@ pub fn lower_timed(
     clock.lap("verify");
     // In the lane-position model every lane's path spends budget on each cycle of the state
     // graph; the IR's own cycles also run through the schedule's dispatch, which advances some
-    // lane each time. A vertex shader with masked regions spends per lane
+    // lane each time. A function with masked regions spends per lane
     // (`build::LaneBudget`): a cycle runs while its lanes have budget, and once none is left
     // in a region the batch leaves it ([`masked::Regions::empty_runs_end`]).
-    let per_lane = !geometry && !regions.list.is_empty();
+    let per_lane = !regions.list.is_empty();
     let bounded = lane_stats.0 || per_lane || opt::budget_bounds_cycles(&func);
     clock.lap("budget check");
     if !bounded {
@@ -346,7 +328,6 @@ pub fn lower_timed(
             insts_after_dce: func.inst_count(),
             if_converted: conversions.len(),
             masked_forks: regions.forks(),
-            agree_branches,
             lanes: lane_stats.0,
             lane_splits: lane_stats.1,
             lane_uniform: lane_stats.2,

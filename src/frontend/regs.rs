@@ -2,9 +2,13 @@
 //! cc.x, cc.y. Inputs and uniforms are not variables: they are read (`Input`, `Uniform*`) at
 //! each use. Outputs are stored (`Output`) at each write; an output component that an
 //! if-converted arm writes also has a variable holding its current value, because a predicated
-//! write needs the old value for the lanes that do not take the arm.
+//! write needs the old value for the lanes that do not take the arm. In a geometry shader every
+//! output component it writes is tracked, and also has a variable for its other bank
+//! ([`Emitter`]).
 
 use picajit_codegen::ir::{Builder, Op, Ty, Var};
+
+use super::emitter::Emitter;
 
 /// The register variables of one function.
 #[derive(Clone, Debug)]
@@ -19,6 +23,8 @@ pub(super) struct Regs {
     pub o: [[Option<Var>; 4]; 16],
     /// aL as a per-lane variable (I32) in the lane-position model; `None`: batch-scalar.
     pub al: Option<Var>,
+    /// A geometry shader's per-lane emitter state and second output bank.
+    pub emitter: Option<Emitter>,
 }
 
 impl Regs {
@@ -33,6 +39,7 @@ impl Regs {
                 std::array::from_fn(|c| (tracked[n] >> c & 1 != 0).then(|| b.var(Ty::F32)))
             }),
             al: None,
+            emitter: None,
         }
     }
 

@@ -76,8 +76,8 @@ fn may_vary(inst: &Inst, varies: impl Fn(Var) -> bool) -> bool {
         | Op::AlInc
         | Op::AlRestore
         | Op::Budget
-        | Op::SetEmit
-        | Op::Emit
+        | Op::EmitSlot
+        | Op::EmitTri
         | Op::Retire => false,
     }
 }

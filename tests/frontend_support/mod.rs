@@ -5,9 +5,9 @@
 
 use picajit::engine::{Backend, Engine, SoaBuffer};
 use picajit::frontend::{self, eval, Lowered};
-use picajit::interp::Interpreter;
+use picajit::interp::{Interpreter, Invocation};
 use picajit::isa::*;
-use picajit::program::{Program, Regs16, Uniforms, VertexStatus};
+use picajit::program::{Program, Regs16, ShaderKind, Uniforms, VertexStatus};
 
 /// Descriptor with a write mask and identity swizzles.
 pub fn desc(mask: u8) -> u32 {
@@ -312,6 +312,17 @@ pub fn compare_with(
     aarch64: bool,
 ) -> Result<(), String> {
     let interp = Interpreter::new(program).with_budget(budget);
+    if program.kind == ShaderKind::Geometry {
+        // Outputs, status and triangles of every invocation.
+        let got = eval::run_geometry(&lowered.func, uniforms, inputs, budget);
+        for (n, (input, got)) in inputs.iter().zip(&got).enumerate() {
+            let want = interp.run_vertex(uniforms, input);
+            if let Some(why) = invocation_difference(&want, got) {
+                return Err(format!("vertex {n} (ir): {why}\n{}", lowered.func));
+            }
+        }
+        return compare_native_on(program, uniforms, inputs, budget, aarch64);
+    }
     let got = eval::run(&lowered.func, uniforms, inputs, budget);
     for (n, (input, (outs, status))) in inputs.iter().zip(&got).enumerate() {
         let want = interp.run_vertex(uniforms, input);
@@ -397,6 +408,18 @@ pub fn compare_native_on(
             );
             runs.push(("soa", soa.to_aos(), status.clone()));
         }
+        if program.kind == ShaderKind::Geometry {
+            let (got, _) = shader.run_geometry(uniforms, inputs);
+            for (v, (w, g)) in want.iter().zip(&got).enumerate() {
+                if let Some(why) = invocation_difference(w, g) {
+                    return Err(format!(
+                        "{} run_geometry ({}): vertex {v}: {why}",
+                        backend.name(),
+                        shader.path()
+                    ));
+                }
+            }
+        }
         if backend == Backend::Aarch64 && picajit_codegen::aarch64::runner::failures() != 0 {
             return Err(
                 "the qemu job server failed (the engine fell back to the interpreter)".into(),
@@ -426,6 +449,49 @@ pub fn compare_native_on(
         }
     }
     Ok(())
+}
+
+/// How invocation `got` differs from the interpreter's `want` (status, outputs, triangles in
+/// order with their windings, bit for bit), if it does.
+pub fn invocation_difference(want: &Invocation, got: &Invocation) -> Option<String> {
+    if want.status != got.status {
+        return Some(format!(
+            "status {:?} (interp) vs {:?}",
+            want.status, got.status
+        ));
+    }
+    if let Some((reg, comp)) = first_difference(&want.outputs, &got.outputs) {
+        return Some(format!(
+            "o{reg}.{comp} = {:#010x} (interp) vs {:#010x}",
+            want.outputs[reg][comp].to_bits(),
+            got.outputs[reg][comp].to_bits()
+        ));
+    }
+    if want.primitives.len() != got.primitives.len() {
+        return Some(format!(
+            "{} triangles (interp) vs {}",
+            want.primitives.len(),
+            got.primitives.len()
+        ));
+    }
+    for (t, (p, q)) in want.primitives.iter().zip(&got.primitives).enumerate() {
+        if p.winding != q.winding {
+            return Some(format!(
+                "triangle {t}: winding {} (interp) vs {}",
+                p.winding, q.winding
+            ));
+        }
+        for (k, (a, b)) in p.vertices.iter().zip(&q.vertices).enumerate() {
+            if let Some((reg, comp)) = first_difference(a, b) {
+                return Some(format!(
+                    "triangle {t} vertex {k}: o{reg}.{comp} = {:#010x} (interp) vs {:#010x}",
+                    a[reg][comp].to_bits(),
+                    b[reg][comp].to_bits()
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// Checks with ramp inputs, default-ish uniforms and a generous budget; panics on mismatch.

@@ -362,25 +362,6 @@ pub fn copy_rows(ops: &mut Ops, t: u8, src: u8, src_off: u32, dst: u8, dst_off: 
     }
 }
 
-/// Lane agreement of a mask `m` (each lane all-ones or zero): all lanes false → jump to
-/// `none`, all true → `all`, mixed → `mixed`. The lane sum (ADDV into [`VTMP`], then `w9`) is 0
-/// when none is set and -4 when all are.
-pub fn branch_agree(
-    ops: &mut Ops,
-    m: u8,
-    all: DynamicLabel,
-    none: DynamicLabel,
-    mixed: DynamicLabel,
-) {
-    dynasm!(ops ; .arch aarch64
-        ; addv S(VTMP), V(m).S4
-        ; umov w9, V(VTMP).S[0]
-        ; cbz w9, =>none
-        ; cmn w9, #4
-        ; b.eq =>all
-        ; b =>mixed);
-}
-
 /// Jumps to `target` if any lane of mask `m` is true.
 pub fn jump_if_any(ops: &mut Ops, m: u8, target: DynamicLabel) {
     dynasm!(ops ; .arch aarch64
@@ -652,14 +633,10 @@ pub mod scalar {
     pub fn jump_if_x_hs(ops: &mut Ops, a: u8, b: u8, target: DynamicLabel) {
         dynasm!(ops ; .arch aarch64 ; cmp X(a), X(b) ; b.hs =>target);
     }
-    /// `[X(base) + X(index)] = W(w)` (one byte).
-    pub fn store_byte_indexed(ops: &mut Ops, w: u8, base: u8, index: u8) {
-        dynasm!(ops ; .arch aarch64 ; strb W(w), [X(base), X(index)]);
-    }
-    /// Switches the output bank pointer `x7` between `x9` (bank 0) and `x10` (bank 1):
-    /// `x7 = x7 == x9 ? x10 : x9`.
-    pub fn switch_bank(ops: &mut Ops) {
-        dynasm!(ops ; .arch aarch64 ; cmp x7, x9 ; csel x7, x10, x9, eq);
+    /// `[X(base) + offset] = W(w)` (16 bits; offset even, < 8192).
+    pub fn store_half_at(ops: &mut Ops, w: u8, base: u8, offset: u32) {
+        let offset = offset & 0x1FFE;
+        dynasm!(ops ; .arch aarch64 ; strh W(w), [X(base), #offset]);
     }
     /// Advances to the next batch (x2 by `step`, x3 by `out_step`, both < 4096) and loops
     /// to `top` while batches remain.

@@ -99,7 +99,7 @@ impl Kernel {
     }
 
     /// Runs whole batches of [`LANES`](super::LANES) AoS vertices (see `ExecCode::run_aos`, including the
-    /// emit buffer of geometry shaders: triangles, windings and `ctx.scalars.emit_count` come
+    /// emit buffer of geometry shaders: triangles, their mask bytes and `ctx.scalars.emit_count` come
     /// back as the last batch left them); returns the number of batches run.
     pub fn run_aos(
         &self,

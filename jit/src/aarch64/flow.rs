@@ -2,9 +2,9 @@
 //! stay in the context (as on x86-64); `w9`/`w10` are the scratch registers.
 
 use super::asm;
-use super::{Emitter, S0};
+use super::{Emitter, S0, S1, S3};
 use crate::abi;
-use crate::ir::{BlockId, Terminator};
+use crate::ir::{BlockId, Terminator, Var};
 
 impl Emitter<'_> {
     /// Ends block `b`; `next` is the block emitted after it (a jump there is omitted).
@@ -12,11 +12,6 @@ impl Emitter<'_> {
         let term = self.func.blocks[b.0 as usize].term;
         match term {
             Terminator::Jump(t) => self.jump_unless_next(t, next),
-            Terminator::BranchAgree { mask, then, other } => {
-                let m = self.src(mask, S0);
-                let (t, o, d) = (self.label(then), self.label(other), self.diverged);
-                asm::branch_agree(&mut self.ops, m, t, o, d);
-            }
             Terminator::BranchBool { id, then, other } => {
                 let a = self.ctx(abi::BOOLS, 4);
                 asm::scalar::load_w(&mut self.ops, 9, a);
@@ -117,51 +112,48 @@ impl Emitter<'_> {
         asm::scalar::store_w(&mut self.ops, 9, al);
     }
 
-    /// If the budget is 0, stop with "exhausted"; else decrement it.
-    /// (Status 3 instead of 1 when `status == 3`, see `Op::Budget`.)
-    pub(super) fn budget(&mut self, status: u32) {
+    /// If the budget is 0, stop with "exhausted" in every lane; else decrement it.
+    pub(super) fn budget(&mut self) {
         let a = self.ctx(abi::BUDGET, 4);
         asm::scalar::load_w(&mut self.ops, 9, a);
-        let l = if status == 3 {
-            self.diverged
-        } else {
-            self.exhausted
-        };
+        let l = self.exhausted;
         asm::scalar::jump_if_zero(&mut self.ops, 9, l);
         asm::scalar::sub_w_imm(&mut self.ops, 9, 9, 1);
         asm::scalar::store_w(&mut self.ops, 9, a);
     }
 
-    pub(super) fn set_emit(&mut self, vertex: u32, flags: u32) {
-        asm::mov_imm32(&mut self.ops, 9, vertex & 3);
-        let a = self.ctx(abi::EMIT_VERTEX, 4);
-        asm::scalar::store_w(&mut self.ops, 9, a);
-        asm::mov_imm32(&mut self.ops, 9, flags & 3);
-        let a = self.ctx(abi::EMIT_FLAGS, 4);
-        asm::scalar::store_w(&mut self.ops, 9, a);
+    /// EMIT's slot copy (`Op::EmitSlot`): for the lanes of `mask`, the current bank (`x7`) →
+    /// emitter slot `slot`, skipped when no lane is set. Only the output registers the function
+    /// writes are copied.
+    pub(super) fn emit_slot(&mut self, mask: Var, slot: u32) {
+        let m = self.src(mask, S0);
+        // w9 = the mask's lanes (through S2).
+        self.lane_bits(m);
+        let skip = self.ops.new_dynamic_label();
+        asm::scalar::jump_if_zero(&mut self.ops, 9, skip);
+        let base = abi::EMIT_SLOTS as u32 + (slot & 3) * abi::SLOT_BYTES as u32;
+        asm::scalar::ctx_pointer(&mut self.ops, 10, base);
+        for r in (0..16u32).filter(|r| self.outputs >> r & 1 != 0) {
+            for c in 0..4 {
+                let disp = (r * 4 + c) * 64;
+                asm::load_q_at(&mut self.ops, S1, 7, disp);
+                asm::load_q_at(&mut self.ops, S3, 10, disp);
+                asm::select(&mut self.ops, S3, m, S1, S3);
+                asm::store_q_at(&mut self.ops, S3, 10, disp);
+            }
+        }
+        asm::scalar::bind(&mut self.ops, skip);
     }
 
-    /// EMIT: current bank (`x7`) → emitter slot `emit_vertex & 3`; with the primitive flag,
-    /// slots 0–2 → the next triangle record (or status 2 when the batch's buffer is full) and
-    /// its winding byte; then switch banks.
-    pub(super) fn emit(&mut self) {
-        // x10 = the slot.
-        let a = self.ctx(abi::EMIT_VERTEX, 4);
-        asm::scalar::load_w(&mut self.ops, 9, a);
-        asm::scalar::ubfx(&mut self.ops, 9, 9, 0, 2);
-        asm::scalar::ctx_pointer(&mut self.ops, 10, abi::EMIT_SLOTS as u32);
-        debug_assert_eq!(abi::SLOT_BYTES, 1 << 12);
-        asm::scalar::add_x_shifted(&mut self.ops, 10, 10, 9, 12);
-        let regs: Vec<u32> = (0..16).filter(|r| self.outputs >> r & 1 != 0).collect();
-        for &r in &regs {
-            asm::copy_rows(&mut self.ops, S0, 7, r * 4 * 64, 10, r * 4 * 64, 4);
-        }
-        // The triangle: w10 = count; x12 = its record.
+    /// EMIT's triangle (`Op::EmitTri`): if some lane of `lanes` is set, slots 0–2 → the next
+    /// triangle record and its two mask words (`lanes`, `winding`), or status 2 when the
+    /// batch's buffer is full.
+    pub(super) fn emit_tri(&mut self, lanes: Var, winding: Var) {
+        let m = self.src(lanes, S0);
+        self.lane_bits(m);
         let skip = self.ops.new_dynamic_label();
-        let a = self.ctx(abi::EMIT_FLAGS, 4);
-        asm::scalar::load_w(&mut self.ops, 9, a);
-        asm::scalar::ubfx(&mut self.ops, 11, 9, 0, 1);
-        asm::scalar::jump_if_zero(&mut self.ops, 11, skip);
+        asm::scalar::jump_if_zero(&mut self.ops, 9, skip);
+        // w10 = count; x12 = its record.
         let a = self.ctx(abi::EMIT_COUNT, 4);
         asm::scalar::load_w(&mut self.ops, 10, a);
         let a = self.ctx(abi::IO_TRIANGLE_CAPACITY, 8);
@@ -175,22 +167,22 @@ impl Emitter<'_> {
         asm::scalar::add_x_shifted(&mut self.ops, 12, 12, 13, 12);
         asm::scalar::ctx_pointer(&mut self.ops, 14, abi::EMIT_SLOTS as u32);
         for s in 0..3 {
-            for &r in &regs {
+            for r in (0..16u32).filter(|r| self.outputs >> r & 1 != 0) {
                 let at = s * abi::SLOT_BYTES as u32 + r * 4 * 64;
-                asm::copy_rows(&mut self.ops, S0, 14, at, 12, at, 4);
+                asm::copy_rows(&mut self.ops, S1, 14, at, 12, at, 4);
             }
         }
-        // Winding byte (bit 1 of the flags, still in w9), count + 1.
-        asm::scalar::ubfx(&mut self.ops, 9, 9, 1, 1);
-        let a = self.ctx(abi::IO_WINDINGS, 8);
+        // x11 = the record's two mask words: the lanes (still in w9), the winding lanes.
+        let a = self.ctx(abi::IO_MASKS, 8);
         asm::scalar::load_x(&mut self.ops, 11, a);
-        asm::scalar::store_byte_indexed(&mut self.ops, 9, 11, 10);
+        asm::scalar::add_x_shifted(&mut self.ops, 11, 11, 10, 2);
+        asm::scalar::store_half_at(&mut self.ops, 9, 11, 0);
+        let w = self.src(winding, S0);
+        self.lane_bits(w);
+        asm::scalar::store_half_at(&mut self.ops, 9, 11, 2);
         asm::scalar::add_w_imm(&mut self.ops, 10, 10, 1);
         let a = self.ctx(abi::EMIT_COUNT, 4);
         asm::scalar::store_w(&mut self.ops, 10, a);
         asm::scalar::bind(&mut self.ops, skip);
-        asm::scalar::ctx_pointer(&mut self.ops, 9, abi::OUTPUT_BANK0 as u32);
-        asm::scalar::ctx_pointer(&mut self.ops, 10, abi::OUTPUT_BANK1 as u32);
-        asm::scalar::switch_bank(&mut self.ops);
     }
 }

@@ -129,7 +129,7 @@ impl Emitter<'_> {
     }
 
     /// Zeroes the bank lanes of the output components `comps` (bit c of register r); for a
-    /// geometry shader also the second bank and the emitter slots, and resets the emitter.
+    /// geometry shader the whole bank and the emitter slots, and the triangle count.
     pub(super) fn clear_outputs(&mut self, comps: &[u8; 16], geometry: bool) {
         if comps.iter().all(|&m| m == 0) && !geometry {
             return;
@@ -142,21 +142,15 @@ impl Emitter<'_> {
             }
         }
         if geometry {
-            // EMIT copies whole banks: every register starts at 0.0 in both.
-            for (base, rows) in [
-                (abi::OUTPUT_BANK0, 64u32),
-                (abi::OUTPUT_BANK1, 64),
-                (abi::EMIT_SLOTS, 4 * 64),
-            ] {
+            // EMIT copies whole registers: every one starts at 0.0.
+            for (base, rows) in [(abi::OUTPUT_BANK0, 64u32), (abi::EMIT_SLOTS, 4 * 64)] {
                 asm::scalar::ctx_pointer(&mut self.ops, 9, base as u32);
                 for row in 0..rows {
                     asm::store_q_at(&mut self.ops, 0, 9, row * 64);
                 }
             }
-            for field in [abi::EMIT_VERTEX, abi::EMIT_FLAGS, abi::EMIT_COUNT] {
-                let a = self.ctx(field, 4);
-                asm::scalar::store_zero_w(&mut self.ops, a);
-            }
+            let a = self.ctx(abi::EMIT_COUNT, 4);
+            asm::scalar::store_zero_w(&mut self.ops, a);
         }
     }
 

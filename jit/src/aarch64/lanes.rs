@@ -50,7 +50,7 @@ impl Emitter<'_> {
     }
 
     /// `w9` = the lanes of mask `m` as bits (lane l → bit l).
-    fn lane_bits(&mut self, m: u8) {
+    pub(super) fn lane_bits(&mut self, m: u8) {
         let l = self.const_row([1, 2, 4, 8]);
         asm::load_const(&mut self.ops, S2, l);
         asm::vop(&mut self.ops, VOp::And, S2, m, S2);

@@ -134,7 +134,7 @@ impl Emitter<'_> {
         self.finish(d, r);
     }
 
-    /// A store to the current output bank (`x7`; geometry shaders switch banks at EMIT).
+    /// A store to the current output bank (`x7`).
     pub(super) fn output(&mut self, a: Var, reg: u32, comp: u32) {
         let s = self.src(a, S0);
         let disp = ((reg & 15) * 4 + (comp & 3)) * 64;

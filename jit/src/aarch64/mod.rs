@@ -92,8 +92,6 @@ pub(crate) struct Emitter<'a> {
     pub(crate) batch_end: DynamicLabel,
     /// Triangle buffer full: status 2.
     pub(crate) overflow: DynamicLabel,
-    /// Lanes disagreed at a per-vertex branch: status 3.
-    pub(crate) diverged: DynamicLabel,
     /// Output registers the function writes (bit r): the only ones EMIT copies.
     pub(crate) outputs: u16,
     /// The (offset variable, base) whose per-lane uniform rows sit in scratch (see
@@ -124,7 +122,7 @@ pub fn compile_timed(
         .blocks
         .iter()
         .flat_map(|b| &b.insts)
-        .any(|i| matches!(i.op, Op::Emit | Op::SetEmit));
+        .any(|i| matches!(i.op, Op::EmitSlot | Op::EmitTri));
     let plan = crate::io_plan::Plan::new(func, outs, geometry, false);
     // No variable is rematerialized here (NEON arithmetic takes no memory operands); values
     // computed from uniforms alone are computed once per run.
@@ -140,7 +138,6 @@ pub fn compile_timed(
         store,
         done,
         overflow,
-        diverged,
     } = crate::kernel::Labels::new(&mut ops, func);
     let advance = ops.new_dynamic_label();
     let mut e = Emitter {
@@ -152,7 +149,6 @@ pub fn compile_timed(
         exhausted,
         batch_end,
         overflow,
-        diverged,
         outputs: outs,
         row_cache: None,
         prologue_leaves: None,
@@ -180,16 +176,10 @@ pub fn compile_timed(
         }
     }
     e.prologue_leaves = None;
-    if !geometry {
-        // Only a geometry shader switches banks.
-        asm::scalar::ctx_pointer(&mut e.ops, 7, abi::OUTPUT_BANK0 as u32);
-    }
+    asm::scalar::ctx_pointer(&mut e.ops, 7, abi::OUTPUT_BANK0 as u32);
     asm::scalar::bind(&mut e.ops, top);
     let state = crate::kernel::BatchState::of(func);
     e.batch_reset(&state);
-    if geometry {
-        asm::scalar::ctx_pointer(&mut e.ops, 7, abi::OUTPUT_BANK0 as u32);
-    }
     e.clear_outputs(&plan.cleared, geometry);
     e.load_inputs(io, &plan.staged);
     for (i, &b) in order.iter().enumerate() {
@@ -265,10 +255,6 @@ pub fn compile_timed(
         asm::scalar::jump(&mut e.ops, advance);
         asm::scalar::bind(&mut e.ops, exhausted);
         asm::scalar::batch_status(&mut e.ops, abi::all_exhausted(LANES));
-        asm::scalar::jump(&mut e.ops, store);
-        // Lanes disagreed at a per-vertex branch (the host reruns the batch vertex by vertex).
-        asm::scalar::bind(&mut e.ops, diverged);
-        asm::scalar::batch_status(&mut e.ops, abi::STATUS_DIVERGED);
         asm::scalar::jump(&mut e.ops, store);
         // Triangle buffer full (the host reruns the batch on the interpreter).
         asm::scalar::bind(&mut e.ops, overflow);
@@ -448,9 +434,9 @@ impl Emitter<'_> {
             Op::LoopPush => self.loop_push(inst.imm[0], inst.imm[1]),
             Op::AlInc => self.al_inc(inst.imm[0]),
             Op::AlRestore => self.al_restore(inst.imm[0]),
-            Op::Budget => self.budget(inst.imm[0]),
-            Op::SetEmit => self.set_emit(inst.imm[0], inst.imm[1]),
-            Op::Emit => self.emit(),
+            Op::Budget => self.budget(),
+            Op::EmitSlot => self.emit_slot(a[0], inst.imm[0]),
+            Op::EmitTri => self.emit_tri(a[0], a[1]),
             Op::IAdd => self.binary(VOp::AddS, d, a[0], a[1]),
             Op::IEq => self.binary(VOp::CmEqS, d, a[0], a[1]),
             Op::ILt => self.binary(VOp::CmGtS, d, a[1], a[0]),

@@ -194,7 +194,7 @@ fn context_image(ctx: &Context, io: &Io, image: &mut [u8]) {
         &io.budget.to_le_bytes(),
     );
     put(image, base + offset_of!(Io, triangles), &word(io.triangles));
-    put(image, base + offset_of!(Io, windings), &word(io.windings));
+    put(image, base + offset_of!(Io, masks), &word(io.masks));
     put(
         image,
         base + offset_of!(Io, triangle_capacity),
@@ -339,7 +339,7 @@ impl Runner {
     /// Runs an AoS kernel like [`crate::code::ExecCode::run_aos`]: whole batches of
     /// [`LANES`] vertices, one status word per batch; returns the number of batches run. The
     /// context is read, not written back, except for `scalars.emit_count` when there is an
-    /// emit buffer (whose triangles and windings come back whole).
+    /// emit buffer (whose triangles and mask bytes come back whole).
     pub fn run_aos(
         &mut self,
         code: &[u8],
@@ -352,7 +352,7 @@ impl Runner {
         let batches = (input.len().min(output.len()) / LANES).min(status.len());
         let capacity = emit
             .as_ref()
-            .map_or(0, |e| e.triangles.len().min(e.windings.len()));
+            .map_or(0, |e| e.triangles.len().min(e.masks.len()));
         let tri_bytes = std::mem::size_of::<Triangle>();
         let mut done = 0;
         while done < batches {
@@ -365,14 +365,14 @@ impl Runner {
             let status_at = out_at + vbytes;
             let tri_at = round_up(status_at + 4 * n);
             let win_at = tri_at + capacity * tri_bytes;
-            let mut image = vec![0u8; win_at + capacity];
+            let mut image = vec![0u8; win_at + 4 * capacity];
             let mut io = ctx.io;
             io.input = (DATA as usize) + in_at;
             io.output = (DATA as usize) + out_at;
             io.status = (DATA as usize) + status_at;
             io.batches = n as u64;
             io.triangles = (DATA as usize) + tri_at;
-            io.windings = (DATA as usize) + win_at;
+            io.masks = (DATA as usize) + win_at;
             io.triangle_capacity = capacity as u64;
             context_image(ctx, &io, &mut image);
             if let Some(e) = &emit {
@@ -383,7 +383,10 @@ impl Runner {
                     .flatten()
                     .flat_map(|l| l.0);
                 f32_bytes(flat, &mut image[tri_at..win_at]);
-                image[win_at..].copy_from_slice(&e.windings[..capacity]);
+                let words = e.masks[..capacity].as_flattened();
+                for (b, w) in image[win_at..].chunks_exact_mut(2).zip(words) {
+                    b.copy_from_slice(&w.to_le_bytes());
+                }
             }
             let flat_in = input[first..first + verts]
                 .iter()
@@ -416,7 +419,10 @@ impl Runner {
                         *x = vals.next().unwrap_or(0.0);
                     }
                 }
-                e.windings[..capacity].copy_from_slice(&image[win_at..]);
+                let words = e.masks[..capacity].as_flattened_mut();
+                for (w, b) in words.iter_mut().zip(image[win_at..].chunks_exact(2)) {
+                    *w = u16::from_le_bytes([b[0], b[1]]);
+                }
                 let c = &image[count..count + 4];
                 ctx.scalars.emit_count = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
             }
@@ -471,7 +477,7 @@ impl Runner {
             io.status = DATA as usize + status_at;
             io.batches = n as u64;
             io.triangles = 0;
-            io.windings = 0;
+            io.masks = 0;
             io.triangle_capacity = 0;
             context_image(ctx, &io, &mut image);
             for k in 0..64 {

@@ -219,15 +219,18 @@ op_table! {
     AlInc "al.inc" () -> none, imm: "slot";
     /// aL = the value saved in slot imm0.
     AlRestore "al.restore" () -> none, imm: "slot";
-    /// One backward transfer: spend a unit of the step budget, or stop with batch status imm0
-    /// when none is left: 1 ("budget exhausted"), or 3 ("diverged": the host reruns the batch
-    /// vertex by vertex) in a function whose lanes may have spent different amounts.
+    /// One backward transfer: spend a unit of the step budget, or stop with status 1 ("budget
+    /// exhausted") in every lane when none is left; imm0 = 1.
     Budget "budget" () -> none, imm: "status";
-    /// Geometry SETEMIT: imm0 = vertex id 0..3, imm1 = primitive flag | winding flag << 1.
-    SetEmit "setemit" () -> none, imm: "vtx,flags";
-    /// Geometry EMIT: copy the current output bank to the emitter slot of the vertex id, emit
-    /// the triangle of slots 0, 1, 2 if the primitive flag is set, then switch output banks.
-    Emit "emit" () -> none, imm: "";
+    /// Geometry EMIT, first half: for the lanes of the mask, copy the current output bank
+    /// (the output registers the function writes) into emitter slot imm0 (0..3). A mask with
+    /// no lane set does nothing.
+    EmitSlot "emit.slot" (Mask) -> none, imm: "slot";
+    /// Geometry EMIT, second half: if some lane of mask a is set, record emitter slots 0, 1, 2
+    /// as the batch's next triangle, with a's lanes (the lanes that emit it) and b's (those of
+    /// them whose winding flag is set) as its two mask bytes; a batch whose buffer is full
+    /// stops with status [`crate::abi::STATUS_OVERFLOW`]. No lane set: nothing.
+    EmitTri "emit.tri" (Mask, Mask) -> none, imm: "";
 }
 
 /// One instruction: an operation, its result variable, operands and immediates.
@@ -267,14 +270,6 @@ pub enum Terminator {
         then: BlockId,
         other: BlockId,
     },
-    /// Branch on a mask that may differ between lanes: all lanes true → `then`, all false →
-    /// `other`; mixed → the batch stops with status 3 ("diverged") and the host reruns its
-    /// vertices one at a time (each broadcast to every lane, so they always agree).
-    BranchAgree {
-        mask: Var,
-        then: BlockId,
-        other: BlockId,
-    },
     /// Branch on a mask that may differ between lanes: some lane true → `then`, none →
     /// `other` (the loop test of a masked region: are lanes still running?).
     BranchAny {
@@ -299,7 +294,6 @@ impl Terminator {
             Terminator::Jump(b) => ([b, b], 1),
             Terminator::BranchBool { then, other, .. }
             | Terminator::BranchUniform { then, other, .. }
-            | Terminator::BranchAgree { then, other, .. }
             | Terminator::BranchAny { then, other, .. } => ([then, other], 2),
             Terminator::LoopNext { repeat, exit, .. } => ([repeat, exit], 2),
             Terminator::Exit => ([BlockId(0); 2], 0),
@@ -316,11 +310,6 @@ impl Terminator {
                 other: f(other),
             },
             Terminator::BranchUniform { mask, then, other } => Terminator::BranchUniform {
-                mask,
-                then: f(then),
-                other: f(other),
-            },
-            Terminator::BranchAgree { mask, then, other } => Terminator::BranchAgree {
                 mask,
                 then: f(then),
                 other: f(other),
@@ -346,11 +335,6 @@ impl Terminator {
                 then,
                 other,
             },
-            Terminator::BranchAgree { mask, then, other } => Terminator::BranchAgree {
-                mask: f(mask),
-                then,
-                other,
-            },
             Terminator::BranchAny { mask, then, other } => Terminator::BranchAny {
                 mask: f(mask),
                 then,
@@ -365,9 +349,9 @@ impl Terminator {
     /// Variables the terminator reads.
     pub fn uses(&self) -> Option<Var> {
         match *self {
-            Terminator::BranchUniform { mask, .. }
-            | Terminator::BranchAgree { mask, .. }
-            | Terminator::BranchAny { mask, .. } => Some(mask),
+            Terminator::BranchUniform { mask, .. } | Terminator::BranchAny { mask, .. } => {
+                Some(mask)
+            }
             Terminator::Jump(_)
             | Terminator::BranchBool { .. }
             | Terminator::LoopNext { .. }

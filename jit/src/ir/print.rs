@@ -50,9 +50,6 @@ impl fmt::Display for Terminator {
             Terminator::BranchUniform { mask, then, other } => {
                 write!(f, "branch.uniform v{} ? b{} : b{}", mask.0, then.0, other.0)
             }
-            Terminator::BranchAgree { mask, then, other } => {
-                write!(f, "branch.agree v{} ? b{} : b{}", mask.0, then.0, other.0)
-            }
             Terminator::BranchAny { mask, then, other } => {
                 write!(f, "branch.any v{} ? b{} : b{}", mask.0, then.0, other.0)
             }

@@ -46,10 +46,7 @@ fn imm_error(inst: &Inst) -> Option<String> {
         Op::MaskConst => check(a <= 1, "value must be 0 or 1"),
         Op::QuadDiff => check(a <= 1, "axis must be 0 or 1"),
         Op::LoopPush => check(b < 4, "int uniform must be below 4"),
-        Op::SetEmit => check(
-            a < 4 && b < 4,
-            "needs a vertex id below 4 and flags below 4",
-        ),
+        Op::EmitSlot => check(a < 4, "needs an emitter slot below 4"),
         Op::FConst
         | Op::Mov
         | Op::Neg
@@ -87,7 +84,7 @@ fn imm_error(inst: &Inst) -> Option<String> {
         | Op::AlInc
         | Op::AlRestore
         | Op::Budget
-        | Op::Emit => None,
+        | Op::EmitTri => None,
     }
 }
 

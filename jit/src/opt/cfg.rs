@@ -44,7 +44,6 @@ fn fold(term: Terminator) -> Terminator {
     match term {
         Terminator::BranchBool { then, other, .. }
         | Terminator::BranchUniform { then, other, .. }
-        | Terminator::BranchAgree { then, other, .. }
         | Terminator::BranchAny { then, other, .. }
             if then == other =>
         {
@@ -52,7 +51,6 @@ fn fold(term: Terminator) -> Terminator {
         }
         Terminator::BranchBool { .. }
         | Terminator::BranchUniform { .. }
-        | Terminator::BranchAgree { .. }
         | Terminator::BranchAny { .. }
         | Terminator::LoopNext { .. }
         | Terminator::Jump(_)
@@ -70,7 +68,6 @@ fn thread_jumps(func: &mut Function) {
             Terminator::Jump(_)
             | Terminator::BranchBool { .. }
             | Terminator::BranchUniform { .. }
-            | Terminator::BranchAgree { .. }
             | Terminator::BranchAny { .. }
             | Terminator::LoopNext { .. }
             | Terminator::Exit => None,

@@ -76,11 +76,6 @@ fn retarget_mask(term: crate::ir::Terminator, m: Var) -> crate::ir::Terminator {
             then,
             other,
         },
-        Terminator::BranchAgree { then, other, .. } => Terminator::BranchAgree {
-            mask: m,
-            then,
-            other,
-        },
         Terminator::BranchAny { then, other, .. } => Terminator::BranchAny {
             mask: m,
             then,

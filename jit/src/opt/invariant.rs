@@ -81,8 +81,8 @@ pub fn batch_invariant(func: &Function) -> Vec<bool> {
                 | Op::AlInc
                 | Op::AlRestore
                 | Op::Budget
-                | Op::SetEmit
-                | Op::Emit
+                | Op::EmitSlot
+                | Op::EmitTri
                 | Op::Retire => false,
             };
             invariant[d.0 as usize] = from_operands;

@@ -185,7 +185,10 @@ pub fn sink_outputs(func: &mut Function) -> usize {
         let mut fate = vec![Fate::Stay; n];
         let mut later_store = [0u8; 16];
         for (i, inst) in block.insts.iter().enumerate().rev() {
-            if matches!(inst.op, Op::Emit | Op::Budget | Op::Retire) {
+            if matches!(
+                inst.op,
+                Op::EmitSlot | Op::EmitTri | Op::Budget | Op::Retire
+            ) {
                 break;
             }
             if inst.op == Op::Output {

@@ -668,22 +668,6 @@ pub fn load_bank(ops: &mut Ops, tier: Tier, d: u8, disp: i32) {
     }
 }
 
-/// Copies `rows` 64-byte lane rows from the current output bank (`[r11]`) to `[rax]`, through
-/// register `t` (W lanes of each row).
-pub fn copy_bank_to_rax(ops: &mut Ops, tier: Tier, t: u8, first: i32, rows: i32) {
-    for k in first..first + rows {
-        let o = k * 64;
-        match tier {
-            Tier::Avx2 => {
-                dynasm!(ops ; .arch x64 ; vmovaps Ry(t), [r11 + o] ; vmovaps [rax + o], Ry(t))
-            }
-            Tier::Sse41 => {
-                dynasm!(ops ; .arch x64 ; movaps Rx(t), [r11 + o] ; movaps [rax + o], Rx(t))
-            }
-        }
-    }
-}
-
 /// Copies `rows` 64-byte lane rows from `[rdi + src]` to `[rdx + dst]`, through register `t`.
 pub fn copy_ctx_to_rdx(ops: &mut Ops, tier: Tier, t: u8, src: i32, dst: i32, rows: i32) {
     for k in 0..rows {
@@ -697,25 +681,6 @@ pub fn copy_ctx_to_rdx(ops: &mut Ops, tier: Tier, t: u8, src: i32, dst: i32, row
             }
         }
     }
-}
-
-/// Lane agreement of a mask `m` (all-ones or zero per lane), with `ones` all ones: all false
-/// → jump to `none`, all true → jump to `all`, mixed → jump to `mixed`.
-pub fn branch_agree(
-    ops: &mut Ops,
-    tier: Tier,
-    m: u8,
-    ones: u8,
-    all: DynamicLabel,
-    none: DynamicLabel,
-    mixed: DynamicLabel,
-) {
-    match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vptest Ry(m), Ry(ones)),
-        Tier::Sse41 => dynasm!(ops ; .arch x64 ; ptest Rx(m), Rx(ones)),
-    }
-    // ZF: m & ones == 0 (no lane true); CF: !m & ones == 0 (every lane true).
-    dynasm!(ops ; .arch x64 ; jz =>none ; jc =>all ; jmp =>mixed);
 }
 
 /// Jumps to `target` if any lane of mask `m` is true.
@@ -811,6 +776,10 @@ pub mod scalar {
     pub fn jump_if_eax(ops: &mut Ops, target: DynamicLabel) {
         dynasm!(ops ; .arch x64 ; test eax, eax ; jnz =>target);
     }
+    /// Jumps to `target` if eax is zero.
+    pub fn jump_if_eax_zero(ops: &mut Ops, target: DynamicLabel) {
+        dynasm!(ops ; .arch x64 ; test eax, eax ; jz =>target);
+    }
     /// LOOP back edge: if `[rdi + disp]` is 0 jump to `exit`, else decrement it and jump to
     /// `repeat`.
     pub fn loop_next(ops: &mut Ops, disp: i32, repeat: DynamicLabel, exit: DynamicLabel) {
@@ -874,53 +843,33 @@ pub mod scalar {
     pub fn set_bank(ops: &mut Ops, bank: i32) {
         dynasm!(ops ; .arch x64 ; lea r11, [rdi + bank]);
     }
-    /// Switches r11 between the two output banks.
-    pub fn switch_bank(ops: &mut Ops, bank0: i32, bank1: i32) {
-        dynasm!(ops ; .arch x64
-            ; lea rax, [rdi + bank0]
-            ; lea rcx, [rdi + bank1]
-            ; cmp r11, rax
-            ; mov r11, rax
-            ; cmove r11, rcx);
-    }
-    /// rax = the context plus `slots` plus `[rdi + vertex] * slot_bytes`.
-    pub fn slot_address(ops: &mut Ops, vertex: i32, slot_bytes: i32, slots: i32) {
-        dynasm!(ops ; .arch x64
-            ; mov eax, DWORD [rdi + vertex]
-            ; and eax, 3
-            ; imul eax, eax, slot_bytes
-            ; lea rax, [rdi + rax + slots]);
-    }
-    /// If the SETEMIT primitive flag is clear, jump to `skip`. Else: rcx = the batch's
-    /// triangle count; if it is not below the capacity jump to `overflow`; rdx = the address
-    /// of triangle rcx in the buffer.
-    pub fn triangle_address(ops: &mut Ops, skip: DynamicLabel, overflow: DynamicLabel) {
-        let (flags, count, capacity, base, size) = (
-            abi::EMIT_FLAGS,
+    /// rcx = the batch's triangle count; if it is not below the capacity jump to
+    /// `overflow`; rdx = the address of triangle rcx in the buffer.
+    pub fn triangle_address(ops: &mut Ops, overflow: DynamicLabel) {
+        let (count, capacity, base, size) = (
             abi::EMIT_COUNT,
             abi::IO_TRIANGLE_CAPACITY,
             abi::IO_TRIANGLES,
             abi::TRIANGLE_BYTES,
         );
         dynasm!(ops ; .arch x64
-            ; test DWORD [rdi + flags], 1
-            ; jz =>skip
             ; mov ecx, DWORD [rdi + count]
             ; cmp rcx, QWORD [rdi + capacity]
             ; jae =>overflow
             ; imul rdx, rcx, size
             ; add rdx, QWORD [rdi + base]);
     }
-    /// Records the winding flag (bit 1 of `[rdi + flags]`) of triangle rcx in the byte array
-    /// at `[rdi + windings]` and counts the triangle.
-    pub fn finish_triangle(ops: &mut Ops, flags: i32, windings: i32, count: i32) {
+    /// Word `word` (0 or 1) of the two 16-bit mask words of triangle rcx (the array at
+    /// `[rdi + masks]`) = ax.
+    pub fn triangle_mask(ops: &mut Ops, masks: i32, word: i32) {
+        let at = word * 2;
         dynasm!(ops ; .arch x64
-            ; mov eax, DWORD [rdi + flags]
-            ; shr eax, 1
-            ; and eax, 1
-            ; mov rdx, QWORD [rdi + windings]
-            ; mov BYTE [rdx + rcx], al
-            ; inc DWORD [rdi + count]);
+            ; mov rdx, QWORD [rdi + masks]
+            ; mov WORD [rdx + rcx * 4 + at], ax);
+    }
+    /// Counts the triangle: `[rdi + count] += 1`.
+    pub fn count_triangle(ops: &mut Ops, count: i32) {
+        dynasm!(ops ; .arch x64 ; inc DWORD [rdi + count]);
     }
     /// SoA: rsi is a byte offset, starting at 0.
     pub fn zero_rsi(ops: &mut Ops) {

@@ -1,9 +1,10 @@
 //! Terminators and the batch-scalar control state: LOOP slots, aL, the step budget.
 
 use super::asm;
-use super::{Emitter, S0};
+use super::asm::Mem;
+use super::{Emitter, S0, S1, S2};
 use crate::abi;
-use crate::ir::{BlockId, Terminator};
+use crate::ir::{BlockId, Terminator, Var};
 
 impl Emitter<'_> {
     /// Ends block `b`; `next` is the block emitted after it (a jump there is omitted).
@@ -22,12 +23,6 @@ impl Emitter<'_> {
                 let l = self.label(then);
                 asm::scalar::jump_if_eax(&mut self.ops, l);
                 self.jump_unless_next(other, next);
-            }
-            Terminator::BranchAgree { mask, then, other } => {
-                let m = self.src(mask, S0);
-                asm::ones(&mut self.ops, self.tier, super::S1);
-                let (t, o, d) = (self.label(then), self.label(other), self.diverged);
-                asm::branch_agree(&mut self.ops, self.tier, m, super::S1, t, o, d);
             }
             Terminator::BranchAny { mask, then, other } => {
                 let m = self.src(mask, S0);
@@ -80,53 +75,59 @@ impl Emitter<'_> {
         asm::scalar::store_eax(&mut self.ops, abi::AL);
     }
 
-    /// Spends a unit of budget; none left: status 3 (`status == 3`, see `Op::Budget`) or 1.
-    pub(super) fn budget(&mut self, status: u32) {
-        let l = if status == 3 {
-            self.diverged
-        } else {
-            self.exhausted
-        };
+    /// Spends a unit of budget; none left: status 1 in every lane (`Op::Budget`).
+    pub(super) fn budget(&mut self) {
+        let l = self.exhausted;
         asm::scalar::budget(&mut self.ops, abi::BUDGET, l);
     }
 
-    pub(super) fn set_emit(&mut self, vertex: u32, flags: u32) {
-        asm::scalar::store_imm(&mut self.ops, abi::EMIT_VERTEX, (vertex & 3) as i32);
-        asm::scalar::store_imm(&mut self.ops, abi::EMIT_FLAGS, (flags & 3) as i32);
-    }
-
-    /// EMIT: current bank → emitter slot; with the primitive flag, slots 0–2 → the next
-    /// triangle record (or status 2 when the batch's buffer is full); then switch banks. Only
-    /// the output registers the function writes are copied (the others stay 0.0 in every bank
-    /// and the host reads only these from triangle records).
-    pub(super) fn emit(&mut self) {
+    /// EMIT's slot copy (`Op::EmitSlot`): for the lanes of `mask`, the current bank → emitter
+    /// slot `slot`, skipped when no lane is set. Only the output registers the function writes
+    /// are copied (the others stay 0.0 in every slot, and the host reads only these from
+    /// triangle records).
+    pub(super) fn emit_slot(&mut self, mask: Var, slot: u32) {
         let t = self.tier;
-        asm::scalar::slot_address(
-            &mut self.ops,
-            abi::EMIT_VERTEX,
-            abi::SLOT_BYTES,
-            abi::EMIT_SLOTS,
-        );
-        let regs: Vec<i32> = (0..16).filter(|r| self.outputs >> r & 1 != 0).collect();
-        for &r in &regs {
-            asm::copy_bank_to_rax(&mut self.ops, t, super::S0, r * 4, 4);
-        }
+        let m = self.src(mask, S0);
         let skip = self.ops.new_dynamic_label();
-        let overflow = self.overflow;
-        asm::scalar::triangle_address(&mut self.ops, skip, overflow);
-        for s in 0..3 {
-            for &r in &regs {
-                let at = s * abi::SLOT_BYTES + r * 4 * 64;
-                asm::copy_ctx_to_rdx(&mut self.ops, t, super::S0, abi::EMIT_SLOTS + at, at, 4);
+        asm::movmsk_eax(&mut self.ops, t, m);
+        asm::scalar::jump_if_eax_zero(&mut self.ops, skip);
+        let base = abi::EMIT_SLOTS + (slot & 3) as i32 * abi::SLOT_BYTES;
+        for r in (0..16).filter(|r| self.outputs >> r & 1 != 0) {
+            for c in 0..4 {
+                let disp = (r * 4 + c) * 64;
+                asm::load_bank(&mut self.ops, t, S1, disp);
+                asm::load(&mut self.ops, t, S2, Mem::Ctx(base + disp));
+                asm::select(&mut self.ops, t, S2, m, S1, S2);
+                asm::store(&mut self.ops, t, base + disp, S2);
             }
         }
-        asm::scalar::finish_triangle(
-            &mut self.ops,
-            abi::EMIT_FLAGS,
-            abi::IO_WINDINGS,
-            abi::EMIT_COUNT,
-        );
         asm::scalar::bind(&mut self.ops, skip);
-        asm::scalar::switch_bank(&mut self.ops, abi::OUTPUT_BANK0, abi::OUTPUT_BANK1);
+    }
+
+    /// EMIT's triangle (`Op::EmitTri`): if some lane of `lanes` is set, slots 0–2 → the next
+    /// triangle record with its two mask words (`lanes`, `winding`), or status 2 when the
+    /// batch's buffer is full.
+    pub(super) fn emit_tri(&mut self, lanes: Var, winding: Var) {
+        let t = self.tier;
+        let m = self.src(lanes, S0);
+        let skip = self.ops.new_dynamic_label();
+        asm::movmsk_eax(&mut self.ops, t, m);
+        asm::scalar::jump_if_eax_zero(&mut self.ops, skip);
+        let overflow = self.overflow;
+        asm::scalar::triangle_address(&mut self.ops, overflow);
+        for s in 0..3 {
+            for r in (0..16).filter(|r| self.outputs >> r & 1 != 0) {
+                let at = s * abi::SLOT_BYTES + r * 4 * 64;
+                asm::copy_ctx_to_rdx(&mut self.ops, t, S1, abi::EMIT_SLOTS + at, at, 4);
+            }
+        }
+        let m = self.src(lanes, S0);
+        asm::movmsk_eax(&mut self.ops, t, m);
+        asm::scalar::triangle_mask(&mut self.ops, abi::IO_MASKS, 0);
+        let w = self.src(winding, S0);
+        asm::movmsk_eax(&mut self.ops, t, w);
+        asm::scalar::triangle_mask(&mut self.ops, abi::IO_MASKS, 1);
+        asm::scalar::count_triangle(&mut self.ops, abi::EMIT_COUNT);
+        asm::scalar::bind(&mut self.ops, skip);
     }
 }

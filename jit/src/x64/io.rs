@@ -374,7 +374,7 @@ impl Emitter<'_> {
     }
 
     /// Zeroes the bank lanes of the output components `comps` (bit c of register r); for a
-    /// geometry shader also the second bank and the emitter slots, and resets the emitter.
+    /// geometry shader the whole bank and the emitter slots, and the triangle count.
     pub(super) fn clear_outputs(&mut self, comps: &[u8; 16], geometry: bool) {
         let t = self.tier;
         if comps.iter().all(|&m| m == 0) && !geometry {
@@ -387,16 +387,13 @@ impl Emitter<'_> {
             }
         }
         if geometry {
-            // EMIT copies whole banks: every register starts at 0.0 in both.
+            // EMIT copies whole registers: every one starts at 0.0.
             for row in 0..64 {
                 asm::store(&mut self.ops, t, abi::OUTPUT_BANK0 + row * 64, ROWS[0]);
-                asm::store(&mut self.ops, t, abi::OUTPUT_BANK1 + row * 64, ROWS[0]);
             }
             for row in 0..4 * 64 {
                 asm::store(&mut self.ops, t, abi::EMIT_SLOTS + row * 64, ROWS[0]);
             }
-            asm::scalar::store_imm(&mut self.ops, abi::EMIT_VERTEX, 0);
-            asm::scalar::store_imm(&mut self.ops, abi::EMIT_FLAGS, 0);
             asm::scalar::store_imm(&mut self.ops, abi::EMIT_COUNT, 0);
         }
     }

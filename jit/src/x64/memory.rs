@@ -166,7 +166,7 @@ impl Emitter<'_> {
         self.finish(d, r);
     }
 
-    /// A store to the current output bank (`r11`; geometry shaders switch banks at EMIT).
+    /// A store to the current output bank (`r11`).
     pub(super) fn output(&mut self, a: Var, reg: u32, comp: u32) {
         let s = self.src(a, S0);
         let disp = ((reg & 15) * 4 + (comp & 3)) as i32 * 64;

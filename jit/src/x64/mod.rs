@@ -134,7 +134,6 @@ pub(crate) struct Emitter<'a> {
     pub(crate) exhausted: DynamicLabel,
     pub(crate) batch_end: DynamicLabel,
     pub(crate) overflow: DynamicLabel,
-    pub(crate) diverged: DynamicLabel,
     /// The (offset variable, base) whose per-lane uniform rows sit in scratch (see
     /// `memory.rs`); forgotten at block starts and when the variable is written.
     pub(crate) row_cache: Option<(Var, u32)>,
@@ -186,7 +185,7 @@ pub fn compile_timed(
         .blocks
         .iter()
         .flat_map(|b| &b.insts)
-        .any(|i| matches!(i.op, Op::Emit | Op::SetEmit));
+        .any(|i| matches!(i.op, Op::EmitSlot | Op::EmitTri));
     let mut plan = crate::io_plan::Plan::new(func, outs, geometry, io == IoMode::Aos);
     let remat = crate::kernel::remat_defs(func);
     let hoisted = crate::kernel::hoisted(func, &remat);
@@ -204,7 +203,6 @@ pub fn compile_timed(
         store,
         done,
         overflow,
-        diverged,
     } = crate::kernel::Labels::new(&mut ops, func);
     let advance = ops.new_dynamic_label();
     let mut e = Emitter {
@@ -217,7 +215,6 @@ pub fn compile_timed(
         exhausted,
         batch_end,
         overflow,
-        diverged,
         row_cache: None,
         outputs: outs,
         remat,
@@ -247,10 +244,7 @@ pub fn compile_timed(
         }
     }
     e.invariant_rows(func, &plan);
-    if !geometry {
-        // Only a geometry shader switches banks.
-        asm::scalar::set_bank(&mut e.ops, abi::OUTPUT_BANK0);
-    }
+    asm::scalar::set_bank(&mut e.ops, abi::OUTPUT_BANK0);
     asm::scalar::bind(&mut e.ops, top);
     let state = crate::kernel::BatchState::of(func);
     if state.budget {
@@ -261,9 +255,6 @@ pub fn compile_timed(
     }
     if state.status {
         asm::scalar::reset_status(&mut e.ops, abi::STATUS);
-    }
-    if geometry {
-        asm::scalar::set_bank(&mut e.ops, abi::OUTPUT_BANK0);
     }
     e.clear_outputs(&plan.cleared, geometry);
     e.load_inputs(io, &plan.staged);
@@ -342,10 +333,6 @@ pub fn compile_timed(
         // Budget exhausted: every lane's bit, outputs as they are.
         asm::scalar::bind(&mut e.ops, exhausted);
         asm::scalar::batch_status(&mut e.ops, abi::all_exhausted(tier.lanes()) as i32);
-        asm::scalar::jump(&mut e.ops, store);
-        // Lanes disagreed at a per-vertex branch (the host reruns the batch vertex by vertex).
-        asm::scalar::bind(&mut e.ops, diverged);
-        asm::scalar::batch_status(&mut e.ops, abi::STATUS_DIVERGED as i32);
         asm::scalar::jump(&mut e.ops, store);
         // Triangle buffer full (the host reruns the batch on the interpreter).
         asm::scalar::bind(&mut e.ops, overflow);
@@ -550,9 +537,9 @@ impl Emitter<'_> {
             Op::LoopPush => self.loop_push(inst.imm[0], inst.imm[1]),
             Op::AlInc => self.al_inc(inst.imm[0]),
             Op::AlRestore => self.al_restore(inst.imm[0]),
-            Op::Budget => self.budget(inst.imm[0]),
-            Op::SetEmit => self.set_emit(inst.imm[0], inst.imm[1]),
-            Op::Emit => self.emit(),
+            Op::Budget => self.budget(),
+            Op::EmitSlot => self.emit_slot(a[0], inst.imm[0]),
+            Op::EmitTri => self.emit_tri(a[0], a[1]),
             Op::IAdd => self.binary(asm::VOp::PAddD, d, a[0], a[1]),
             Op::IEq => self.binary(asm::VOp::PCmpEqD, d, a[0], a[1]),
             // a < b = b > a.

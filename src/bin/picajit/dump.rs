@@ -124,11 +124,10 @@ pub fn dump(args: &DumpArgs) -> CliResult {
         };
         outln!(
             "frontend: {} control states; per-vertex branches: {} if-converted, {} masked \
-             forks, {} taken only when all lanes agree{model}",
+             forks{model}",
             st.states,
             st.if_converted,
             st.masked_forks,
-            st.agree_branches
         );
         for (pc, m) in &lowered.branches {
             outln!("  branch at {pc:#05x}: {}", m.describe());

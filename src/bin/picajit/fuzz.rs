@@ -398,12 +398,11 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
 
 /// What the frontend can make of a program's branches on per-vertex conditions, as counted in
 /// the summary (a program counts once under each it uses).
-const MECHANISMS: [&str; 6] = [
+const MECHANISMS: [&str; 5] = [
     "without any",
     "if-converted",
     "masked regions",
     "lane-position model",
-    "taken only when all lanes agree (rerun per vertex)",
     "interpreter fallback (state cap)",
 ];
 
@@ -417,15 +416,14 @@ fn mechanisms(case: &FuzzCase) -> u8 {
             let st = l.stats;
             let bits = u8::from(st.if_converted > 0) << 1
                 | u8::from(st.masked_forks > 0) << 2
-                | u8::from(st.lanes) << 3
-                | u8::from(st.agree_branches > 0) << 4;
+                | u8::from(st.lanes) << 3;
             if bits == 0 {
                 1
             } else {
                 bits
             }
         }
-        Err(_) => 1 << 5,
+        Err(_) => 1 << 4,
     }
 }
 

@@ -1,0 +1,157 @@
+//! Geometry shaders' EMIT and SETEMIT, per lane: every lane has its own emitter state, its
+//! own output banks and its own triangles, so an EMIT or SETEMIT under a per-vertex
+//! condition (an if-converted arm, a masked region, the lane-position model) acts only for
+//! the lanes that run it — exactly what the interpreter does for each invocation alone.
+//!
+//! # The model
+//!
+//! - **Emitter state** (SETEMIT's vertex id, primitive and winding flags) lives in three
+//!   variables of the function: the vertex id (I32) and the two flags (masks). SETEMIT sets
+//!   them in the lanes that run it (a blend under the lane mask), so lanes may hold different
+//!   ids and flags.
+//! - **Output banks.** The interpreter writes outputs to the current bank and EMIT switches to
+//!   the other one (a component not written since the last EMIT keeps the value of the one
+//!   before). Here every output component a geometry shader writes has a variable for its
+//!   current value (stored to the output bank in memory at each write, as for any tracked
+//!   output) and one for the other bank's value. EMIT swaps the two for the lanes that run it
+//!   and stores the new current values: the bank in memory is always each lane's current bank,
+//!   the other bank never reaches memory.
+//! - **EMIT** becomes `EmitSlot` ×4 and `EmitTri`: for each emitter slot k, the lanes running
+//!   the EMIT whose vertex id is k copy the bank into slot k (a slot no lane selects is
+//!   skipped at run time); then the lanes running it whose primitive flag is set record the
+//!   triangle of slots 0, 1, 2. Then the bank swap.
+//! - **Triangle records.** A batch's triangles go to one buffer of lanes-wide records
+//!   (`abi::Triangle`) counted batch-wide: an `EmitTri` with some lane set takes the next
+//!   record and notes which lanes it belongs to and which of them wind the other way
+//!   (`abi::TriangleMasks`). Lanes that emit at different times use different records; a
+//!   lane's triangles are the records naming it, in record order — its emission order. The
+//!   host gathers each lane's triangles that way (`engine::geometry`). A batch whose records
+//!   overflow the buffer is rerun on the interpreter (exact, as before).
+//! - **Which lanes.** An EMIT or SETEMIT runs for the lanes of its predicate (if-conversion,
+//!   a masked region's mask, the lane-position model's `exec`), and never for a lane that
+//!   has been retired (out of budget or ended): with the lane budget of masked regions it is
+//!   limited to the live lanes, in the lane-position model to `exec`.
+
+use picajit_codegen::ir::{Builder, Op, Ty, Var};
+
+use crate::isa::Fmt4;
+
+use super::build::Ctx;
+
+/// A geometry shader's per-lane emitter state and second output bank (see the module docs).
+#[derive(Clone, Debug)]
+pub(super) struct Emitter {
+    /// Per tracked output component: its value in the other bank (F32).
+    pub other: [[Option<Var>; 4]; 16],
+    /// SETEMIT's vertex id (I32, 0..3).
+    pub vertex: Var,
+    /// SETEMIT's primitive flag (Mask).
+    pub primitive: Var,
+    /// SETEMIT's winding flag (Mask).
+    pub winding: Var,
+}
+
+impl Emitter {
+    /// Declares the variables for the tracked output components `tracked` (every component a
+    /// geometry shader writes) and sets the start state: both banks 0.0, vertex id 0, flags
+    /// clear (the interpreter's).
+    pub fn new(b: &mut Builder, tracked: &[u8; 16]) -> Emitter {
+        let e = Emitter {
+            other: std::array::from_fn(|n| {
+                std::array::from_fn(|c| (tracked[n] >> c & 1 != 0).then(|| b.var(Ty::F32)))
+            }),
+            vertex: b.var(Ty::I32),
+            primitive: b.var(Ty::Mask),
+            winding: b.var(Ty::Mask),
+        };
+        for &v in e.other.iter().flatten().flatten() {
+            b.inst_to(Op::FConst, v, &[], [0.0f32.to_bits(), 0]);
+        }
+        b.inst_to(Op::IConst, e.vertex, &[], [0, 0]);
+        b.inst_to(Op::MaskConst, e.primitive, &[], [0, 0]);
+        b.inst_to(Op::MaskConst, e.winding, &[], [0, 0]);
+        e
+    }
+}
+
+impl Ctx<'_> {
+    /// The lanes an EMIT or SETEMIT under `pred` acts for (`None`: every lane): the predicate,
+    /// limited to the lanes not retired.
+    fn emitting(&mut self, pred: Option<Var>) -> Option<Var> {
+        let running = match (&self.lanes, self.lane_budget) {
+            (Some(l), _) => Some(l.exec),
+            (None, Some(lb)) => Some(lb.live),
+            (None, None) => None,
+        };
+        match (pred, running) {
+            (Some(p), Some(r)) if p != r => Some(self.b.binary(Op::MaskAnd, p, r)),
+            (Some(p), Some(_) | None) => Some(p),
+            (None, r) => r,
+        }
+    }
+
+    /// SETEMIT in the lanes of `pred`.
+    pub(super) fn set_emit(&mut self, f: &Fmt4, pred: Option<Var>) {
+        let Some(e) = self.regs.emitter.clone() else {
+            return;
+        };
+        let lanes = self.emitting(pred);
+        let id = self.b.inst(Op::IConst, &[], [u32::from(f.vertex & 3), 0]);
+        match lanes {
+            None => self.b.inst_to(Op::IMov, e.vertex, &[id], [0, 0]),
+            Some(m) => self
+                .b
+                .inst_to(Op::ISelect, e.vertex, &[m, id, e.vertex], [0, 0]),
+        }
+        for (var, set) in [(e.primitive, f.primitive), (e.winding, f.winding)] {
+            match (lanes, set) {
+                (None, set) => self.b.inst_to(Op::MaskConst, var, &[], [u32::from(set), 0]),
+                (Some(m), true) => self.b.inst_to(Op::MaskOr, var, &[var, m], [0, 0]),
+                (Some(m), false) => self.b.inst_to(Op::MaskAndNot, var, &[var, m], [0, 0]),
+            }
+        }
+    }
+
+    /// EMIT in the lanes of `pred`: the bank into each lane's emitter slot, the triangle of
+    /// the lanes whose primitive flag is set, then each lane's banks swapped.
+    pub(super) fn emit(&mut self, pred: Option<Var>) {
+        let Some(e) = self.regs.emitter.clone() else {
+            return;
+        };
+        let lanes = self.emitting(pred);
+        for k in 0..4 {
+            let id = self.b.inst(Op::IConst, &[], [k, 0]);
+            let at = self.b.binary(Op::IEq, e.vertex, id);
+            let m = match lanes {
+                Some(m) => self.b.binary(Op::MaskAnd, at, m),
+                None => at,
+            };
+            self.b.effect(Op::EmitSlot, &[m], [k, 0]);
+        }
+        let primitive = match lanes {
+            Some(m) => self.b.binary(Op::MaskAnd, e.primitive, m),
+            None => self.b.unary(Op::MaskMov, e.primitive),
+        };
+        let winding = self.b.binary(Op::MaskAnd, primitive, e.winding);
+        self.b.effect(Op::EmitTri, &[primitive, winding], [0, 0]);
+        for (o, (cur, other)) in self.regs.o.iter().zip(&e.other).enumerate() {
+            for (c, (cur, other)) in cur.iter().zip(other).enumerate() {
+                let (Some(cur), Some(other)) = (*cur, *other) else {
+                    continue;
+                };
+                let old = self.b.unary(Op::Mov, cur);
+                match lanes {
+                    None => {
+                        self.b.inst_to(Op::Mov, cur, &[other], [0, 0]);
+                        self.b.inst_to(Op::Mov, other, &[old], [0, 0]);
+                    }
+                    Some(m) => {
+                        self.b.inst_to(Op::Select, cur, &[m, other, cur], [0, 0]);
+                        self.b.inst_to(Op::Select, other, &[m, old, other], [0, 0]);
+                    }
+                }
+                self.b.effect(Op::Output, &[cur], [o as u32, c as u32]);
+            }
+        }
+    }
+}
