@@ -197,3 +197,102 @@ fn agal_slice_passes_and_cases_replay_on_a_backend() {
         assert_eq!(outputs(b), want, "{b}");
     }
 }
+
+/// The `.pcas` files of `dir` whose name starts with `prefix`, sorted.
+fn saved(dir: &PathBuf, prefix: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn keep_slowest_lists_and_saves_the_slowest_cases_as_save_writes_them() {
+    let out = temp_dir("slowest");
+    let run = picajit()
+        .args([
+            "fuzz",
+            "--cases",
+            "12",
+            "--seed",
+            "40",
+            "--quiet",
+            "--keep-slowest",
+            "3",
+        ])
+        .arg("--out-dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{stdout}");
+    let listed: Vec<(u64, f64)> = stdout
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("seed "))
+        .map(|l| {
+            let (seed, rest) = l.split_once(": ").unwrap();
+            let secs = rest.split_once(" s,").unwrap().0;
+            (seed.parse().unwrap(), secs.parse().unwrap())
+        })
+        .collect();
+    assert_eq!(listed.len(), 3, "{stdout}");
+    assert!(listed.iter().all(|&(seed, _)| (40..52).contains(&seed)));
+    assert!(listed.windows(2).all(|w| w[0].1 >= w[1].1), "{stdout}");
+    // The summary's slowest case is the first listed.
+    assert!(
+        stdout.contains(&format!("slowest: seed {},", listed[0].0)),
+        "{stdout}"
+    );
+    let slow = saved(&out, "slow-seed-");
+    assert_eq!(slow.len(), 3);
+    // `--save` writes the same case for a seed, without running it.
+    let seeds: Vec<String> = listed.iter().map(|(s, _)| s.to_string()).collect();
+    let save = picajit()
+        .args(["fuzz", "--save", &seeds.join(",")])
+        .arg("--out-dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(save.status.success());
+    let again = saved(&out, "seed-");
+    assert_eq!(again.len(), 3);
+    for (seed, _) in &listed {
+        let name = |prefix: &str, files: &[PathBuf]| {
+            files
+                .iter()
+                .find(|p| {
+                    let n = p.file_name().unwrap().to_string_lossy().into_owned();
+                    n.starts_with(&format!("{prefix}{seed}-b"))
+                })
+                .unwrap()
+                .clone()
+        };
+        let (a, b) = (name("slow-seed-", &slow), name("seed-", &again));
+        assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+        assert_eq!(
+            a.file_name().unwrap().to_string_lossy()["slow-".len()..],
+            b.file_name().unwrap().to_string_lossy()[..]
+        );
+    }
+    // A saved case replays, and `dump --timings` reads it.
+    let replay = picajit()
+        .args(["fuzz", "--replay"])
+        .arg(&again[0])
+        .output()
+        .unwrap();
+    assert!(replay.status.success());
+    let dump = picajit()
+        .args(["dump", "--timings", "--repeat", "1"])
+        .arg(&again[0])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&dump.stdout);
+    assert!(dump.status.success(), "{text}");
+    assert!(text.contains("compile timings (1 cold compiles"), "{text}");
+}

@@ -69,6 +69,16 @@ pub struct FuzzArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// List the N slowest passing cases (seed and check time: compiles and runs on every
+    /// backend) and save each as `<out-dir>/slow-seed-<seed>-b<budget>.pcas`, for `picajit dump
+    /// --timings` and profilers.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    keep_slowest: usize,
+    /// Write the cases these seeds generate (with --ops as given) as
+    /// `<out-dir>/seed-<seed>-b<budget>.pcas` and exit, without checking them.
+    #[arg(long, value_name = "SEED", num_args = 1.., value_delimiter = ',',
+          conflicts_with_all = ["cases", "seconds", "replay", "agal", "keep_slowest"])]
+    save: Vec<u64>,
     /// Fuzz AGAL programs instead (valid by construction, and random bytecode) against the
     /// AGAL interpreter; `--cases`, `--seconds`, `--seed`, `--backend`, `--jobs`, `--out-dir`
     /// and `--max-failures` apply.
@@ -179,8 +189,19 @@ struct Totals {
     shapes: [u64; 3],
     /// Programs per [`MECHANISMS`] entry.
     mechanisms: [u64; MECHANISMS.len()],
-    /// The slowest passing case: (seconds, seed).
-    slowest: (f64, u64),
+    /// The slowest passing cases, slowest first: (seconds, seed).
+    slowest: Vec<(f64, u64)>,
+}
+
+impl Totals {
+    /// Records a passing case's time, keeping the `keep` slowest (at least one).
+    fn time(&mut self, secs: f64, seed: u64, keep: usize) {
+        let at = self.slowest.partition_point(|&(s, _)| s >= secs);
+        if at < keep.max(1) {
+            self.slowest.insert(at, (secs, seed));
+            self.slowest.truncate(keep.max(1));
+        }
+    }
 }
 
 fn selected_backends(args: &[Backend]) -> Result<Vec<Backend>, String> {
@@ -231,6 +252,14 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
     };
     if !args.replay.is_empty() {
         return replay(args, &backends);
+    }
+    if !args.save.is_empty() {
+        for &seed in &args.save {
+            let case = fuzz::generate(seed, &config);
+            let path = save_case(args, &format!("seed-{seed}"), &case)?;
+            println!("seed {seed}: saved {}", path.display());
+        }
+        return Ok(ExitCode::SUCCESS);
     }
     let jobs = args
         .jobs
@@ -321,9 +350,7 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
                     for (k, n) in totals.mechanisms.iter_mut().enumerate() {
                         *n += u64::from(mechanisms >> k & 1);
                     }
-                    if secs > totals.slowest.0 {
-                        totals.slowest = (secs, seed);
-                    }
+                    totals.time(secs, seed, args.keep_slowest);
                     totals.shapes[Shape::ALL.iter().position(|s| *s == shape).unwrap_or(0)] += 1;
                     for (k, c) in native.chars().enumerate() {
                         if c == '1' {
@@ -377,6 +404,18 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
         "fuzz: programs by what became of their per-vertex branches: {}",
         mechanisms.join(", ")
     );
+    if args.keep_slowest > 0 {
+        println!("fuzz: the {} slowest passing cases:", totals.slowest.len());
+        for &(secs, seed) in &totals.slowest {
+            let path = save_case(
+                args,
+                &format!("slow-seed-{seed}"),
+                &fuzz::generate(seed, &config),
+            )?;
+            println!("  seed {seed}: {secs:.2} s, saved {}", path.display());
+        }
+    }
+    let slowest = totals.slowest.first().copied().unwrap_or((0.0, args.seed));
     println!(
         "fuzz: {} cases in {secs:.1} s ({:.0} cases/s, seeds {}..{}, {}; slowest: seed {}, {:.2} s) against the interpreter: {}; {} failures",
         totals.cases,
@@ -384,8 +423,8 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
         args.seed,
         args.seed.wrapping_add(next.load(Ordering::Relaxed).min(totals.cases)),
         shapes.join(", "),
-        totals.slowest.1,
-        totals.slowest.0,
+        slowest.1,
+        slowest.0,
         per_engine.join(", "),
         totals.failures
     );
@@ -606,6 +645,15 @@ fn handle_failure(
 fn disassembly_or_note(case: &Case) -> String {
     std::panic::catch_unwind(|| fuzz::report::disassembly(case))
         .unwrap_or_else(|_| "(the disassembler panicked)\n".to_string())
+}
+
+/// Writes `case` as `<out-dir>/<stem>-b<budget>.pcas`; returns the path.
+fn save_case(args: &FuzzArgs, stem: &str, case: &FuzzCase) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(&args.out_dir)
+        .map_err(|e| format!("{}: {e}", args.out_dir.display()))?;
+    let path = args.out_dir.join(fuzz::file_name(stem, case.budget));
+    write(&path, &case.case.to_bytes())?;
+    Ok(path)
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
