@@ -111,9 +111,47 @@ fn worker_answers_each_request_on_one_line() {
     let text = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
-    assert_eq!(lines[0], "ok 0");
+    // `ok <native per backend> <mechanism bits>`: the bits of what the frontend made of the
+    // program, computed in the worker (here, with no JIT backend, by lowering it itself).
+    let case = picajit::case::Case::parse(&bytes).unwrap();
+    let stats = picajit::frontend::lower(&case.program().unwrap())
+        .unwrap()
+        .stats;
+    let bits = u8::from(stats.if_converted > 0) << 1
+        | u8::from(stats.masked_forks > 0) << 2
+        | u8::from(stats.lanes) << 3;
+    let bits = if bits == 0 { 1 } else { bits };
+    assert_eq!(lines[0], format!("ok 0 {bits}"));
     assert!(lines[1].starts_with("report "), "{}", lines[1]);
     assert!(lines[2].starts_with("error "), "{}", lines[2]);
+    // With JIT backends the bits come from their compile: the same.
+    let jits: Vec<&str> = Backend::available()
+        .into_iter()
+        .filter(|b| b.is_native_here() && *b != Backend::Interp)
+        .map(|b| b.name())
+        .collect();
+    if jits.is_empty() {
+        return;
+    }
+    let mut child = picajit()
+        .args(["fuzz-worker", "--backend", &jits.join(",")])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "check 64 {hex}").unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (native, got) = text
+        .trim()
+        .strip_prefix("ok ")
+        .unwrap()
+        .split_once(' ')
+        .unwrap();
+    assert_eq!(native.len(), jits.len(), "{text}");
+    assert_eq!(got, bits.to_string(), "{text}");
 }
 
 #[test]

@@ -37,6 +37,8 @@ pub struct Shader {
     pub(super) inputs: [u8; 16],
     /// Code addresses reachable from the entry (bit a of word a / 64).
     pub(super) reachable: Box<[u64; CODE_WORDS / 64]>,
+    /// What the frontend made of the program, if it lowered it.
+    pub(super) frontend: Option<frontend::Stats>,
 }
 
 thread_local! {
@@ -89,7 +91,7 @@ impl Shader {
         for &(a, _) in reachable {
             reach[usize::from(a) / 64] |= 1 << (a % 64);
         }
-        let interp_only = |path| Shader {
+        let interp_only = |path, frontend| Shader {
             exec: Exec::Interp,
             interp: OnceLock::new(),
             program: program.clone(),
@@ -99,14 +101,16 @@ impl Shader {
             outputs: static_outputs,
             inputs: static_inputs,
             reachable: reach.clone(),
+            frontend,
         };
         let Some(target) = backend.target() else {
-            return interp_only(ExecPath::Interpreter);
+            return interp_only(ExecPath::Interpreter, None);
         };
-        let mut func = match frontend::lower_timed(program, frontend::graph::MAX_STATES, clock) {
-            Ok(l) => l.func,
-            Err(why) => return interp_only(ExecPath::Fallback(why.to_string())),
-        };
+        let (mut func, stats) =
+            match frontend::lower_timed(program, frontend::graph::MAX_STATES, clock) {
+                Ok(l) => (l.func, l.stats),
+                Err(why) => return interp_only(ExecPath::Fallback(why.to_string()), None),
+            };
         // Every register the program can write is stored, so the interpreter and native code
         // agree on which output registers a run defines.
         let (ir_inputs, ir_outputs) = x64::io_sets(&func);
@@ -122,7 +126,7 @@ impl Shader {
         clock.lap("prepare");
         let (generic, compiled) = match Kernels::new_timed(func, target, counters, clock) {
             Ok(k) => k,
-            Err(why) => return interp_only(ExecPath::Fallback(why)),
+            Err(why) => return interp_only(ExecPath::Fallback(why), Some(stats)),
         };
         let shader = Shader {
             exec: Exec::Native(Native {
@@ -143,6 +147,7 @@ impl Shader {
             outputs,
             inputs: ir_inputs,
             reachable: reach,
+            frontend: Some(stats),
         };
         clock.lap("shader");
         shader
@@ -161,6 +166,13 @@ impl Shader {
     /// How this shader executes.
     pub fn path(&self) -> &ExecPath {
         &self.path
+    }
+
+    /// What the frontend made of the program (its [`frontend::Stats`]): `None` on the
+    /// interpreter backend and when the frontend did not lower it (the shader then runs on
+    /// the interpreter).
+    pub fn frontend_stats(&self) -> Option<frontend::Stats> {
+        self.frontend
     }
 
     /// The IR it was compiled from (native shaders only; the generic kernel's).

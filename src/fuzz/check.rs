@@ -150,6 +150,10 @@ pub fn describe(d: &Difference) -> String {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Passed {
     pub native: Vec<(Backend, bool)>,
+    /// What the frontend made of the program, as the first JIT backend's compile saw it:
+    /// `Some(Ok(stats))` if it lowered it, `Some(Err(()))` if it did not (the shader runs on
+    /// the interpreter), `None` if no JIT backend was checked or the case does not load.
+    pub frontend: Option<Result<crate::frontend::Stats, ()>>,
 }
 
 /// Bit equality, any NaN equal to any NaN.
@@ -226,7 +230,10 @@ pub fn check(case: &FuzzCase, backends: &[Backend]) -> Result<Passed, Failure> {
             check_backend(case, backend, &want, &alt, &mut path)
         }));
         match outcome {
-            Ok(Ok(native)) => passed.native.push((backend, native)),
+            Ok(Ok((native, frontend))) => {
+                passed.native.push((backend, native));
+                passed.frontend = passed.frontend.or(frontend);
+            }
             Ok(Err(diffs)) => {
                 return Err(Failure {
                     backend,
@@ -257,16 +264,17 @@ pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// Ok(ran natively) or the differences.
+/// Ok((ran natively, what the frontend made of the program on a JIT backend)) or the
+/// differences.
 fn check_backend(
     case: &FuzzCase,
     backend: Backend,
     (want, want_alt): &(Outcome, Outcome),
     alt: &Uniforms,
     path: &mut String,
-) -> Result<bool, Vec<Difference>> {
+) -> Result<(bool, Option<Result<crate::frontend::Stats, ()>>), Vec<Difference>> {
     let Ok(program) = case.case.program() else {
-        return Ok(false);
+        return Ok((false, None));
     };
     let engine = match Engine::new(backend) {
         // Kernels compiled by the running thread: every run uses the SoA and specialized
@@ -285,6 +293,7 @@ fn check_backend(
     let shader = engine.compile(&program);
     *path = shader.path().to_string();
     let native = shader.machine_code().is_some();
+    let frontend = (backend != Backend::Interp).then(|| shader.frontend_stats().ok_or(()));
     let inputs = &case.case.inputs;
     let uniforms = &case.case.uniforms;
     let n = inputs.len();
@@ -330,7 +339,7 @@ fn check_backend(
         }
     }
     if diffs.is_empty() {
-        Ok(native)
+        Ok((native, frontend))
     } else {
         diffs.truncate(MAX_DIFFS);
         Err(diffs)

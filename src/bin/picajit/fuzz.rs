@@ -89,7 +89,8 @@ pub struct FuzzArgs {
 /// How a case failed, as seen from the parent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Verdict {
-    Pass(String),
+    /// `ok <native> <mechanisms>`.
+    Pass(String, u8),
     /// `fail <class> <backend>`: the class and backend, and the summary.
     Fail {
         class: String,
@@ -104,7 +105,7 @@ impl Verdict {
     /// What must stay the same while minimizing.
     fn signature(&self) -> Option<(String, String)> {
         match self {
-            Verdict::Pass(_) => None,
+            Verdict::Pass(..) => None,
             Verdict::Fail { class, backend, .. } => Some((class.clone(), backend.clone())),
             Verdict::Crash(_) => Some(("crash".into(), String::new())),
             Verdict::Hang => Some(("hang".into(), String::new())),
@@ -113,7 +114,7 @@ impl Verdict {
 
     fn summary(&self) -> String {
         match self {
-            Verdict::Pass(_) => "passed".into(),
+            Verdict::Pass(..) => "passed".into(),
             Verdict::Fail { summary, .. } => summary.clone(),
             Verdict::Crash(how) => format!("crash: {how}"),
             Verdict::Hang => "hang: no answer within the timeout".into(),
@@ -124,7 +125,7 @@ impl Verdict {
     fn backend(&self, selected: &[Backend]) -> String {
         match self {
             Verdict::Fail { backend, .. } => backend.clone(),
-            Verdict::Pass(_) | Verdict::Crash(_) | Verdict::Hang => selected
+            Verdict::Pass(..) | Verdict::Crash(_) | Verdict::Hang => selected
                 .iter()
                 .rev()
                 .map(|b| b.engine().name().to_string())
@@ -150,8 +151,12 @@ fn run_case(worker: &mut Worker, case: &FuzzCase, timeout: Duration) -> Result<V
 }
 
 fn parse_answer(line: &str) -> Result<Verdict, String> {
-    if let Some(bits) = line.strip_prefix("ok ") {
-        return Ok(Verdict::Pass(bits.to_string()));
+    if let Some(rest) = line.strip_prefix("ok ") {
+        let (bits, mechanisms) = rest.split_once(' ').unwrap_or((rest, ""));
+        let mechanisms = mechanisms
+            .parse()
+            .map_err(|_| format!("fuzz: worker answered {line:?}"))?;
+        return Ok(Verdict::Pass(bits.to_string(), mechanisms));
     }
     if let Some(rest) = line.strip_prefix("fail ") {
         let (head, summary) = rest.split_once('\t').unwrap_or((rest, ""));
@@ -314,12 +319,12 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
                     let case = fuzz::generate(seed, config);
                     let t = Instant::now();
                     let event = match run_case(&mut worker, &case, timeout(args)) {
-                        Ok(Verdict::Pass(native)) => Event::Passed {
+                        Ok(Verdict::Pass(native, mechanisms)) => Event::Passed {
                             native,
                             shape: case.shape,
                             seed,
                             secs: t.elapsed().as_secs_f64(),
-                            mechanisms: mechanisms(&case),
+                            mechanisms,
                         },
                         Ok(verdict) => {
                             match handle_failure(args, backends, &mut worker, &case, &verdict, seed)
@@ -436,7 +441,8 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
 }
 
 /// What the frontend can make of a program's branches on per-vertex conditions, as counted in
-/// the summary (a program counts once under each it uses).
+/// the summary (a program counts once under each it uses; the worker answers the bits,
+/// [`crate::worker::mechanisms`]).
 const MECHANISMS: [&str; 5] = [
     "without any",
     "if-converted",
@@ -444,27 +450,6 @@ const MECHANISMS: [&str; 5] = [
     "lane-position model",
     "interpreter fallback (state cap)",
 ];
-
-/// Bit k set if the program of `case` counts under [`MECHANISMS`]`[k]`.
-fn mechanisms(case: &FuzzCase) -> u8 {
-    let Ok(program) = case.case.program() else {
-        return 0;
-    };
-    match picajit::frontend::lower(&program) {
-        Ok(l) => {
-            let st = l.stats;
-            let bits = u8::from(st.if_converted > 0) << 1
-                | u8::from(st.masked_forks > 0) << 2
-                | u8::from(st.lanes) << 3;
-            if bits == 0 {
-                1
-            } else {
-                bits
-            }
-        }
-        Err(_) => 1 << 4,
-    }
-}
 
 fn timeout(args: &FuzzArgs) -> Duration {
     Duration::from_secs(args.timeout.max(1))
@@ -531,7 +516,7 @@ fn handle_failure(
             .copied()
             .find(|b| b.engine().name() == backend),
         Verdict::Crash(_) | Verdict::Hang => culprit(backends, case, verdict, timeout(args))?,
-        Verdict::Pass(_) => None,
+        Verdict::Pass(..) => None,
     };
     let backend = failing.map_or_else(
         || verdict.backend(backends),
@@ -614,9 +599,9 @@ fn handle_failure(
                 Reply::Hung => "(the worker hung writing the report)\n".to_string(),
             }
         }
-        Verdict::Crash(_) | Verdict::Hang | Verdict::Pass(_) => {
+        Verdict::Crash(_) | Verdict::Hang | Verdict::Pass(..) => {
             let outcome = match (&final_verdict, failing) {
-                (Verdict::Pass(_), _) | (_, None) => format!(
+                (Verdict::Pass(..), _) | (_, None) => format!(
                     "{} now: the failure did not reproduce on any single backend (a busy \
                      machine can make a slow case look like a hang)",
                     final_verdict.summary()
@@ -677,7 +662,7 @@ fn replay(args: &FuzzArgs, backends: &[Backend]) -> CliResult {
         };
         let verdict = run_case(&mut worker, &case, timeout(args))?;
         match &verdict {
-            Verdict::Pass(_) => println!(
+            Verdict::Pass(..) => println!(
                 "{}: agrees on every backend (budget {})",
                 path.display(),
                 case.budget

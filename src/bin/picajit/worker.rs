@@ -6,8 +6,8 @@
 //! not answer within the timeout is a hang: the worker is killed and restarted.
 //!
 //! Requests: `check <budget> <PCAS as hex>` and `report <budget> <PCAS as hex>`.
-//! Answers: `ok <native>` (one 0/1 per backend), `fail <class> <backend>\t<summary>`, and
-//! `report <text as hex>`.
+//! Answers: `ok <native> <mechanisms>` (one 0/1 per backend, then the [`mechanisms`] bits in
+//! decimal), `fail <class> <backend>\t<summary>`, and `report <text as hex>`.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
@@ -79,6 +79,25 @@ fn parse_request(rest: &str) -> Result<FuzzCase, String> {
     })
 }
 
+/// Bit k set if a program the frontend made `frontend` of counts under the fuzzer's
+/// mechanism k (`fuzz::MECHANISMS`): none, if-converted, masked regions, lane-position model,
+/// interpreter fallback (not lowered).
+pub fn mechanisms(frontend: Result<picajit::frontend::Stats, ()>) -> u8 {
+    match frontend {
+        Ok(st) => {
+            let bits = u8::from(st.if_converted > 0) << 1
+                | u8::from(st.masked_forks > 0) << 2
+                | u8::from(st.lanes) << 3;
+            if bits == 0 {
+                1
+            } else {
+                bits
+            }
+        }
+        Err(()) => 1 << 4,
+    }
+}
+
 fn answer(line: &str, backends: &[Backend]) -> String {
     let (verb, rest) = line.split_once(' ').unwrap_or((line, ""));
     let case = match parse_request(rest) {
@@ -93,7 +112,17 @@ fn answer(line: &str, backends: &[Backend]) -> String {
                     .iter()
                     .map(|&(_, native)| if native { '1' } else { '0' })
                     .collect();
-                format!("ok {bits}")
+                // The frontend's stats come with a JIT backend's compile; with none checked,
+                // the program is lowered here.
+                let frontend = passed.frontend.or_else(|| {
+                    let program = case.case.program().ok()?;
+                    Some(
+                        picajit::frontend::lower(&program)
+                            .map(|l| l.stats)
+                            .map_err(|_| ()),
+                    )
+                });
+                format!("ok {bits} {}", frontend.map_or(0, mechanisms))
             }
             Err(f) => format!(
                 "fail {} {}\t{}",
