@@ -146,6 +146,10 @@ pub fn describe(d: &Difference) -> String {
     }
 }
 
+/// What the frontend made of a program on a JIT backend: its stats if it lowered it, else
+/// `Err(())` (the shader runs on the interpreter).
+pub type FrontendSeen = Result<crate::frontend::Stats, ()>;
+
 /// What a passing check saw: per backend, whether the shader ran natively.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Passed {
@@ -153,7 +157,7 @@ pub struct Passed {
     /// What the frontend made of the program, as the first JIT backend's compile saw it:
     /// `Some(Ok(stats))` if it lowered it, `Some(Err(()))` if it did not (the shader runs on
     /// the interpreter), `None` if no JIT backend was checked or the case does not load.
-    pub frontend: Option<Result<crate::frontend::Stats, ()>>,
+    pub frontend: Option<FrontendSeen>,
 }
 
 /// Bit equality, any NaN equal to any NaN.
@@ -272,7 +276,7 @@ fn check_backend(
     (want, want_alt): &(Outcome, Outcome),
     alt: &Uniforms,
     path: &mut String,
-) -> Result<(bool, Option<Result<crate::frontend::Stats, ()>>), Vec<Difference>> {
+) -> Result<(bool, Option<FrontendSeen>), Vec<Difference>> {
     let Ok(program) = case.case.program() else {
         return Ok((false, None));
     };
