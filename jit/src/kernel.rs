@@ -18,7 +18,7 @@ use crate::x64::CompileError;
 pub(crate) fn allocate(
     func: &Function,
     allocatable: &[u8],
-    remat: &[Option<Inst>],
+    remat: &[Option<Leaf>],
     hoisted: &[bool],
     elided: &[bool],
     clock: &mut Clock<'_>,
@@ -56,7 +56,7 @@ pub(crate) const MAX_HOISTED: usize = 128;
 /// those where they are kept), the first [`MAX_HOISTED`] of them in reverse post-order. The
 /// kernel's prologue emits those definitions in that order (each one's operands are defined
 /// before it) and the batch loop skips them.
-pub(crate) fn hoisted(func: &Function, leaves: &[Option<Inst>]) -> Vec<bool> {
+pub(crate) fn hoisted(func: &Function, leaves: &[Option<Leaf>]) -> Vec<bool> {
     let invariant = opt::batch_invariant(func);
     let mut hoisted = vec![false; func.vars.len()];
     let mut n = 0;
@@ -81,13 +81,43 @@ pub(crate) fn hoisted(func: &Function, leaves: &[Option<Inst>]) -> Vec<bool> {
     hoisted
 }
 
-/// Per variable: its definition, if that is its only one and it reads a value fixed for the
-/// whole run — a constant, or a uniform component read without an offset (c0..c95 from its
+/// A value fixed for the whole run that a variable can be re-read from at each use (see
+/// [`remat_defs`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Leaf {
+    /// A constant, as its 32-bit pattern (c96..c127 read as 1.0 are constants too).
+    Const(u32),
+    /// Component `comp` of uniform `row` (0..96), read from its broadcast row in the context.
+    Uniform { row: u32, comp: u32 },
+}
+
+impl Leaf {
+    /// The leaf an instruction defines, if it reads a value fixed for the whole run: a float
+    /// constant, or a uniform component read without an offset.
+    fn of(inst: &Inst) -> Option<Leaf> {
+        let row = inst.imm[0] & 0x7F;
+        if inst.op == Op::FConst {
+            Some(Leaf::Const(inst.imm[0]))
+        } else if inst.op != Op::Uniform {
+            None
+        } else if row < 96 {
+            Some(Leaf::Uniform {
+                row,
+                comp: inst.imm[1] & 3,
+            })
+        } else {
+            Some(Leaf::Const(1.0f32.to_bits()))
+        }
+    }
+}
+
+/// Per variable: the value it holds, if its only definition reads a value fixed for the whole
+/// run — a constant, or a uniform component read without an offset (c0..c95 from its
 /// broadcast row, c96..c127 are 1.0). Such a variable can be re-read at each use instead of
 /// holding a register ([`crate::regalloc::Loc::Remat`]).
 /// A copy (`Mov`) of such a variable, itself defined once, is re-read from the same place.
-pub(crate) fn remat_defs(func: &Function) -> Vec<Option<Inst>> {
-    let mut defs: Vec<Option<Inst>> = vec![None; func.vars.len()];
+pub(crate) fn remat_defs(func: &Function) -> Vec<Option<Leaf>> {
+    let mut defs: Vec<Option<Leaf>> = vec![None; func.vars.len()];
     let mut count = vec![0u32; func.vars.len()];
     for inst in func.blocks.iter().flat_map(|b| &b.insts) {
         if let Some(d) = inst.dst {
@@ -102,12 +132,10 @@ pub(crate) fn remat_defs(func: &Function) -> Vec<Option<Inst>> {
             if count[i] != 1 {
                 continue;
             }
-            defs[i] = if matches!(inst.op, Op::FConst | Op::Uniform) {
-                Some(*inst)
-            } else if inst.op == Op::Mov {
+            defs[i] = if inst.op == Op::Mov {
                 defs[inst.args[0].0 as usize]
             } else {
-                None
+                Leaf::of(inst)
             };
         }
     }

@@ -100,7 +100,7 @@ pub(crate) struct Emitter<'a> {
     /// While the prologue computes the run's invariant values: per variable, the constant or
     /// uniform read that defines it, re-read into the scratch register by [`Emitter::src`]
     /// (its own register is not loaded yet).
-    prologue_leaves: Option<Vec<Option<crate::ir::Inst>>>,
+    prologue_leaves: Option<Vec<Option<crate::kernel::Leaf>>>,
 }
 
 /// Compiles a verified function into a kernel that loops over the batches of a run in I/O mode
@@ -293,17 +293,14 @@ impl Emitter<'_> {
             .prologue_leaves
             .as_ref()
             .and_then(|l| l.get(v.0 as usize).copied().flatten());
-        if let Some(def) = leaf {
-            // `remat_defs` holds constants and offset-free uniform reads only.
-            let index = def.imm[0] & 0x7F;
-            if def.op != Op::Uniform {
-                self.load_u32(scratch, def.imm[0]);
-            } else if index < 96 {
-                let at = abi::uniform_row_offset(index, def.imm[1] & 3);
-                let a = self.ctx(at, 16);
-                asm::load_q(&mut self.ops, scratch, a);
-            } else {
-                self.load_f32(scratch, 1.0);
+        if let Some(leaf) = leaf {
+            match leaf {
+                crate::kernel::Leaf::Const(bits) => self.load_f32(scratch, f32::from_bits(bits)),
+                crate::kernel::Leaf::Uniform { row, comp } => {
+                    let at = abi::uniform_row_offset(row, comp);
+                    let a = self.ctx(at, 16);
+                    asm::load_q(&mut self.ops, scratch, a);
+                }
             }
             return scratch;
         }

@@ -316,7 +316,7 @@ impl Emitter<'_> {
             }
             Src::Loc(Loc::Remat, v) => {
                 let m = match self.remat.get(v as usize).copied().flatten() {
-                    Some(def) => self.remat_mem(&def),
+                    Some(leaf) => self.remat_mem(leaf),
                     None => return asm::zero(&mut self.ops, t, d),
                 };
                 asm::load(&mut self.ops, t, d, m);

@@ -140,7 +140,7 @@ pub(crate) struct Emitter<'a> {
     /// Output registers the function writes (bit r): the only ones EMIT copies.
     pub(crate) outputs: u16,
     /// Per variable: the definition a [`Loc::Remat`] variable is re-read from.
-    remat: Vec<Option<crate::ir::Inst>>,
+    remat: Vec<Option<crate::kernel::Leaf>>,
 }
 
 /// A source operand: a register, or memory an instruction can read directly.
@@ -381,7 +381,7 @@ impl Emitter<'_> {
             Loc::Reg(r) => Opnd::Reg(r),
             Loc::Spill(s) => Opnd::Mem(Mem::Ctx(abi::spill_offset(s))),
             Loc::Remat => match self.remat.get(v.0 as usize).copied().flatten() {
-                Some(def) => Opnd::Mem(self.remat_mem(&def)),
+                Some(leaf) => Opnd::Mem(self.remat_mem(leaf)),
                 None => {
                     asm::zero(&mut self.ops, self.tier, scratch);
                     Opnd::Reg(scratch)
@@ -394,16 +394,14 @@ impl Emitter<'_> {
         }
     }
 
-    /// Where a rematerialized definition reads its value.
-    fn remat_mem(&mut self, def: &crate::ir::Inst) -> Mem {
-        let bits = match def.op {
-            Op::Uniform if def.imm[0] & 0x7F < 96 => {
-                return Mem::Ctx(abi::uniform_row_offset(def.imm[0] & 0x7F, def.imm[1] & 3))
+    /// Where a rematerialized variable reads its value.
+    fn remat_mem(&mut self, leaf: crate::kernel::Leaf) -> Mem {
+        match leaf {
+            crate::kernel::Leaf::Uniform { row, comp } => {
+                Mem::Ctx(abi::uniform_row_offset(row, comp))
             }
-            Op::Uniform => 1.0f32.to_bits(),
-            _ => def.imm[0],
-        };
-        Mem::Const(self.const_row(&[bits]))
+            crate::kernel::Leaf::Const(bits) => Mem::Const(self.const_row(&[bits])),
+        }
     }
 
     /// The register a result for `v` is computed into.
