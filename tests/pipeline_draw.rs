@@ -772,3 +772,157 @@ fn errors_name_what_is_wrong() {
     assert_eq!(out.vertices.len(), 2);
     assert_eq!(out.vertices[1].position(), s.inputs(1)[0]);
 }
+
+/// The corpus SHBINs (a CI checkout has `../shared/corpus` beside it).
+fn corpus_shbins() -> Vec<(String, Shbin)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/shbin");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|e| e == "shbin"));
+    files.sort();
+    files
+        .into_iter()
+        .filter_map(|p| {
+            let shbin = Shbin::parse(&std::fs::read(&p).ok()?).ok()?;
+            Some((p.file_name()?.to_string_lossy().into_owned(), shbin))
+        })
+        .collect()
+}
+
+#[test]
+fn draw_kernels_equal_the_interpreter_with_every_layout() {
+    // Draws without raw records go through draw kernels where the engine has them (x86-64):
+    // attributes of 1 to 4 components at offsets and strides, fixed ones, registers no
+    // attribute loads, a permutation that is not the identity; index lists of every width
+    // and ranges whose vertex counts are no multiple of a batch; output maps that split
+    // registers; colour from NaN, negative and large values. Each must equal the draw on the
+    // interpreter engine (the interpreter run per unique vertex, then the output map) bit for
+    // bit, and the record path of the same engine.
+    let mut rng = fastrand::Rng::with_seed(23);
+    let mut f = |n: usize| -> Vec<f32> {
+        (0..n)
+            .map(|k| match k % 41 {
+                0 => f32::NAN,
+                1 => -0.0,
+                2 => 1e30,
+                _ => rng.f32() * 6.0 - 3.0,
+            })
+            .collect()
+    };
+    let (a4, a3, a2, a1) = (f(7 * 300 + 1), f(3 * 300), f(5 * 300 + 2), f(2 * 300 + 1));
+    let kinds = [
+        Attribute::Array {
+            data: &a4,
+            offset: 1,
+            stride: 7,
+            components: 4,
+        },
+        Attribute::packed(&a3, 3),
+        Attribute::Array {
+            data: &a2,
+            offset: 2,
+            stride: 5,
+            components: 2,
+        },
+        Attribute::Array {
+            data: &a1,
+            offset: 1,
+            stride: 2,
+            components: 1,
+        },
+        Attribute::Fixed([0.5, -7.0, f32::NAN, -0.25]),
+    ];
+    // Attribute k from kind k % 5 into register (11 - k) % 12 (v12-v15 load nothing).
+    let attributes: Vec<Attribute> = (0..12).map(|k| kinds[k % 5]).collect();
+    let permutation: [u8; 16] = std::array::from_fn(|k| ((23 - k) % 12) as u8);
+    let u16s: Vec<u16> = (0..1001u32).map(|k| ((k * 7919) % 300) as u16).collect();
+    let u8s: Vec<u8> = (0..77u32).map(|k| ((k * 31) % 256) as u8).collect();
+    let u32s: Vec<u32> = (0..333u32).map(|k| (k * 13) % 299 + 1).collect();
+    let draws = [
+        Indices::U16(&u16s),
+        Indices::U8(&u8s),
+        Indices::U32(&u32s),
+        Indices::Range {
+            first: 5,
+            count: 13,
+        },
+        Indices::U16(&[299]),
+    ];
+    let uniforms: Vec<Vec4> = (0..96)
+        .map(|k| std::array::from_fn(|c| ((k * 4 + c) as f32 * 0.37).sin() * 1.5))
+        .collect();
+    let mut shaders = vec![
+        (
+            "lighting".to_string(),
+            shbin_of(&[("lighting.v.pica", &example("lighting.v.pica"))]),
+        ),
+        ("mixed".to_string(), shbin_of(&[("mixed.v.pica", MIXED_VS)])),
+    ];
+    shaders.extend(corpus_shbins());
+    assert!(shaders.len() > 2, "the corpus is missing");
+    let setup = |p: &mut Pipeline, shbin: &Shbin, split: bool| {
+        load(p, shbin, 0);
+        let regs = p.regs_mut();
+        regs.set_input_attributes(Unit::Vertex, 12, false);
+        regs.set_permutation(Unit::Vertex, permutation);
+        regs.upload_floats(Unit::Vertex, 0, FloatMode::F32, &uniforms);
+        if split {
+            regs.set_output_mask(Unit::Vertex, 0b1111);
+            regs.set_output_map(&[
+                [0, 1, 2, 3],
+                [8, 9, 10, 31],
+                [13, 12, 16, 19],
+                [14, 15, 31, 31],
+                [22, 23, 31, 31],
+            ]);
+        }
+    };
+    let mut reference = Pipeline::with_backend(Backend::Interp).unwrap();
+    for (backend, mut p) in pipelines() {
+        for (name, shbin) in &shaders {
+            let split = name == "mixed";
+            setup(&mut reference, shbin, split);
+            setup(&mut p, shbin, split);
+            for indices in draws {
+                let mut want = DrawOutput::new();
+                reference.draw(indices, &attributes, &mut want).unwrap();
+                let mut got = DrawOutput::new();
+                p.draw(indices, &attributes, &mut got).unwrap();
+                let mut records = DrawOutput::with_raw();
+                p.draw(indices, &attributes, &mut records).unwrap();
+                let what = format!("{backend:?} {name} {} indices", indices.len());
+                assert_eq!(got.indices, want.indices, "{what}");
+                assert_eq!(got.vertex_ids, want.vertex_ids, "{what}");
+                assert_eq!(got.vertices.len(), want.vertex_ids.len(), "{what}");
+                for (u, (g, w)) in got.vertices.iter().zip(&want.vertices).enumerate() {
+                    let id = want.vertex_ids[u];
+                    assert_eq!(bits(&g.slots), bits(&w.slots), "{what}: vertex {id}");
+                }
+                assert_eq!(records.vertices.len(), got.vertices.len(), "{what}");
+                for (g, r) in got.vertices.iter().zip(&records.vertices) {
+                    assert_eq!(bits(&g.slots), bits(&r.slots), "{what}: record path");
+                }
+            }
+            // The draws above took the draw kernel on x86-64: another layout (attribute 0
+            // with 3 components) compiles one more kernel there, and none elsewhere.
+            let before = p.engine().stats().compiles;
+            let mut other = attributes.clone();
+            other[0] = Attribute::packed(&a3, 3);
+            let mut out = DrawOutput::new();
+            p.draw(Indices::U8(&u8s), &other, &mut out).unwrap();
+            let draw_kernels = matches!(backend, Backend::X64Sse41 | Backend::X64Avx2);
+            let reads_v11 = p
+                .engine()
+                .compile(&p.regs().program(Unit::Vertex))
+                .input_components()[11]
+                != 0;
+            let want = u64::from(draw_kernels && reads_v11);
+            assert_eq!(
+                p.engine().stats().compiles - before,
+                want,
+                "{backend:?} {name}"
+            );
+        }
+    }
+}

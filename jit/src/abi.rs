@@ -80,6 +80,11 @@ pub struct Io {
     pub triangles: usize,
     pub masks: usize,
     pub triangle_capacity: u64,
+    /// Draw kernels: per input register, the address of vertex 0's attribute and the bytes
+    /// from one vertex's attribute to the next (vertex `id` at `draw_base[r] + id *
+    /// draw_stride[r]`).
+    pub draw_base: [usize; 16],
+    pub draw_stride: [usize; 16],
 }
 
 /// One emitted triangle of a batch: emitter slots 0, 1, 2, each 16 registers × 4 components ×
@@ -105,6 +110,8 @@ impl Default for Io {
             triangles: 0,
             masks: 0,
             triangle_capacity: 0,
+            draw_base: [0; 16],
+            draw_stride: [0; 16],
         }
     }
 }
@@ -222,6 +229,16 @@ pub const fn plane_out(k: u32) -> i32 {
 pub const IO_TRIANGLES: i32 = (IO + offset_of!(Io, triangles)) as i32;
 pub const IO_MASKS: i32 = (IO + offset_of!(Io, masks)) as i32;
 pub const IO_TRIANGLE_CAPACITY: i32 = (IO + offset_of!(Io, triangle_capacity)) as i32;
+/// Byte offset of the attribute address of input register `r` in a draw.
+pub const fn draw_base(r: u32) -> i32 {
+    (IO + offset_of!(Io, draw_base) + (r as usize & 15) * 8) as i32
+}
+/// Byte offset of the attribute stride (bytes) of input register `r` in a draw.
+pub const fn draw_stride(r: u32) -> i32 {
+    (IO + offset_of!(Io, draw_stride) + (r as usize & 15) * 8) as i32
+}
+/// Bytes of one output vertex of a draw kernel: 24 semantic slots of f32.
+pub const DRAW_VERTEX_BYTES: i32 = 96;
 /// Byte offset of the output bank (a geometry shader's current bank: EMIT swaps the lanes'
 /// banks in the function's variables, so the other bank never reaches memory).
 pub const OUTPUT_BANK0: i32 = offset_of!(Context, output) as i32;

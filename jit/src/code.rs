@@ -1,8 +1,9 @@
 //! Executable memory and the one call boundary into generated code.
 //!
 //! [`ExecCode`] copies finished machine code into a fresh anonymous mapping and flips it to
-//! read+execute (never writable and executable at once). [`ExecCode::run_aos`] and
-//! [`ExecCode::run_soa`] enter generated code through one private call boundary; they are safe
+//! read+execute (never writable and executable at once). [`ExecCode::run_aos`],
+//! [`ExecCode::run_soa`] and [`ExecCode::run_draw`] enter generated code through one private
+//! call boundary; they are safe
 //! to call because the code was produced by this crate's backend for a tier the host supports
 //! (checked at construction), and it touches nothing but the context it is handed (and its
 //! own read-only constant pool).
@@ -14,6 +15,18 @@ use crate::x64::{Compiled, IoMode, Tier};
 
 /// One AoS vertex: 16 registers of (x, y, z, w).
 pub type Vertex = [[f32; 4]; 16];
+
+/// Floats of one output vertex of a draw kernel (its semantic slots).
+pub type SemanticVertex = [f32; crate::x64::DRAW_SLOTS];
+
+/// Where a draw kernel reads one input register: vertex `id`'s attribute is the layout's
+/// component count of floats at `data[id * stride..]`.
+#[derive(Clone, Copy, Debug)]
+pub struct DrawInput<'a> {
+    pub data: &'a [f32],
+    /// Floats from one vertex's attribute to the next (0: the same value for every vertex).
+    pub stride: usize,
+}
 
 /// Where a geometry kernel puts the triangles of a batch: `triangles.len().min(masks.len())`
 /// fit; a batch that emits more ends with `abi::STATUS_OVERFLOW`. Recorded triangles are
@@ -133,6 +146,57 @@ impl ExecCode {
         batches
     }
 
+    /// Runs the draw kernel over the whole batches of the vertex indices `ids` (W each; a
+    /// shorter tail is the caller's to pad, e.g. with a repeated index): output vertex `j` of
+    /// `output` from vertex `ids[j]`, input register r from `inputs[r]` for every register the
+    /// kernel's [`DrawLayout`](crate::x64::DrawLayout) loads. Status words and return value as
+    /// for [`ExecCode::run_aos`].
+    ///
+    /// Panics if the code is not a draw kernel, or if a register the layout loads has no
+    /// array or one too short for the largest index of `ids` (callers check first: the
+    /// kernel reads only what this validates).
+    pub fn run_draw(
+        &self,
+        ctx: &mut Context,
+        ids: &[u32],
+        inputs: &[Option<DrawInput<'_>>; 16],
+        output: &mut [SemanticVertex],
+        status: &mut [u32],
+    ) -> usize {
+        let IoMode::Draw(layout) = self.io else {
+            panic!("run_draw needs a draw kernel");
+        };
+        let w = self.tier.lanes();
+        let batches = (ids.len().min(output.len()) / w).min(status.len());
+        let ids = &ids[..batches * w];
+        let largest = ids.iter().copied().max().unwrap_or(0) as usize;
+        for (r, input) in inputs.iter().enumerate() {
+            let n = usize::from(layout.components[r]);
+            let (base, stride) = match input {
+                Some(a) if n > 0 && batches > 0 => {
+                    let end = largest.checked_mul(a.stride).and_then(|s| s.checked_add(n));
+                    assert!(
+                        end.is_some_and(|e| e <= a.data.len()),
+                        "draw input v{r}: vertex {largest} is past its array of {}",
+                        a.data.len()
+                    );
+                    (a.data.as_ptr() as usize, a.stride * 4)
+                }
+                None if n > 0 && batches > 0 => panic!("draw input v{r}: no array"),
+                Some(_) | None => (0, 0),
+            };
+            ctx.io.draw_base[r] = base;
+            ctx.io.draw_stride[r] = stride;
+        }
+        ctx.io.input = ids.as_ptr() as usize;
+        ctx.io.output = output.as_mut_ptr() as usize;
+        ctx.io.status = status.as_mut_ptr() as usize;
+        ctx.io.batches = batches as u64;
+        set_emit(ctx, None);
+        self.enter(ctx);
+        batches
+    }
+
     fn enter(&self, ctx: &mut Context) {
         #[cfg(target_arch = "x86_64")]
         {
@@ -143,9 +207,12 @@ impl ExecCode {
             // one pointer argument, using only caller-saved registers and no stack. The mapping
             // is read+execute and lives as long as `self`. The code reads and writes `*ctx`
             // (exclusively borrowed for the call) at offsets inside `Context`, its own constant
-            // pool, and the vertex buffers `ctx.io` describes: `run_aos`/`run_soa` set those
-            // from slices they hold borrowed for the call, with `batches` computed so that every
-            // access (batches × W vertices, W × 4 bytes per plane) stays inside them; the status
+            // pool, and the vertex buffers `ctx.io` describes: `run_aos`/`run_soa`/`run_draw` set
+            // those from slices they hold borrowed for the call, with `batches` computed so that
+            // every access (batches × W vertices, W × 4 bytes per plane) stays inside them; a
+            // draw kernel reads vertex indices from `ids` and, per register its layout loads,
+            // that many floats at `base + id * stride`, which `run_draw` checked lie inside the
+            // register's array for the largest index; the status
             // pointer covers `batches` words; triangles are written only below
             // `io.triangle_capacity`, which `set_emit` derives from the slices it was given (0
             // with no buffer). It returns after at most `batches` batches, each bounded by the

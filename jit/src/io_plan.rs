@@ -15,10 +15,59 @@
 //!   lane-position model or a per-lane budget): then the stub that stores every output register from
 //!   the bank (or the retired lanes' outputs) is kept ([`Plan::stub`]) and every output
 //!   component is zeroed; geometry shaders and functions that retire lanes store only there.
+//! - Draw kernels ([`DrawLayout`]): the same loads and stores with other addresses. The batch's
+//!   vertices are W indices (u32) of a unique-vertex list; input register r of a vertex is
+//!   `components[r]` floats at `draw_base[r] + id * draw_stride[r]` (`abi::Io`), loaded row by
+//!   row into the same transposes as AoS records and completed with (0, 0, 0, 1); the output
+//!   vertex is the rasterizer's 24 semantic slots, each an output component or a constant,
+//!   colour as `min(|c|, 1)`, stored by the reverse transposes, group of four slots by group.
+//!   Draw kernels take neither whole-register copies nor invariant rows, and are not built for
+//!   geometry shaders or functions that retire lanes ([`DrawLayout::check`]).
 
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::ir::{Function, Inst, Op, Terminator, Var};
+
+/// Semantic slots of a draw kernel's output vertex.
+pub const DRAW_SLOTS: usize = 24;
+/// The first of the four colour slots (stored as `min(|c|, 1)`).
+pub const DRAW_COLOR: usize = 8;
+
+/// Where a semantic slot of a draw kernel's output vertex comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrawSlot {
+    /// Component `comp` of output register `reg`.
+    Output { reg: u8, comp: u8 },
+    /// A constant, as its bits.
+    Const(u32),
+}
+
+/// The vertex layout of a draw kernel (see the module docs): fixed per compile, while the
+/// attribute addresses and strides are per run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DrawLayout {
+    /// Per input register: the floats of one vertex's attribute (1..=4; the components past
+    /// them read 0, 0, 0, 1), or 0 where the function reads nothing.
+    pub components: [u8; 16],
+    /// The output vertex, slot by slot.
+    pub slots: [DrawSlot; DRAW_SLOTS],
+}
+
+impl DrawLayout {
+    /// Why `func` (whose input components are `ins`) cannot run with this layout, if it
+    /// cannot: an input register it reads without 1..=4 components, a geometry shader, a
+    /// function that retires lanes.
+    pub fn check(&self, func: &Function, ins: &[u8; 16], geometry: bool) -> Option<&'static str> {
+        if geometry {
+            return Some("a draw kernel for a geometry shader");
+        }
+        if func.retires_lanes() {
+            return Some("a draw kernel for a function that retires lanes");
+        }
+        let missing = (0..16).any(|r| ins[r] != 0 && !(1..=4).contains(&self.components[r]));
+        missing.then_some("a draw kernel without the layout of every input register read")
+    }
+}
 
 /// The I/O decisions of one kernel.
 pub(crate) struct Plan {

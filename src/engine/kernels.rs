@@ -10,11 +10,12 @@ use super::cache::Counters;
 
 use picajit_codegen::aarch64;
 use picajit_codegen::abi::Context;
+use picajit_codegen::code::{DrawInput, SemanticVertex};
 use picajit_codegen::code::{EmitBuffer, ExecCode};
 use picajit_codegen::ir::Function;
 use picajit_codegen::opt;
 use picajit_codegen::timings::Clock;
-use picajit_codegen::x64::{self, IoMode};
+use picajit_codegen::x64::{self, DrawLayout, IoMode};
 
 use crate::program::{Regs16, Uniforms};
 
@@ -125,6 +126,21 @@ impl Code {
         }
     }
 
+    /// `ExecCode::run_draw`; `None` where draw kernels do not exist (AArch64).
+    pub(super) fn run_draw(
+        &self,
+        ctx: &mut Context,
+        ids: &[u32],
+        inputs: &[Option<DrawInput<'_>>; 16],
+        output: &mut [SemanticVertex],
+        status: &mut [u32],
+    ) -> Option<usize> {
+        match self {
+            Code::X64(c) => Some(c.run_draw(ctx, ids, inputs, output, status)),
+            Code::Aarch64(_) => None,
+        }
+    }
+
     pub(super) fn run_soa(
         &self,
         ctx: &mut Context,
@@ -154,7 +170,18 @@ pub(super) struct Kernels {
     soa: OnceLock<Result<Code, String>>,
     soa_bytes: AtomicUsize,
     soa_requested: AtomicBool,
+    /// Draw kernels by vertex layout, each compiled on first use (`None` if it cannot be
+    /// built: the draw takes the record path); at most [`MAX_DRAW_LAYOUTS`].
+    draw: Mutex<Vec<(DrawLayout, DrawCell)>>,
+    draw_bytes: AtomicUsize,
 }
+
+/// A draw kernel once compiled (`None` if it cannot be built).
+type DrawCell = Arc<OnceLock<Option<Arc<Code>>>>;
+
+/// Draw layouts (attribute component counts × output maps) kept per kernel set; a draw with
+/// another layout takes the record path.
+pub(super) const MAX_DRAW_LAYOUTS: usize = 8;
 
 impl Kernels {
     pub(super) fn new(
@@ -183,6 +210,8 @@ impl Kernels {
                 soa: OnceLock::new(),
                 soa_bytes: AtomicUsize::new(0),
                 soa_requested: AtomicBool::new(false),
+                draw: Mutex::new(Vec::new()),
+                draw_bytes: AtomicUsize::new(0),
             },
             compiled,
         ))
@@ -224,9 +253,43 @@ impl Kernels {
         None
     }
 
+    /// The draw kernel for `layout`, compiled now by this thread if nobody has; `None` if it
+    /// cannot be built (this target or function has no draw kernel) or the layouts kept are
+    /// full.
+    pub(super) fn draw(
+        &self,
+        layout: &DrawLayout,
+        target: Target,
+        counters: &Counters,
+    ) -> Option<Arc<Code>> {
+        let cell = {
+            let mut list = self.draw.lock().unwrap_or_else(|p| p.into_inner());
+            match list.iter().find(|(l, _)| l == layout) {
+                Some((_, cell)) => Arc::clone(cell),
+                None if list.len() >= MAX_DRAW_LAYOUTS => return None,
+                None => {
+                    let cell = DrawCell::default();
+                    list.push((*layout, Arc::clone(&cell)));
+                    cell
+                }
+            }
+        };
+        cell.get_or_init(|| {
+            let io = IoMode::Draw(*layout);
+            let (code, machine) = Code::compile(&self.func, target, io, &mut Clock::off()).ok()?;
+            self.draw_bytes
+                .fetch_add(machine.code_bytes(), Ordering::Relaxed);
+            Counters::count(&counters.compiles);
+            Some(Arc::new(code))
+        })
+        .clone()
+    }
+
     /// Machine-code bytes of the kernels compiled so far.
     pub(super) fn bytes(&self) -> usize {
-        self.aos_bytes + self.soa_bytes.load(Ordering::Relaxed)
+        self.aos_bytes
+            + self.soa_bytes.load(Ordering::Relaxed)
+            + self.draw_bytes.load(Ordering::Relaxed)
     }
 }
 

@@ -26,6 +26,7 @@
 mod agal;
 mod backend;
 mod cache;
+mod draw;
 mod geometry;
 mod kernels;
 mod shader;

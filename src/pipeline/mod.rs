@@ -37,6 +37,7 @@
 //! - Geometry-shader registers start zeroed at every invocation (the project's rule; Azahar
 //!   keeps them from the previous invocation, which b15 lets a program detect).
 
+mod direct;
 mod geometry;
 mod semantic;
 mod types;
@@ -104,6 +105,8 @@ struct Scratch {
     ids: Vec<u32>,
     remap: Vec<u32>,
     vertex: vertex::VertexBuffers,
+    /// Batch status words of draw kernels.
+    words: Vec<u32>,
     geometry: geometry::GeometryBuffers,
 }
 
@@ -236,6 +239,21 @@ fn vertex_only(
         regs.output_mask(Unit::Vertex),
         vs.outputs_written(),
     );
+    if !out.keep_raw {
+        out.raw.clear();
+        let ran = direct::run(
+            vs,
+            regs.uniforms(Unit::Vertex),
+            &feeds,
+            &table,
+            &mut out.vertex_ids,
+            &mut out.vertices,
+            &mut scratch.words,
+        );
+        if let Some(result) = ran {
+            return result;
+        }
+    }
     out.vertices.resize(
         n,
         OutputVertex {

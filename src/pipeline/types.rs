@@ -82,7 +82,18 @@ pub struct OutputVertex {
     pub slots: [f32; SEMANTIC_SLOTS],
 }
 
+// A draw kernel writes output vertices as arrays of its semantic slots.
+const _: () = assert!(SEMANTIC_SLOTS == picajit_codegen::x64::DRAW_SLOTS);
+
 impl OutputVertex {
+    /// The vertices as arrays of their slots (what a draw kernel writes).
+    pub(super) fn as_slots(vertices: &mut [OutputVertex]) -> &mut [[f32; SEMANTIC_SLOTS]] {
+        // SAFETY: `OutputVertex` is `#[repr(C)]` with one field, `[f32; SEMANTIC_SLOTS]`, so it
+        // has that array's size, alignment and validity: the slice of as many arrays covers
+        // the same memory, borrowed mutably for as long as `vertices`.
+        unsafe { std::slice::from_raw_parts_mut(vertices.as_mut_ptr().cast(), vertices.len()) }
+    }
+
     fn group<const N: usize>(&self, first: u8) -> [f32; N] {
         std::array::from_fn(|k| self.slots[usize::from(first) + k])
     }

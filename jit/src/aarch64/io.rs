@@ -23,6 +23,8 @@ impl Emitter<'_> {
             }
             let r = r as u32;
             match mode {
+                // `compile` builds no draw kernel on AArch64 yet.
+                IoMode::Draw(_) => {}
                 IoMode::Soa => {
                     for c in (0..4u32).filter(|c| mask >> c & 1 != 0) {
                         let plane = self.ctx(abi::plane_in(r * 4 + c), 8);
@@ -50,6 +52,8 @@ impl Emitter<'_> {
     pub(super) fn input_run(&mut self, mode: IoMode, run: &[Inst]) {
         let r = run[0].imm[0] & 15;
         match mode {
+            // `compile` builds no draw kernel on AArch64 yet.
+            IoMode::Draw(_) => {}
             IoMode::Soa => {
                 for inst in run {
                     let Some(d) = inst.dst else { continue };
@@ -111,6 +115,8 @@ impl Emitter<'_> {
                 };
             }
             match mode {
+                // `compile` builds no draw kernel on AArch64 yet.
+                IoMode::Draw(_) => {}
                 IoMode::Soa => {
                     for (c, &reg) in regs.iter().enumerate() {
                         let plane = self.ctx(abi::plane_out(r * 4 + c as u32), 8);
@@ -167,6 +173,8 @@ impl Emitter<'_> {
                 }
             }
             match mode {
+                // `compile` builds no draw kernel on AArch64 yet.
+                IoMode::Draw(_) => {}
                 IoMode::Soa => {
                     for c in 0..4u32 {
                         let plane = self.ctx(abi::plane_out(r * 4 + c), 8);

@@ -117,6 +117,9 @@ pub fn compile_timed(
     io: IoMode,
     clock: &mut Clock<'_>,
 ) -> Result<Compiled, CompileError> {
+    if let IoMode::Draw(_) = io {
+        return Err(CompileError::Unsupported("draw kernels on AArch64"));
+    }
     let (_, outs) = io_sets(func);
     let geometry = func
         .blocks
@@ -235,6 +238,8 @@ pub fn compile_timed(
             (s, s)
         }
         IoMode::Soa => (LANES as u32 * 4, 0),
+        // Refused above.
+        IoMode::Draw(_) => (0, 0),
     };
     asm::scalar::next_batch(&mut e.ops, step, out_step, top);
     asm::scalar::bind(&mut e.ops, done);

@@ -594,6 +594,28 @@ pub fn insert_high(ops: &mut Ops, d: u8, disp: i32) {
     dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [rsi + disp], 1);
 }
 
+/// Loads the `n` floats (1..=4) at `[rax]` into the low lanes of `d` (a draw kernel's
+/// attribute row); the other lanes of `d` are zeroed. Reads exactly `4 n` bytes.
+pub fn load_attribute(ops: &mut Ops, tier: Tier, d: u8, n: u8) {
+    match (tier, n) {
+        (Tier::Avx2, 1) => dynasm!(ops ; .arch x64 ; vmovss Rx(d), DWORD [rax]),
+        (Tier::Avx2, 2) => dynasm!(ops ; .arch x64 ; vmovsd Rx(d), QWORD [rax]),
+        // z 0 0 0, z 0 z 0, x y z 0.
+        (Tier::Avx2, 3) => dynasm!(ops ; .arch x64
+            ; vmovss Rx(d), DWORD [rax + 8]
+            ; vmovlhps Rx(d), Rx(d), Rx(d)
+            ; vmovlps Rx(d), Rx(d), QWORD [rax]),
+        (Tier::Avx2, _) => dynasm!(ops ; .arch x64 ; vmovups Rx(d), OWORD [rax]),
+        (Tier::Sse41, 1) => dynasm!(ops ; .arch x64 ; movss Rx(d), DWORD [rax]),
+        (Tier::Sse41, 2) => dynasm!(ops ; .arch x64 ; movsd Rx(d), QWORD [rax]),
+        (Tier::Sse41, 3) => dynasm!(ops ; .arch x64
+            ; movss Rx(d), DWORD [rax + 8]
+            ; movlhps Rx(d), Rx(d)
+            ; movlps Rx(d), QWORD [rax]),
+        (Tier::Sse41, _) => dynasm!(ops ; .arch x64 ; movups Rx(d), OWORD [rax]),
+    }
+}
+
 /// AVX2: loads 32 bytes (two adjacent AoS registers of one vertex) from `[rsi + disp]`.
 pub fn load_pair(ops: &mut Ops, d: u8, disp: i32) {
     dynasm!(ops ; .arch x64 ; vmovups Ry(d), [rsi + disp]);
@@ -892,6 +914,14 @@ pub mod scalar {
     /// `rax = [rdi + disp]` (a plane pointer).
     pub fn load_rax(ops: &mut Ops, disp: i32) {
         dynasm!(ops ; .arch x64 ; mov rax, QWORD [rdi + disp]);
+    }
+    /// `rax` = the address of lane `lane`'s attribute in a draw kernel: the vertex index at
+    /// `[rsi + 4 lane]` times the stride at `[rdi + stride]`, plus the base at `[rdi + base]`.
+    pub fn attribute_address(ops: &mut Ops, lane: i32, stride: i32, base: i32) {
+        dynasm!(ops ; .arch x64
+            ; mov eax, DWORD [rsi + lane * 4]
+            ; imul rax, QWORD [rdi + stride]
+            ; add rax, QWORD [rdi + base]);
     }
     /// Writes the batch status word.
     pub fn batch_status(ops: &mut Ops, status: i32) {

@@ -3,12 +3,14 @@
 //! 16-byte rows and an in-register transpose, SoA: one plane load per component; an exit
 //! stores the vertex outputs from their registers (the reverse transpose, or plane stores),
 //! copies whole input registers and stores the run's invariant rows; the staging stubs fill
-//! and drain the context lanes for what goes through it.
+//! and drain the context lanes for what goes through it. Draw kernels load the same rows from
+//! the attribute arrays and store the output vertex in semantic order.
 
 use super::asm::{self, Base, Mem, ASM_TEMP};
 use super::{Emitter, S0, S1, S2, S3};
 use crate::abi;
 use crate::io_plan::{trailing_outputs, Plan};
+pub use crate::io_plan::{DrawLayout, DrawSlot, DRAW_COLOR, DRAW_SLOTS};
 use crate::ir::{Function, Inst};
 use crate::regalloc::Loc;
 
@@ -19,6 +21,9 @@ pub enum IoMode {
     Aos,
     /// One plane of f32 per (register, component); plane pointers in the context.
     Soa,
+    /// A draw: the batch's vertices are indices into attribute arrays, the outputs are
+    /// vertices of semantic slots (see [`DrawLayout`]).
+    Draw(DrawLayout),
 }
 
 /// Registers of the staging stubs (no variable is live while they run).
@@ -42,6 +47,10 @@ enum Src {
     Loc(Loc, u32),
     /// The current output bank.
     Bank,
+    /// The retired lanes' outputs (laid out as a bank).
+    Retired,
+    /// A constant, as its bits.
+    Const(u32),
     /// Never written: 0.0.
     Zero,
 }
@@ -68,15 +77,9 @@ impl Emitter<'_> {
                     self.finish(d, reg);
                 }
             }
-            IoMode::Aos => {
+            IoMode::Aos | IoMode::Draw(_) => {
                 let rows = [S0, S1, S2, S3];
-                for (k, &row) in rows.iter().enumerate() {
-                    let disp = k as i32 * abi::AOS_VERTEX_BYTES + r as i32 * 16;
-                    asm::load_xmm(&mut self.ops, t, row, Base::Rsi, disp);
-                    if t == asm::Tier::Avx2 {
-                        asm::insert_high(&mut self.ops, row, disp + 4 * abi::AOS_VERTEX_BYTES);
-                    }
-                }
+                self.vertex_rows(mode, r, rows);
                 let wanted = run.iter().fold(0u8, |m, i| m | 1 << (i.imm[1] & 3));
                 let plan = asm::unpack_rows(&mut self.ops, t, rows, ASM_TEMP, wanted);
                 for inst in &run {
@@ -97,6 +100,11 @@ impl Emitter<'_> {
     /// The end of an invocation in a block whose trailing stores are `tail`: every output
     /// register the kernel stores goes to the vertices (see the module docs).
     pub(super) fn exit_store(&mut self, mode: IoMode, block: u32, tail: &[Inst], plan: &Plan) {
+        if let IoMode::Draw(layout) = mode {
+            let from = self.exit_sources(tail, plan);
+            self.semantic_store(&layout, &from);
+            return;
+        }
         let t = self.tier;
         let mut outs = plan.outs;
         // Output registers straight from memory: whole input registers and run-invariant rows.
@@ -128,19 +136,7 @@ impl Emitter<'_> {
                 o += 1;
             }
         }
-        let mut from = [[Src::Zero; 4]; 16];
-        for (r, comps) in from.iter_mut().enumerate() {
-            for (c, src) in comps.iter_mut().enumerate() {
-                if plan.written[r] >> c & 1 != 0 {
-                    *src = Src::Bank;
-                }
-            }
-        }
-        for inst in tail {
-            let v = inst.args[0];
-            from[(inst.imm[0] & 15) as usize][(inst.imm[1] & 3) as usize] =
-                Src::Loc(self.loc(v), v.0);
-        }
+        let from = self.exit_sources(tail, plan);
         let regs: Vec<u32> = (0..16).filter(|r| outs >> r & 1 != 0).collect();
         // Registers still to be read by the output registers not stored yet.
         let mut pending = [0u32; 16];
@@ -172,6 +168,8 @@ impl Emitter<'_> {
                         asm::store_plane(&mut self.ops, self.tier, reg);
                     }
                 }
+                // Stored in semantic order above.
+                IoMode::Draw(_) => {}
                 IoMode::Aos => {
                     // Four rows the transpose may overwrite: a source register no later
                     // output register reads (once), else a scratch register.
@@ -206,6 +204,150 @@ impl Emitter<'_> {
                             );
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// Where an exit whose trailing stores are `tail` takes each output component from: the
+    /// tail's variables, else the bank where some `Output` writes it, else 0.0.
+    fn exit_sources(&self, tail: &[Inst], plan: &Plan) -> [[Src; 4]; 16] {
+        let mut from = [[Src::Zero; 4]; 16];
+        for (r, comps) in from.iter_mut().enumerate() {
+            for (c, src) in comps.iter_mut().enumerate() {
+                if plan.written[r] >> c & 1 != 0 {
+                    *src = Src::Bank;
+                }
+            }
+        }
+        for inst in tail {
+            let v = inst.args[0];
+            from[(inst.imm[0] & 15) as usize][(inst.imm[1] & 3) as usize] =
+                Src::Loc(self.loc(v), v.0);
+        }
+        from
+    }
+
+    /// Loads input register `r` of the batch's vertices into `rows` (lane k's x, y, z, w in
+    /// `rows[k]`, with AVX2 lane k + 4's in the high half): AoS from the records at rsi; draw
+    /// from the attribute arrays through the vertex indices at rsi, completed with (0, 0, 0, 1)
+    /// past the attribute's components. Uses `ASM_TEMP` and rax.
+    fn vertex_rows(&mut self, mode: IoMode, r: u32, rows: [u8; 4]) {
+        let t = self.tier;
+        match mode {
+            IoMode::Aos => {
+                for (k, &row) in rows.iter().enumerate() {
+                    let disp = k as i32 * abi::AOS_VERTEX_BYTES + r as i32 * 16;
+                    asm::load_xmm(&mut self.ops, t, row, Base::Rsi, disp);
+                    if t == asm::Tier::Avx2 {
+                        asm::insert_high(&mut self.ops, row, disp + 4 * abi::AOS_VERTEX_BYTES);
+                    }
+                }
+            }
+            IoMode::Draw(layout) => {
+                // `DrawLayout::check` made every register read 1..=4 components.
+                let n = layout.components[(r & 15) as usize].clamp(1, 4);
+                let (stride, base) = (abi::draw_stride(r), abi::draw_base(r));
+                let w = (n < 4).then(|| self.const_row(&[0, 0, 0, 1.0f32.to_bits()]));
+                for (k, &row) in rows.iter().enumerate() {
+                    asm::scalar::attribute_address(&mut self.ops, k as i32, stride, base);
+                    asm::load_attribute(&mut self.ops, t, row, n);
+                    if t == asm::Tier::Avx2 {
+                        asm::scalar::attribute_address(&mut self.ops, k as i32 + 4, stride, base);
+                        asm::load_attribute(&mut self.ops, t, ASM_TEMP, n);
+                        asm::low_halves(&mut self.ops, row, row, ASM_TEMP);
+                    }
+                    if let Some(w) = w {
+                        asm::vop_m(&mut self.ops, t, asm::VOp::OrPs, row, row, Mem::Const(w));
+                    }
+                }
+            }
+            // Planes are loaded component by component by the callers.
+            IoMode::Soa => {}
+        }
+    }
+
+    /// Stores the batch's output vertices in semantic order (`layout.slots`) at r8, each
+    /// output component from `from`: four slots at a time, interleaved from four component
+    /// vectors (the colour's as `min(|c|, 1)`); a group of constants is one row stored per
+    /// vertex.
+    fn semantic_store(&mut self, layout: &DrawLayout, from: &[[Src; 4]; 16]) {
+        let t = self.tier;
+        let source = |slot: DrawSlot| match slot {
+            DrawSlot::Output { reg, comp } => {
+                let (r, c) = (u32::from(reg & 15), u32::from(comp & 3));
+                (from[r as usize][c as usize], r, c)
+            }
+            DrawSlot::Const(bits) => (Src::Const(bits), 0, 0),
+        };
+        // Registers still to be read by the groups not stored yet.
+        let mut pending = [0u32; 16];
+        for &slot in &layout.slots {
+            if let (Src::Loc(Loc::Reg(x), _), _, _) = source(slot) {
+                pending[x as usize] += 1;
+            }
+        }
+        for g in 0..DRAW_SLOTS / 4 {
+            let at = |k: i32| k * abi::DRAW_VERTEX_BYTES + g as i32 * 16;
+            let color = g * 4 == DRAW_COLOR;
+            let srcs: [(Src, u32, u32); 4] =
+                std::array::from_fn(|k| source(layout.slots[g * 4 + k]));
+            for (src, _, _) in srcs {
+                if let Src::Loc(Loc::Reg(x), _) = src {
+                    pending[x as usize] -= 1;
+                }
+            }
+            if let [(Src::Const(a), ..), (Src::Const(b), ..), (Src::Const(c), ..), (Src::Const(d), ..)] =
+                srcs
+            {
+                let row = [a, b, c, d].map(|x| {
+                    if color {
+                        clamp_color(f32::from_bits(x)).to_bits()
+                    } else {
+                        x
+                    }
+                });
+                let l = self.const_row(&row);
+                asm::load(&mut self.ops, t, S0, Mem::Const(l));
+                for k in 0..t.lanes() as i32 {
+                    asm::store_xmm(&mut self.ops, t, S0, Base::R8, at(k));
+                }
+                continue;
+            }
+            // Four rows the transpose may overwrite: a source register no later group reads
+            // (once), else a scratch register.
+            let mut scratch = vec![ASM_TEMP, S3, S2, S1, S0];
+            let mut rows = [0u8; 4];
+            for (c, &(src, reg, comp)) in srcs.iter().enumerate() {
+                rows[c] = match src {
+                    Src::Loc(Loc::Reg(x), _)
+                        if pending[x as usize] == 0 && !rows[..c].contains(&x) =>
+                    {
+                        x
+                    }
+                    _ => {
+                        let s = scratch.pop().unwrap_or(S0);
+                        self.component(src, reg, comp, s);
+                        s
+                    }
+                };
+            }
+            if color {
+                let abs = self.const_row(&[0x7FFF_FFFF]);
+                let one = self.const_row(&[1.0f32.to_bits()]);
+                for row in rows {
+                    // |c|, then min(|c|, 1.0): 1.0 unless |c| < 1.0 (NaN included).
+                    asm::vop_m(&mut self.ops, t, asm::VOp::AndPs, row, row, Mem::Const(abs));
+                    asm::vop_m(&mut self.ops, t, asm::VOp::MinPs, row, row, Mem::Const(one));
+                }
+            }
+            let tmp = scratch.pop().unwrap_or(ASM_TEMP);
+            let plan = asm::unpack_rows(&mut self.ops, t, rows, tmp, 0b1111);
+            for (k, &(op, lo, hi)) in plan.iter().enumerate() {
+                asm::vop(&mut self.ops, t, op, rows[3], lo, hi);
+                asm::store_xmm(&mut self.ops, t, rows[3], Base::R8, at(k as i32));
+                if t == asm::Tier::Avx2 {
+                    asm::extract_high(&mut self.ops, rows[3], at(k as i32 + 4));
                 }
             }
         }
@@ -322,6 +464,14 @@ impl Emitter<'_> {
                 asm::load(&mut self.ops, t, d, m);
             }
             Src::Bank => asm::load_bank(&mut self.ops, t, d, ((r * 4 + c) * 64) as i32),
+            Src::Retired => {
+                let at = abi::RETIRED + ((r * 4 + c) * 64) as i32;
+                asm::load(&mut self.ops, t, d, Mem::Ctx(at));
+            }
+            Src::Const(bits) => {
+                let l = self.const_row(&[bits]);
+                asm::load(&mut self.ops, t, d, Mem::Const(l));
+            }
             Src::Loc(Loc::Unused, _) | Src::Zero => asm::zero(&mut self.ops, t, d),
         }
     }
@@ -348,14 +498,8 @@ impl Emitter<'_> {
                         }
                     }
                 }
-                IoMode::Aos => {
-                    for (k, &row) in ROWS.iter().enumerate() {
-                        let disp = k as i32 * abi::AOS_VERTEX_BYTES + r as i32 * 16;
-                        asm::load_xmm(&mut self.ops, t, row, Base::Rsi, disp);
-                        if t == asm::Tier::Avx2 {
-                            asm::insert_high(&mut self.ops, row, disp + 4 * abi::AOS_VERTEX_BYTES);
-                        }
-                    }
+                IoMode::Aos | IoMode::Draw(_) => {
+                    self.vertex_rows(mode, r as u32, ROWS);
                     let plan = asm::unpack_rows(&mut self.ops, t, ROWS, TMP[0], mask);
                     for (c, &(op, lo, hi)) in plan.iter().enumerate() {
                         if mask >> c & 1 != 0 {
@@ -401,6 +545,18 @@ impl Emitter<'_> {
     /// Stores the output registers `regs` (all four components) from the bank, or from the
     /// retired lanes' outputs when the function retires lanes (`retired`).
     pub(super) fn store_outputs(&mut self, mode: IoMode, regs: u16, retired: bool) {
+        if let IoMode::Draw(layout) = mode {
+            let from_bank = if retired { Src::Retired } else { Src::Bank };
+            let from = std::array::from_fn(|r| {
+                [if regs >> r & 1 != 0 {
+                    from_bank
+                } else {
+                    Src::Zero
+                }; 4]
+            });
+            self.semantic_store(&layout, &from);
+            return;
+        }
         let t = self.tier;
         for r in 0..16u32 {
             if regs >> r & 1 == 0 {
@@ -421,6 +577,8 @@ impl Emitter<'_> {
                 }
             }
             match mode {
+                // Stored in semantic order above.
+                IoMode::Draw(_) => {}
                 IoMode::Soa => {
                     for c in 0..4u32 {
                         asm::scalar::load_rax(&mut self.ops, abi::plane_out(r * 4 + c));
@@ -445,5 +603,15 @@ impl Emitter<'_> {
                 }
             }
         }
+    }
+}
+
+/// A colour component as the rasterizer takes it: `|c|` below 1.0, else 1.0 (NaN too).
+fn clamp_color(c: f32) -> f32 {
+    let a = c.abs();
+    if a < 1.0 {
+        a
+    } else {
+        1.0
     }
 }

@@ -46,7 +46,7 @@ pub use asm::Tier;
 use asm::{Mem, Ops};
 #[cfg(feature = "dump")]
 pub use dump::{disassemble, instruction_count};
-pub use io::IoMode;
+pub use io::{DrawLayout, DrawSlot, IoMode, DRAW_COLOR, DRAW_SLOTS};
 
 /// Allocatable vector registers.
 pub const ALLOCATABLE: [u8; 11] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -166,6 +166,20 @@ pub fn io_sets(func: &Function) -> ([u8; 16], u16) {
     (ins, outs)
 }
 
+/// Why a kernel in I/O mode `io` cannot be built for `func` (input components `ins`), if it
+/// cannot: only draw kernels have conditions ([`DrawLayout::check`](io::DrawLayout::check)).
+pub(crate) fn draw_check(
+    io: IoMode,
+    func: &Function,
+    ins: &[u8; 16],
+    geometry: bool,
+) -> Option<&'static str> {
+    match io {
+        IoMode::Draw(layout) => layout.check(func, ins, geometry),
+        IoMode::Aos | IoMode::Soa => None,
+    }
+}
+
 /// Compiles a verified function for `tier` into a kernel that loops over the batches of a
 /// run in I/O mode `io`.
 pub fn compile(func: &Function, tier: Tier, io: IoMode) -> Result<Compiled, CompileError> {
@@ -180,12 +194,15 @@ pub fn compile_timed(
     io: IoMode,
     clock: &mut Clock<'_>,
 ) -> Result<Compiled, CompileError> {
-    let (_, outs) = io_sets(func);
+    let (ins, outs) = io_sets(func);
     let geometry = func
         .blocks
         .iter()
         .flat_map(|b| &b.insts)
         .any(|i| matches!(i.op, Op::EmitSlot | Op::EmitTri));
+    if let Some(why) = draw_check(io, func, &ins, geometry) {
+        return Err(CompileError::Unsupported(why));
+    }
     let mut plan = crate::io_plan::Plan::new(func, outs, geometry, io == IoMode::Aos);
     let remat = crate::kernel::remat_defs(func);
     let hoisted = crate::kernel::hoisted(func, &remat);
@@ -313,6 +330,10 @@ pub fn compile_timed(
             (s, s)
         }
         IoMode::Soa => (tier.lanes() as i32 * 4, 0),
+        IoMode::Draw(_) => (
+            tier.lanes() as i32 * 4,
+            tier.lanes() as i32 * abi::DRAW_VERTEX_BYTES,
+        ),
     };
     asm::scalar::next_batch(&mut e.ops, step, out_step, top);
     asm::scalar::bind(&mut e.ops, done);

@@ -1,0 +1,51 @@
+//! Draws through draw kernels: the vertex shader's kernel in the draw I/O mode, which loads
+//! each input register from its attribute array through the draw's unique-vertex indices and
+//! stores output vertices in semantic order (`picajit_codegen::x64::DrawLayout`). One kernel
+//! per vertex layout is kept beside each AoS kernel ([`super::kernels::Kernels::draw`]).
+
+use picajit_codegen::code::{DrawInput, SemanticVertex};
+use picajit_codegen::x64::DrawLayout;
+
+use super::kernels::Exec;
+use super::shader::with_context;
+use super::Shader;
+use crate::program::Uniforms;
+
+impl Shader {
+    /// Runs the draw kernel for `layout` over the vertex indices `ids` (a whole number of
+    /// batches of [`Shader::lanes`]; callers pad), writing `output[j]` for `ids[j]` and one
+    /// status word per batch into `words` (bit l: lane l exhausted its step budget).
+    /// `inputs[r]` must hold vertex `id`'s attribute for every id of `ids` and every register
+    /// the layout loads (checked: a short array panics).
+    ///
+    /// `None` when this shader has no draw kernel for `layout` — the interpreter, a target
+    /// without draw kernels, a geometry shader, a function that cannot be compiled so, or too
+    /// many layouts: the caller takes the record path. The kernels are those a run with these
+    /// uniforms takes (the uniform-specialized variant once it is compiled).
+    pub(crate) fn run_draw(
+        &self,
+        uniforms: &Uniforms,
+        layout: &DrawLayout,
+        ids: &[u32],
+        inputs: &[Option<DrawInput<'_>>; 16],
+        output: &mut [SemanticVertex],
+        words: &mut Vec<u32>,
+    ) -> Option<()> {
+        let Exec::Native(native) = &self.exec else {
+            return None;
+        };
+        if native.geometry {
+            return None;
+        }
+        let kernels = native.kernels(uniforms);
+        let code = kernels.draw(layout, native.target, &native.counters)?;
+        let w = native.target.lanes();
+        words.clear();
+        words.resize(ids.len() / w, 0);
+        with_context(|ctx| {
+            self.load_uniforms(ctx, uniforms, &native.rows);
+            code.run_draw(ctx, ids, inputs, output, words)
+        })
+        .map(|_| ())
+    }
+}
