@@ -507,6 +507,53 @@ fn batch_io_forms() {
 }
 
 #[test]
+fn draw_attribute_forms() {
+    // Each component count reads exactly its floats; register 9 tests the REX/VEX extension.
+    check(&["vmovss xmm9, [rax]"], |o| {
+        asm::load_attribute(o, Tier::Avx2, 9, 1)
+    });
+    check(&["vmovsd xmm9, [rax]"], |o| {
+        asm::load_attribute(o, Tier::Avx2, 9, 2)
+    });
+    check(
+        &[
+            "vmovss xmm9, [rax+8]",
+            "vmovlhps xmm9, xmm9, xmm9",
+            "vmovlps xmm9, xmm9, [rax]",
+        ],
+        |o| asm::load_attribute(o, Tier::Avx2, 9, 3),
+    );
+    check(&["vmovups xmm9, [rax]"], |o| {
+        asm::load_attribute(o, Tier::Avx2, 9, 4)
+    });
+    check(&["movss xmm9, [rax]"], |o| {
+        asm::load_attribute(o, Tier::Sse41, 9, 1)
+    });
+    check(&["movsd xmm9, [rax]"], |o| {
+        asm::load_attribute(o, Tier::Sse41, 9, 2)
+    });
+    check(
+        &[
+            "movss xmm9, [rax+8]",
+            "movlhps xmm9, xmm9",
+            "movlps xmm9, [rax]",
+        ],
+        |o| asm::load_attribute(o, Tier::Sse41, 9, 3),
+    );
+    check(&["movups xmm9, [rax]"], |o| {
+        asm::load_attribute(o, Tier::Sse41, 9, 4)
+    });
+    check(
+        &[
+            "mov eax, [rsi+0Ch]",
+            "imul rax, [rdi+10B08h]",
+            "add rax, [rdi+10A08h]",
+        ],
+        |o| asm::scalar::attribute_address(o, 3, 0x10B08, 0x10A08),
+    );
+}
+
+#[test]
 fn lane_state_forms() {
     use asm::scalar;
     for m in [3u8, 12] {
