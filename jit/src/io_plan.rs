@@ -38,8 +38,10 @@ pub const DRAW_COLOR: usize = 8;
 pub enum DrawSlot {
     /// Component `comp` of output register `reg`.
     Output { reg: u8, comp: u8 },
-    /// A constant, as its bits.
-    Const(u32),
+    /// 0.0 (an output register never written, an attribute slot past the enabled ones).
+    Zero,
+    /// 1.0 (a slot nothing maps).
+    One,
 }
 
 /// The vertex layout of a draw kernel (see the module docs): fixed per compile, while the

@@ -16,7 +16,7 @@ use crate::program::{Uniforms, Vec4};
 
 /// The draw kernel's layout: per register the shader reads, its array's component count (a
 /// fixed value or an unloaded register is read as a 4-component array of stride 0); the
-/// output map's slots.
+/// output map's slots (whose constants are 0.0 and 1.0).
 fn layout(feeds: &[Feed; 16], read: &[u8; 16], table: &[Slot; SEMANTIC_SLOTS]) -> DrawLayout {
     DrawLayout {
         components: std::array::from_fn(|r| match feeds[r] {
@@ -26,7 +26,8 @@ fn layout(feeds: &[Feed; 16], read: &[u8; 16], table: &[Slot; SEMANTIC_SLOTS]) -
         }),
         slots: table.map(|s| match s {
             Slot::Reg(reg, comp) => DrawSlot::Output { reg, comp },
-            Slot::Const(x) => DrawSlot::Const(x.to_bits()),
+            Slot::Const(x) if x.to_bits() == 0 => DrawSlot::Zero,
+            Slot::Const(_) => DrawSlot::One,
         }),
     }
 }

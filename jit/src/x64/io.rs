@@ -278,7 +278,8 @@ impl Emitter<'_> {
                 let (r, c) = (u32::from(reg & 15), u32::from(comp & 3));
                 (from[r as usize][c as usize], r, c)
             }
-            DrawSlot::Const(bits) => (Src::Const(bits), 0, 0),
+            DrawSlot::Zero => (Src::Const(0), 0, 0),
+            DrawSlot::One => (Src::Const(1.0f32.to_bits()), 0, 0),
         };
         // Registers still to be read by the groups not stored yet.
         let mut pending = [0u32; 16];
