@@ -15,9 +15,11 @@
 //!   lane-position model) and agrees (or exceeds the cap).
 //! - 2,500 compared structured programs full of per-vertex JMPC skips and IFC/ELSE regions
 //!   over random arithmetic (inside uniform IFU and LOOP regions too): if-conversion at work.
+//! - 400 compared geometry shaders (structured or any flow, EMIT and SETEMIT among the
+//!   arithmetic): each invocation's triangles, in order, too.
 //!
 //! Every compared program also runs on each x86-64 tier of the host. The AArch64 backend runs
-//! on a fixed subset, every [`AARCH64_EVERY`]th seed (about 1,300 of the 10,500 programs at
+//! on a fixed subset, every [`AARCH64_EVERY`]th seed (about 1,400 of the 10,900 programs at
 //! scale 1): on x86 hosts it runs under qemu-user, where every new kernel is translated again
 //! (a few ms per program).
 
@@ -53,6 +55,9 @@ enum Kind {
     NoInputs,
     /// Any instruction.
     Any,
+    /// A geometry shader: structured per-vertex branches or any instruction, with EMIT and
+    /// SETEMIT in place of some of the arithmetic ([`generate_geometry`]).
+    Geometry,
 }
 
 fn cc_conditioned(op: Opcode) -> bool {
@@ -270,6 +275,40 @@ struct Case {
     budget: u32,
 }
 
+/// A geometry shader: the program of [`generate_structured`] (even seeds) or of
+/// [`generate`] with any instruction (odd seeds), a third of its arithmetic words turned into
+/// EMIT or SETEMIT (random vertex id and flags), so that lanes emit under per-vertex
+/// conditions, with different emitter states and different numbers of triangles.
+fn generate_geometry(seed: u64) -> Case {
+    let mut case = if seed % 2 == 0 {
+        generate_structured(seed)
+    } else {
+        generate(seed, Kind::Any)
+    };
+    let mut rng = fastrand::Rng::with_seed(seed ^ 0x6E0_6E0);
+    let program = &mut case.program;
+    for w in program.code.iter_mut() {
+        let arithmetic = Instruction::decode(*w).alu().is_some();
+        if arithmetic && rng.u8(0..3) == 0 {
+            *w = if rng.bool() {
+                Instruction::Emit(picajit::isa::Fmt0).encode()
+            } else {
+                Instruction::Setemit(picajit::isa::Fmt4 {
+                    vertex: rng.u8(0..4),
+                    primitive: rng.u8(0..4) != 0,
+                    winding: rng.bool(),
+                })
+                .encode()
+            };
+        }
+    }
+    case.program = case
+        .program
+        .clone()
+        .with_kind(picajit::program::ShaderKind::Geometry);
+    case
+}
+
 fn generate(seed: u64, kind: Kind) -> Case {
     let mut rng = fastrand::Rng::with_seed(seed);
     let len = rng.usize(1..64);
@@ -308,6 +347,8 @@ struct Tally {
     with_loops: usize,
     with_cc_branches: usize,
     if_converted: usize,
+    /// Programs whose function records triangles.
+    emitting: usize,
 }
 
 /// Draws programs of `kind` from consecutive seeds until `target` of them have been lowered
@@ -319,6 +360,7 @@ fn run(kind: Kind, first_seed: u64, target: usize) -> Tally {
         let case = match kind {
             Kind::Structured => generate_structured(seed),
             Kind::UniformFlow | Kind::NoInputs | Kind::Any => generate(seed, kind),
+            Kind::Geometry => generate_geometry(seed),
         };
         t.drawn += 1;
         match frontend::lower(&case.program) {
@@ -347,6 +389,12 @@ fn run(kind: Kind, first_seed: u64, target: usize) -> Tally {
                 t.with_loops += usize::from(loops);
                 t.with_cc_branches += usize::from(cc_branches);
                 t.if_converted += usize::from(l.stats.if_converted > 0);
+                t.emitting += usize::from(
+                    blocks
+                        .iter()
+                        .flat_map(|b| &b.insts)
+                        .any(|i| i.op == Op::EmitTri),
+                );
                 let masked = l.stats.masked_forks > 0 || l.stats.lanes;
                 t.divergent += usize::from(masked);
                 let status = picajit::frontend::eval::run(
@@ -397,6 +445,18 @@ fn random_any_flow_is_exact_or_divergent() {
     assert_eq!(t.agreed, n, "{t:?}");
     assert!(
         t.divergent > n * 3 / 50 && t.with_cc_branches > n / 5,
+        "coverage: {t:?}"
+    );
+}
+
+/// Geometry shaders: each invocation's triangles, in order, bit for bit on every engine.
+#[test]
+fn random_geometry_shaders() {
+    let n = 400 * scale();
+    let t = run(Kind::Geometry, 0x5EED_4000_0000, n);
+    assert_eq!(t.agreed, n, "{t:?}");
+    assert!(
+        t.if_converted + t.divergent > n / 5 && t.emitting > n / 2,
         "coverage: {t:?}"
     );
 }
