@@ -347,7 +347,7 @@ struct Tally {
     with_loops: usize,
     with_cc_branches: usize,
     if_converted: usize,
-    /// Programs whose function records triangles.
+    /// Programs whose function has an EMIT.
     emitting: usize,
 }
 
@@ -393,7 +393,7 @@ fn run(kind: Kind, first_seed: u64, target: usize) -> Tally {
                     blocks
                         .iter()
                         .flat_map(|b| &b.insts)
-                        .any(|i| i.op == Op::EmitTri),
+                        .any(|i| i.op == Op::EmitSlot),
                 );
                 let masked = l.stats.masked_forks > 0 || l.stats.lanes;
                 t.divergent += usize::from(masked);

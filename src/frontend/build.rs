@@ -84,7 +84,7 @@ pub(super) fn build(
     let mut regs = Regs::new(&mut b, &tracked);
     regs.init(&mut b);
     if geometry {
-        regs.emitter = Some(Emitter::new(&mut b, &tracked));
+        regs.emitter = Some(Emitter::new(&mut b, &tracked, graph));
     }
     let masks = regions.list.iter().map(|_| b.var(Ty::Mask)).collect();
     let lane_budget = (!regions.list.is_empty()).then(|| {
@@ -119,7 +119,7 @@ pub(super) fn build(
     for (n, node) in graph.nodes.iter().enumerate() {
         cx.b.switch_to(cx.heads[n]);
         let mask = cx.mask_of(n);
-        cx.instruction(&node.instr, mask);
+        cx.instruction(n, mask);
         match (conversions.get(&n), regions.fork_of(n), &node.flow) {
             (
                 Some(conv),
@@ -234,7 +234,9 @@ impl Ctx<'_> {
 
     /// The ALU part of an instruction (exhaustive over every opcode; flow instructions and
     /// those without effect in a vertex shader emit nothing here).
-    pub(super) fn instruction(&mut self, instr: &Instruction, pred: Option<Var>) {
+    /// The instruction of state `s`, under `pred`.
+    pub(super) fn instruction(&mut self, s: usize, pred: Option<Var>) {
+        let instr = self.graph.nodes[s].instr;
         let (math, ops) = match instr {
             Instruction::Add(f) => (Math::Add, f.alu()),
             Instruction::Dp3(f) => (Math::Dp3, f.alu()),
@@ -276,11 +278,11 @@ impl Ctx<'_> {
             | Instruction::Loop(_) => return,
             // Only a geometry shader has an emitter (`super::emitter`).
             Instruction::Emit(_) => {
-                self.emit(pred);
+                self.emit(s, pred);
                 return;
             }
             Instruction::Setemit(f) => {
-                self.set_emit(f, pred);
+                self.set_emit(&f, pred);
                 return;
             }
         };
@@ -301,12 +303,10 @@ impl Ctx<'_> {
             None => (self.b.unary(Op::MaskMov, cond), not_cond),
         };
         for &s in &conv.then {
-            let instr = self.graph.nodes[s].instr;
-            self.instruction(&instr, Some(taken));
+            self.instruction(s, Some(taken));
         }
         for &s in &conv.other {
-            let instr = self.graph.nodes[s].instr;
-            self.instruction(&instr, Some(not_taken));
+            self.instruction(s, Some(not_taken));
         }
         if self.lanes.is_some() {
             let leaves = vec![(Target::State(conv.join), super::lanes::Path::Full)];

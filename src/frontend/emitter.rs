@@ -27,6 +27,11 @@
 //!   lane's triangles are the records naming it, in record order — its emission order. The
 //!   host gathers each lane's triangles that way (`engine::geometry`). A batch whose records
 //!   overflow the buffer is rerun on the interpreter (exact, as before).
+//! - **Known emitter states.** Where every path of the state graph to an EMIT comes through
+//! the same SETEMIT (or none), every lane running it has that vertex id and those flags,
+//! however the lanes were masked on the way ([`known_states`]): the EMIT then copies into that
+//! one slot and records a triangle only if the primitive flag is set, with no per-lane
+//! selection.
 //! - **Which lanes.** An EMIT or SETEMIT runs for the lanes of its predicate (if-conversion,
 //!   a masked region's mask, the lane-position model's `exec`), and never for a lane that
 //!   has been retired (out of budget or ended): with the lane budget of masked regions it is
@@ -34,9 +39,10 @@
 
 use picajit_codegen::ir::{Builder, Op, Ty, Var};
 
-use crate::isa::Fmt4;
+use crate::isa::{Fmt4, Instruction};
 
 use super::build::Ctx;
+use super::graph::{Flow, Graph, Target};
 
 /// A geometry shader's per-lane emitter state and second output bank (see the module docs).
 #[derive(Clone, Debug)]
@@ -49,13 +55,16 @@ pub(super) struct Emitter {
     pub primitive: Var,
     /// SETEMIT's winding flag (Mask).
     pub winding: Var,
+    /// Per state of the graph: the emitter state every invocation running it has, if it is
+    /// the same on every path there ([`known_states`]).
+    pub known: Vec<Option<Fmt4>>,
 }
 
 impl Emitter {
     /// Declares the variables for the tracked output components `tracked` (every component a
     /// geometry shader writes) and sets the start state: both banks 0.0, vertex id 0, flags
     /// clear (the interpreter's).
-    pub fn new(b: &mut Builder, tracked: &[u8; 16]) -> Emitter {
+    pub fn new(b: &mut Builder, tracked: &[u8; 16], graph: &Graph) -> Emitter {
         let e = Emitter {
             other: std::array::from_fn(|n| {
                 std::array::from_fn(|c| (tracked[n] >> c & 1 != 0).then(|| b.var(Ty::F32)))
@@ -63,6 +72,7 @@ impl Emitter {
             vertex: b.var(Ty::I32),
             primitive: b.var(Ty::Mask),
             winding: b.var(Ty::Mask),
+            known: known_states(graph),
         };
         for &v in e.other.iter().flatten().flatten() {
             b.inst_to(Op::FConst, v, &[], [0.0f32.to_bits(), 0]);
@@ -92,18 +102,19 @@ impl Ctx<'_> {
 
     /// SETEMIT in the lanes of `pred`.
     pub(super) fn set_emit(&mut self, f: &Fmt4, pred: Option<Var>) {
-        let Some(e) = self.regs.emitter.clone() else {
+        let Some(e) = &self.regs.emitter else {
             return;
         };
+        let (vertex, primitive, winding) = (e.vertex, e.primitive, e.winding);
         let lanes = self.emitting(pred);
         let id = self.b.inst(Op::IConst, &[], [u32::from(f.vertex & 3), 0]);
         match lanes {
-            None => self.b.inst_to(Op::IMov, e.vertex, &[id], [0, 0]),
+            None => self.b.inst_to(Op::IMov, vertex, &[id], [0, 0]),
             Some(m) => self
                 .b
-                .inst_to(Op::ISelect, e.vertex, &[m, id, e.vertex], [0, 0]),
+                .inst_to(Op::ISelect, vertex, &[m, id, vertex], [0, 0]),
         }
-        for (var, set) in [(e.primitive, f.primitive), (e.winding, f.winding)] {
+        for (var, set) in [(primitive, f.primitive), (winding, f.winding)] {
             match (lanes, set) {
                 (None, set) => self.b.inst_to(Op::MaskConst, var, &[], [u32::from(set), 0]),
                 (Some(m), true) => self.b.inst_to(Op::MaskOr, var, &[var, m], [0, 0]),
@@ -112,13 +123,42 @@ impl Ctx<'_> {
         }
     }
 
-    /// EMIT in the lanes of `pred`: the bank into each lane's emitter slot, the triangle of
-    /// the lanes whose primitive flag is set, then each lane's banks swapped.
-    pub(super) fn emit(&mut self, pred: Option<Var>) {
-        let Some(e) = self.regs.emitter.clone() else {
+    /// EMIT of state `s` in the lanes of `pred`: the bank into each lane's emitter slot, the
+    /// triangle of the lanes whose primitive flag is set, then each lane's banks swapped.
+    pub(super) fn emit(&mut self, s: usize, pred: Option<Var>) {
+        let Some(e) = self.regs.emitter.take() else {
             return;
         };
         let lanes = self.emitting(pred);
+        match e.known[s] {
+            Some(f) => self.known_emit(&f, lanes),
+            None => self.any_emit(&e, lanes),
+        }
+        self.swap_banks(&e, lanes);
+        self.regs.emitter = Some(e);
+    }
+
+    /// EMIT where every lane has SETEMIT state `f`.
+    fn known_emit(&mut self, f: &Fmt4, lanes: Option<Var>) {
+        let all = match lanes {
+            Some(m) => m,
+            None => self.b.inst(Op::MaskConst, &[], [1, 0]),
+        };
+        self.b
+            .effect(Op::EmitSlot, &[all], [u32::from(f.vertex & 3), 0]);
+        if f.primitive {
+            let winding = if f.winding {
+                all
+            } else {
+                self.b.inst(Op::MaskConst, &[], [0, 0])
+            };
+            self.b.effect(Op::EmitTri, &[all, winding], [0, 0]);
+        }
+    }
+
+    /// EMIT where lanes may hold different SETEMIT states: each slot for the lanes whose
+    /// vertex id selects it, the triangle for those whose primitive flag is set.
+    fn any_emit(&mut self, e: &Emitter, lanes: Option<Var>) {
         for k in 0..4 {
             let id = self.b.inst(Op::IConst, &[], [k, 0]);
             let at = self.b.binary(Op::IEq, e.vertex, id);
@@ -134,6 +174,10 @@ impl Ctx<'_> {
         };
         let winding = self.b.binary(Op::MaskAnd, primitive, e.winding);
         self.b.effect(Op::EmitTri, &[primitive, winding], [0, 0]);
+    }
+
+    /// The lanes' output banks swapped (the new current values stored).
+    fn swap_banks(&mut self, e: &Emitter, lanes: Option<Var>) {
         for (o, (cur, other)) in self.regs.o.iter().zip(&e.other).enumerate() {
             for (c, (cur, other)) in cur.iter().zip(other).enumerate() {
                 let (Some(cur), Some(other)) = (*cur, *other) else {
@@ -153,5 +197,75 @@ impl Ctx<'_> {
                 self.b.effect(Op::Output, &[cur], [o as u32, c as u32]);
             }
         }
+    }
+}
+
+/// Per state of `graph`: SETEMIT's vertex id and flags when the state runs, where every path
+/// from the entry brings the same (the start state, vertex 0 without flags, or the last
+/// SETEMIT on the way); `None` where paths bring different ones or none reaches the state.
+pub fn known_states(graph: &Graph) -> Vec<Option<Fmt4>> {
+    /// What reaches a state: nothing yet, one emitter state, several.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Seen {
+        Nothing,
+        One(Fmt4),
+        Several,
+    }
+    let mut at = vec![Seen::Nothing; graph.nodes.len()];
+    let mut work = Vec::new();
+    let reach = |x: usize, v: Seen, at: &mut Vec<Seen>, work: &mut Vec<usize>| {
+        let joined = match (at[x], v) {
+            (Seen::Nothing, v) | (v, Seen::Nothing) => v,
+            (Seen::One(a), Seen::One(b)) if a == b => Seen::One(a),
+            (Seen::One(_) | Seen::Several, Seen::One(_) | Seen::Several) => Seen::Several,
+        };
+        if joined != at[x] {
+            at[x] = joined;
+            work.push(x);
+        }
+    };
+    if let Target::State(s) = graph.entry {
+        reach(s, Seen::One(Fmt4::default()), &mut at, &mut work);
+    }
+    let mut targets = Vec::new();
+    while let Some(s) = work.pop() {
+        let node = &graph.nodes[s];
+        let after = if let Instruction::Setemit(f) = node.instr {
+            Seen::One(Fmt4 {
+                vertex: f.vertex & 3,
+                ..f
+            })
+        } else {
+            at[s]
+        };
+        targets.clear();
+        flow_targets(&node.flow, &mut targets);
+        for &t in &targets {
+            if let Target::State(x) = t {
+                reach(x, after, &mut at, &mut work);
+            }
+        }
+    }
+    at.into_iter()
+        .map(|v| match v {
+            Seen::One(f) => Some(f),
+            Seen::Nothing | Seen::Several => None,
+        })
+        .collect()
+}
+
+/// Every target of a decision tree.
+fn flow_targets(flow: &Flow, out: &mut Vec<Target>) {
+    match flow {
+        Flow::Do(_, rest) => flow_targets(rest, out),
+        Flow::If { then, other, .. } => {
+            flow_targets(then, out);
+            flow_targets(other, out);
+        }
+        Flow::LoopNext { repeat, exit, .. } => {
+            flow_targets(repeat, out);
+            flow_targets(exit, out);
+        }
+        Flow::Goto(t) => out.push(*t),
     }
 }

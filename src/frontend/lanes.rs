@@ -118,7 +118,7 @@ pub(super) fn build(
     regs.al = Some(al);
     regs.init(&mut b);
     if geometry {
-        regs.emitter = Some(super::emitter::Emitter::new(&mut b, &tracked));
+        regs.emitter = Some(super::emitter::Emitter::new(&mut b, &tracked, graph));
     }
     let exec = b.var(Ty::Mask);
     let pos = b.var(Ty::I32);
@@ -172,7 +172,7 @@ pub(super) fn build(
         cx.b.switch_to(cx.heads[n]);
         let node = &graph.nodes[n];
         let mask = cx.mask_of(n);
-        cx.instruction(&node.instr, mask);
+        cx.instruction(n, mask);
         match (conversions.get(&n), &node.flow) {
             (
                 Some(conv),
