@@ -28,10 +28,10 @@
 //!   host gathers each lane's triangles that way (`engine::geometry`). A batch whose records
 //!   overflow the buffer is rerun on the interpreter (exact, as before).
 //! - **Known emitter states.** Where every path of the state graph to an EMIT comes through
-//! the same SETEMIT (or none), every lane running it has that vertex id and those flags,
-//! however the lanes were masked on the way ([`known_states`]): the EMIT then copies into that
-//! one slot and records a triangle only if the primitive flag is set, with no per-lane
-//! selection.
+//!   the same SETEMIT (or none), every lane running it has that vertex id and those flags,
+//!   however the lanes were masked on the way ([`known_states`]): the EMIT then copies into
+//!   that one slot and records a triangle only if the primitive flag is set, with no per-lane
+//!   selection.
 //! - **Which lanes.** An EMIT or SETEMIT runs for the lanes of its predicate (if-conversion,
 //!   a masked region's mask, the lane-position model's `exec`), and never for a lane that
 //!   has been retired (out of budget or ended): with the lane budget of masked regions it is
