@@ -466,6 +466,42 @@ fn dump_times_every_compile_phase_of_a_generated_program() {
 }
 
 /// Assembles `text` (a `.v.pica` or `.g.pica` named `name`) with `picajit asm`.
+/// A geometry shader with a per-vertex END between EMITs: `picajit dump` names the mechanism
+/// of its branch (the lane-position model; no branch is taken only when lanes agree).
+#[test]
+fn dump_names_the_mechanism_of_a_geometry_branch() {
+    let dir = temp_dir("dump-geometry");
+    let src = dir.join("g.g.pica");
+    std::fs::write(
+        &src,
+        ".gsh\n.constf k(0.5, 1.0, 0.0, 2.0)\n.out opos position\n.proc main\n\
+         mov opos, v0\nsetemit 0\nemit\nsetemit 1\nemit\ncmp k.x, gt, gt, v0.x\n\
+         ifc cmp.x\nsetemit 2, prim\nemit\nend\n.end\nmov opos, v1\nsetemit 2, prim inv\n\
+         emit\nend\n.end\n",
+    )
+    .unwrap();
+    let shbin = dir.join("g.shbin");
+    let out = picajit()
+        .args(["asm", "-o"])
+        .arg(&shbin)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = picajit().arg("dump").arg(&shbin).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("branch at 0x006: lane split (lane-position model)"),
+        "{text}"
+    );
+    assert!(!text.contains("agree"), "{text}");
+}
+
 #[test]
 fn dump_tells_how_an_agal_program_compiles() {
     let dir = temp_dir("dump-agal");
