@@ -431,9 +431,11 @@ pub unsafe extern "C" fn picajit_draw(
             // SAFETY: non-null, `attribute_count` entries (the header's contract).
             unsafe { std::slice::from_raw_parts(attributes, attribute_count) }
         };
-        let mut converted = Vec::with_capacity(raw_attributes.len());
-        for a in raw_attributes {
-            converted.push(if a.data.is_null() {
+        // The vertex unit loads at most 16 attributes: converted on the stack, no allocation.
+        let mut converted = [Attribute::Fixed([0.0; 4]); 16];
+        let used = raw_attributes.len().min(converted.len());
+        for (slot, a) in converted.iter_mut().zip(raw_attributes) {
+            *slot = if a.data.is_null() {
                 Attribute::Fixed(a.fixed)
             } else {
                 Attribute::Array {
@@ -443,9 +445,9 @@ pub unsafe extern "C" fn picajit_draw(
                     stride: a.stride,
                     components: a.components,
                 }
-            });
+            };
         }
-        let result = p.pipeline.draw(indices, &converted, &mut p.output);
+        let result = p.pipeline.draw(indices, &converted[..used], &mut p.output);
         // SAFETY: `info` is null or points to a writable PicajitDrawInfo.
         if let Some(info) = unsafe { info.as_mut() } {
             *info = PicajitDrawInfo {

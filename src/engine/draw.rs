@@ -6,7 +6,7 @@
 use picajit_codegen::code::{DrawInput, SemanticVertex};
 use picajit_codegen::x64::DrawLayout;
 
-use super::kernels::Exec;
+use super::kernels::{DrawKernel, Exec};
 use super::shader::with_context;
 use super::Shader;
 use crate::program::Uniforms;
@@ -21,7 +21,10 @@ impl Shader {
     /// `None` when this shader has no draw kernel for `layout` — the interpreter, a target
     /// without draw kernels, a geometry shader, a function that cannot be compiled so, or too
     /// many layouts: the caller takes the record path. The kernels are those a run with these
-    /// uniforms takes (the uniform-specialized variant once it is compiled).
+    /// uniforms takes (the uniform-specialized variant once it is compiled). With background
+    /// compiling (the engine's default) a draw kernel not compiled yet is compiled on the
+    /// rayon pool while the generic function's draw kernel serves, or, if that is not
+    /// compiled either, the record path: a layout's first draw never waits for a compile.
     pub(crate) fn run_draw(
         &self,
         uniforms: &Uniforms,
@@ -38,7 +41,21 @@ impl Shader {
             return None;
         }
         let kernels = native.kernels(uniforms);
-        let code = kernels.draw(layout, native.target, &native.counters)?;
+        let (target, counters) = (native.target, &native.counters);
+        let code = if !native.background {
+            kernels.draw(layout, target, counters)?
+        } else {
+            match kernels.draw_ready(layout, target, counters) {
+                DrawKernel::Ready(code) => code,
+                DrawKernel::Unavailable => return None,
+                DrawKernel::Compiling => {
+                    match native.generic.draw_ready(layout, target, counters) {
+                        DrawKernel::Ready(code) => code,
+                        DrawKernel::Compiling | DrawKernel::Unavailable => return None,
+                    }
+                }
+            }
+        };
         let w = native.target.lanes();
         words.clear();
         words.resize(ids.len() / w, 0);

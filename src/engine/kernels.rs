@@ -172,12 +172,26 @@ pub(super) struct Kernels {
     soa_requested: AtomicBool,
     /// Draw kernels by vertex layout, each compiled on first use (`None` if it cannot be
     /// built: the draw takes the record path); at most [`MAX_DRAW_LAYOUTS`].
-    draw: Mutex<Vec<(DrawLayout, DrawCell)>>,
+    draw: Mutex<Vec<(DrawLayout, Arc<DrawEntry>)>>,
     draw_bytes: AtomicUsize,
 }
 
-/// A draw kernel once compiled (`None` if it cannot be built).
-type DrawCell = Arc<OnceLock<Option<Arc<Code>>>>;
+/// One layout's draw kernel: compiled once (`None` if it cannot be built), its compile queued
+/// on the rayon pool at most once.
+#[derive(Debug, Default)]
+struct DrawEntry {
+    code: OnceLock<Option<Arc<Code>>>,
+    requested: AtomicBool,
+}
+
+/// Where a layout's draw kernel stands ([`Kernels::draw_ready`]).
+pub(super) enum DrawKernel {
+    Ready(Arc<Code>),
+    /// Compiling on the rayon pool.
+    Compiling,
+    /// It cannot be built, or the layouts kept are full: the record path serves.
+    Unavailable,
+}
 
 /// Draw layouts (attribute component counts × output maps) kept per kernel set; a draw with
 /// another layout takes the record path.
@@ -262,27 +276,69 @@ impl Kernels {
         target: Target,
         counters: &Counters,
     ) -> Option<Arc<Code>> {
-        let cell = {
-            let mut list = self.draw.lock().unwrap_or_else(|p| p.into_inner());
-            match list.iter().find(|(l, _)| l == layout) {
-                Some((_, cell)) => Arc::clone(cell),
-                None if list.len() >= MAX_DRAW_LAYOUTS => return None,
-                None => {
-                    let cell = DrawCell::default();
-                    list.push((*layout, Arc::clone(&cell)));
-                    cell
-                }
-            }
+        let entry = self.draw_entry(layout)?;
+        self.compile_draw(&entry, layout, target, counters)
+    }
+
+    /// The draw kernel for `layout` if it is compiled; otherwise its compile is queued on the
+    /// rayon pool (once) and the answer is [`DrawKernel::Compiling`].
+    pub(super) fn draw_ready(
+        self: &Arc<Self>,
+        layout: &DrawLayout,
+        target: Target,
+        counters: &Arc<Counters>,
+    ) -> DrawKernel {
+        let Some(entry) = self.draw_entry(layout) else {
+            return DrawKernel::Unavailable;
         };
-        cell.get_or_init(|| {
-            let io = IoMode::Draw(*layout);
-            let (code, machine) = Code::compile(&self.func, target, io, &mut Clock::off()).ok()?;
-            self.draw_bytes
-                .fetch_add(machine.code_bytes(), Ordering::Relaxed);
-            Counters::count(&counters.compiles);
-            Some(Arc::new(code))
-        })
-        .clone()
+        match entry.code.get() {
+            Some(Some(code)) => return DrawKernel::Ready(Arc::clone(code)),
+            Some(None) => return DrawKernel::Unavailable,
+            None => {}
+        }
+        if !entry.requested.swap(true, Ordering::AcqRel) {
+            let (kernels, counters, layout) = (Arc::clone(self), Arc::clone(counters), *layout);
+            rayon::spawn(move || {
+                let _ = kernels.compile_draw(&entry, &layout, target, &counters);
+            });
+        }
+        DrawKernel::Compiling
+    }
+
+    /// The entry of `layout`, added if new; `None` when the layouts kept are full.
+    fn draw_entry(&self, layout: &DrawLayout) -> Option<Arc<DrawEntry>> {
+        let mut list = self.draw.lock().unwrap_or_else(|p| p.into_inner());
+        match list.iter().find(|(l, _)| l == layout) {
+            Some((_, entry)) => Some(Arc::clone(entry)),
+            None if list.len() >= MAX_DRAW_LAYOUTS => None,
+            None => {
+                let entry = Arc::new(DrawEntry::default());
+                list.push((*layout, Arc::clone(&entry)));
+                Some(entry)
+            }
+        }
+    }
+
+    /// Compiles `entry`'s kernel now if nobody has (waiting while another thread does).
+    fn compile_draw(
+        &self,
+        entry: &DrawEntry,
+        layout: &DrawLayout,
+        target: Target,
+        counters: &Counters,
+    ) -> Option<Arc<Code>> {
+        entry
+            .code
+            .get_or_init(|| {
+                let io = IoMode::Draw(*layout);
+                let (code, machine) =
+                    Code::compile(&self.func, target, io, &mut Clock::off()).ok()?;
+                self.draw_bytes
+                    .fetch_add(machine.code_bytes(), Ordering::Relaxed);
+                Counters::count(&counters.compiles);
+                Some(Arc::new(code))
+            })
+            .clone()
     }
 
     /// Machine-code bytes of the kernels compiled so far.

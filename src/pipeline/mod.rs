@@ -155,7 +155,7 @@ impl Pipeline {
         vs.prepare_aos(self.regs.uniforms(Unit::Vertex));
         if self.regs.geometry_in_use() {
             let gs = self.gs.get(&mut self.regs, Unit::Geometry, &self.engine)?;
-            gs.prepare(self.regs.uniforms(Unit::Geometry));
+            gs.prepare_aos(self.regs.uniforms(Unit::Geometry));
         }
         Ok(())
     }
