@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! indices ─▶ unique vertices (one pass, in order of first use) ─▶ chunks of 256
-//!   per chunk: attributes the VS reads ─▶ input records ─▶ AoS kernel ─▶ output records
+//!   x86-64, no raw records: draw kernel (attribute arrays ─▶ lanes ─▶ output vertices)
+//!   else per chunk: attributes the VS reads ─▶ input records ─▶ AoS kernel ─▶ output records
 //!              ─▶ output vertices (OUTMAP → 24 semantic slots) | raw o0–o15 | GS attribute buffers
 //! geometry stage (GEOSTAGE_CONFIG = 2): VS attribute buffers ─▶ point / variable / fixed
 //!   primitive mode ─▶ GS invocations (b15 set after each) ─▶ triangles + winding flags
@@ -17,9 +18,12 @@
 //! generic kernel serves, so a new shader's first draw runs as soon as its generic kernel
 //! is compiled).
 //!
-//! Records, not SoA planes: the kernel's batch loop moves records to lanes and back with
-//! vector transposes, while gathering into planes and mapping planes to semantic slots are
-//! one scalar store per component in Rust; a chunk's records stay in cache.
+//! Draw kernels first: where the engine has them (x86-64) and no raw records are asked for,
+//! the vertex shader's draw kernel loads attributes from their arrays into lanes and stores
+//! semantic output vertices from lanes ([`direct`]; no records at all). Otherwise records,
+//! not SoA planes: the kernel's batch loop moves records to lanes and back with vector
+//! transposes, while gathering into planes and mapping planes to semantic slots are one
+//! scalar store per component in Rust; a chunk's records stay in cache.
 //!
 //! Rules where the emulators and the hardware documentation are silent (hardware behaviour
 //! unknown; each is also the simplest exact choice):
