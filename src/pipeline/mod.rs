@@ -20,7 +20,7 @@
 //!
 //! Draw kernels first: where the engine has them (x86-64) and no raw records are asked for,
 //! the vertex shader's draw kernel loads attributes from their arrays into lanes and stores
-//! semantic output vertices from lanes ([`direct`]; no records at all). Otherwise records,
+//! semantic output vertices from lanes (module `direct`; no records at all). Otherwise records,
 //! not SoA planes: the kernel's batch loop moves records to lanes and back with vector
 //! transposes, while gathering into planes and mapping planes to semantic slots are one
 //! scalar store per component in Rust; a chunk's records stay in cache.
