@@ -322,12 +322,14 @@ pub(super) fn lower(
         regs,
         ops,
         desc,
-        insts: Vec::new(),
-        fresh: Vec::new(),
+        // Room for a typical instruction's IR (a DP4 with its writes is ~16 instructions), so
+        // that lowering one allocates each list once.
+        insts: Vec::with_capacity(24),
+        fresh: Vec::with_capacity(24),
         pred,
         raw: [[None; 4]; 3],
         modified: [[None; 4]; 3],
-        consts: Vec::new(),
+        consts: Vec::with_capacity(4),
     };
     let enabled: Vec<usize> = (0..4).filter(|&i| desc.writes(i)).collect();
     let writes_only_dst = !matches!(math, Math::Litp | Math::Mova | Math::Cmp(..));
@@ -430,9 +432,7 @@ pub(super) fn lower(
     }
     e.fold_copies();
     let insts = std::mem::take(&mut e.insts);
-    for inst in insts {
-        e.b.push(inst);
-    }
+    e.b.extend(insts);
 }
 
 fn per_comp(

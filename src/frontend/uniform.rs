@@ -300,16 +300,33 @@ impl Varying {
 pub(super) fn varies_anywhere(func: &Function) -> Vec<bool> {
     let n = func.vars.len();
     let mut varies = vec![false; n];
-    // Per variable, the instructions reading it.
-    let mut readers: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
-    for (b, block) in func.blocks.iter().enumerate() {
-        for (i, inst) in block.insts.iter().enumerate() {
-            if inst.dst.is_some() {
-                for &a in inst.uses() {
-                    readers[a.0 as usize].push((b as u32, i as u32));
-                }
-            }
-        }
+    // Per variable, the instructions reading it: those of variable v are
+    // `readers[start[v]..start[v + 1]]` (one list for all, not one per variable).
+    let mut start = vec![0u32; n + 1];
+    let defining_reads = || {
+        func.blocks.iter().enumerate().flat_map(|(b, block)| {
+            block
+                .insts
+                .iter()
+                .enumerate()
+                .filter(|(_, inst)| inst.dst.is_some())
+                .flat_map(move |(i, inst)| {
+                    inst.uses().iter().map(move |&a| (a, b as u32, i as u32))
+                })
+        })
+    };
+    for (a, _, _) in defining_reads() {
+        start[a.0 as usize + 1] += 1;
+    }
+    for v in 0..n {
+        start[v + 1] += start[v];
+    }
+    let mut fill = start.clone();
+    let mut readers = vec![(0u32, 0u32); start[n] as usize];
+    for (a, b, i) in defining_reads() {
+        let at = &mut fill[a.0 as usize];
+        readers[*at as usize] = (b, i);
+        *at += 1;
     }
     let mut work: Vec<(u32, u32)> = func
         .blocks
@@ -322,7 +339,8 @@ pub(super) fn varies_anywhere(func: &Function) -> Vec<bool> {
         let Some(d) = inst.dst else { continue };
         if !varies[d.0 as usize] && may_vary(inst, |v| varies[v.0 as usize]) {
             varies[d.0 as usize] = true;
-            work.extend_from_slice(&readers[d.0 as usize]);
+            let v = d.0 as usize;
+            work.extend_from_slice(&readers[start[v] as usize..start[v + 1] as usize]);
         }
     }
     varies

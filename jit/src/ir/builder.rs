@@ -71,6 +71,13 @@ impl Builder {
         self.func.blocks[self.current.0 as usize].insts.push(inst);
     }
 
+    /// Appends raw instructions, in order.
+    pub fn extend(&mut self, insts: impl IntoIterator<Item = Inst>) {
+        self.func.blocks[self.current.0 as usize]
+            .insts
+            .extend(insts);
+    }
+
     /// Appends `op` writing `dst`.
     pub fn inst_to(&mut self, op: Op, dst: Var, args: &[Var], imm: [u32; 2]) {
         let mut a = [Var(0); 3];

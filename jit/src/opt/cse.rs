@@ -27,11 +27,16 @@ pub fn cse(func: &mut Function) -> usize {
     // Replacement per variable (both sides are written once, so one table serves all blocks).
     let mut replace: Vec<Option<Var>> = vec![None; func.vars.len()];
     let mut first: FxHashMap<Key, Var> = FxHashMap::default();
+    // The keys the current block added: removed one by one after it (clearing the table
+    // would cost its whole capacity per block, quadratic over many small blocks).
+    let mut added: Vec<Key> = Vec::new();
     // Writes of each variable so far in the current block (stamped by block).
     let mut version = vec![(u32::MAX, 0u32); func.vars.len()];
     for (b, block) in func.blocks.iter_mut().enumerate() {
         let b = b as u32;
-        first.clear();
+        for key in added.drain(..) {
+            first.remove(&key);
+        }
         for inst in &mut block.insts {
             let n = inst.op.args().len();
             for a in &mut inst.args[..n] {
@@ -51,6 +56,7 @@ pub fn cse(func: &mut Function) -> usize {
                     Some(&earlier) => replace[d.0 as usize] = Some(earlier),
                     None => {
                         first.insert((inst.op, inst.imm, args), d);
+                        added.push((inst.op, inst.imm, args));
                     }
                 }
             }
