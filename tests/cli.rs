@@ -107,6 +107,7 @@ fn hand_case() -> Case {
         entry: 0,
         uniforms,
         inputs: vec![a, b],
+        kind: picajit::program::ShaderKind::Vertex,
     }
 }
 
@@ -175,6 +176,7 @@ fn run_reports_budget_exhaustion_in_the_status() {
         entry: 0,
         uniforms: Uniforms::default(),
         inputs: vec![[[0.0; 4]; 16]; 3],
+        kind: picajit::program::ShaderKind::Vertex,
     };
     let dir = temp_dir("budget");
     let case_path = dir.join("loop.pcas");

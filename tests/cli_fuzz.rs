@@ -334,3 +334,103 @@ fn keep_slowest_lists_and_saves_the_slowest_cases_as_save_writes_them() {
     assert!(dump.status.success(), "{text}");
     assert!(text.contains("compile timings (1 cold compiles"), "{text}");
 }
+
+/// A geometry DVLE saved as a case is a PCAS version 2 geometry case; `picajit run CASE -o`
+/// writes a PCOU version 2 with each invocation's triangles, the same bytes on every engine
+/// (AArch64 under qemu) as the interpreter library computes.
+#[test]
+fn a_geometry_case_runs_and_writes_its_triangles_on_every_engine() {
+    use picajit::case::{Case, CaseOutput};
+    use picajit::program::{ShaderKind, VertexStatus};
+    let dir = temp_dir("geometry-case");
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/shaders/subdivide.g.pica");
+    let shbin = dir.join("subdivide.shbin");
+    let asm = picajit()
+        .arg("asm")
+        .arg(&src)
+        .arg("-o")
+        .arg(&shbin)
+        .output()
+        .unwrap();
+    assert!(
+        asm.status.success(),
+        "{}",
+        String::from_utf8_lossy(&asm.stderr)
+    );
+    let case_file = dir.join("subdivide.pcas");
+    let save = picajit()
+        .arg("run")
+        .arg(&shbin)
+        .args([
+            "--vertices",
+            "6",
+            "--seed",
+            "3",
+            "--backend",
+            "interp",
+            "--save-case",
+        ])
+        .arg(&case_file)
+        .output()
+        .unwrap();
+    assert!(
+        save.status.success(),
+        "{}",
+        String::from_utf8_lossy(&save.stderr)
+    );
+    let bytes = std::fs::read(&case_file).unwrap();
+    assert_eq!(bytes[4..8], 2u32.to_le_bytes(), "PCAS version 2");
+    let case = Case::parse(&bytes).unwrap();
+    assert_eq!(case.kind, ShaderKind::Geometry);
+    assert_eq!(case.inputs.len(), 6);
+
+    // What the library's interpreter makes of it, as PCOU bytes.
+    let program = case.program().unwrap();
+    let interp = picajit::interp::Interpreter::new(&program);
+    let runs: Vec<_> = case
+        .inputs
+        .iter()
+        .map(|i| interp.run_vertex(&case.uniforms, i))
+        .collect();
+    let want = CaseOutput {
+        outputs: runs.iter().map(|r| r.outputs).collect(),
+        status: runs.iter().map(|r| r.status).collect(),
+        triangles: Some(runs.iter().map(|r| r.primitives.clone()).collect()),
+    };
+    assert!(want.status.iter().all(|s| *s == VertexStatus::Ended));
+    let triangles = want.triangles.as_ref().unwrap();
+    assert!(
+        triangles.iter().all(|t| t.len() == 4),
+        "four per invocation"
+    );
+    let want = want.to_bytes();
+
+    let mut engines: Vec<&str> = Backend::runnable().iter().map(|b| b.name()).collect();
+    if !engines.contains(&"aarch64") {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI: the AArch64 backend cannot run (install qemu-user-static: make setup)"
+        );
+    }
+    engines.sort_unstable();
+    for engine in engines {
+        let out = dir.join(format!("{engine}.pcou"));
+        let run = picajit()
+            .arg("run")
+            .arg(&case_file)
+            .args(["--backend", engine, "-o"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{engine}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let got = std::fs::read(&out).unwrap();
+        assert_eq!(got[4..8], 2u32.to_le_bytes(), "{engine}: PCOU version 2");
+        assert!(got == want, "{engine}: PCOU differs from the interpreter's");
+        let parsed = CaseOutput::parse(&got).unwrap();
+        assert_eq!(parsed.triangles.map(|t| t.len()), Some(6), "{engine}");
+    }
+}

@@ -1,8 +1,10 @@
 //! Tests of the PCAS/PCOU readers and writers.
 use super::*;
+use crate::interp::Primitive;
+use crate::program::VertexStatus;
 
 /// A case with every float as its bits: code, descs, entry, float uniforms, int uniforms, bool
-/// uniforms, inputs.
+/// uniforms, inputs, kind.
 type CaseBits = (
     Vec<u32>,
     Vec<u32>,
@@ -11,6 +13,7 @@ type CaseBits = (
     [[u8; 4]; 4],
     u16,
     Vec<u32>,
+    ShaderKind,
 );
 
 /// Every float of a case as bits, so NaNs compare by payload.
@@ -37,10 +40,30 @@ fn bits(case: &Case) -> CaseBits {
         case.uniforms.i,
         case.uniforms.b,
         inputs,
+        case.kind,
     )
 }
 
-fn output_bits(out: &CaseOutput) -> (Vec<u32>, Vec<VertexStatus>) {
+/// Outputs, statuses and triangles (winding, then every component as bits).
+type OutputBits = (
+    Vec<u32>,
+    Vec<VertexStatus>,
+    Option<Vec<Vec<(bool, Vec<u32>)>>>,
+);
+
+fn output_bits(out: &CaseOutput) -> OutputBits {
+    let triangles = out.triangles.as_ref().map(|all| {
+        all.iter()
+            .map(|mine| {
+                mine.iter()
+                    .map(|t| {
+                        let bits = t.vertices.iter().flatten().flatten();
+                        (t.winding, bits.map(|x| x.to_bits()).collect())
+                    })
+                    .collect()
+            })
+            .collect()
+    });
     (
         out.outputs
             .iter()
@@ -49,6 +72,7 @@ fn output_bits(out: &CaseOutput) -> (Vec<u32>, Vec<VertexStatus>) {
             .map(|x| x.to_bits())
             .collect(),
         out.status.clone(),
+        triangles,
     )
 }
 
@@ -95,6 +119,15 @@ fn sample_case() -> Case {
         entry: 1,
         uniforms,
         inputs,
+        kind: ShaderKind::Vertex,
+    }
+}
+
+/// [`sample_case`] as a geometry shader (PCAS version 2).
+fn sample_geometry_case() -> Case {
+    Case {
+        kind: ShaderKind::Geometry,
+        ..sample_case()
     }
 }
 
@@ -118,6 +151,31 @@ fn sample_output() -> CaseOutput {
             VertexStatus::Ended,
             VertexStatus::BudgetExhausted,
         ],
+        triangles: None,
+    }
+}
+
+/// [`sample_output`] of a geometry case (PCOU version 2): invocation 0 emitted two triangles,
+/// 1 none, 2 one, 3 none.
+fn sample_geometry_output() -> CaseOutput {
+    let triangle = |seed: usize, winding: bool| Primitive {
+        vertices: std::array::from_fn(|k| {
+            std::array::from_fn(|r| {
+                std::array::from_fn(|c| {
+                    f32::from_bits(SPECIALS[(seed + k * 64 + r * 4 + c) % SPECIALS.len()])
+                })
+            })
+        }),
+        winding,
+    };
+    CaseOutput {
+        triangles: Some(vec![
+            vec![triangle(0, false), triangle(3, true)],
+            vec![],
+            vec![triangle(7, true)],
+            vec![],
+        ]),
+        ..sample_output()
     }
 }
 
@@ -247,11 +305,15 @@ fn pcas_each_error() {
         }
     );
     assert_eq!(
-        with(4, 2),
+        with(4, 3),
         CaseError::BadVersion {
             format: "PCAS",
-            found: 2
+            found: 3
         }
+    );
+    assert_eq!(
+        with(4, 3).to_string(),
+        "PCAS: version 3 at offset 0x4 is not supported (expected 1, or 2 for a geometry case)"
     );
     assert_eq!(with(8, 0), CaseError::CodeLen(0));
     assert_eq!(with(8, 4097), CaseError::CodeLen(4097));
@@ -331,14 +393,252 @@ fn pcas_each_error() {
 
 #[test]
 fn pcas_every_truncation_errors() {
-    let bytes = sample_case().to_bytes();
-    for n in 0..bytes.len() {
-        assert!(Case::parse(&bytes[..n]).is_err(), "prefix {n}");
+    for bytes in [sample_case().to_bytes(), sample_geometry_case().to_bytes()] {
+        for n in 0..bytes.len() {
+            assert!(Case::parse(&bytes[..n]).is_err(), "prefix {n}");
+        }
     }
-    let bytes = sample_output().to_bytes();
-    for n in 0..bytes.len() {
-        assert!(CaseOutput::parse(&bytes[..n]).is_err(), "prefix {n}");
+    for bytes in [
+        sample_output().to_bytes(),
+        sample_geometry_output().to_bytes(),
+    ] {
+        for n in 0..bytes.len() {
+            assert!(CaseOutput::parse(&bytes[..n]).is_err(), "prefix {n}");
+        }
     }
+}
+
+#[test]
+fn pcas_v2_layout_and_round_trip() {
+    let case = sample_geometry_case();
+    let v1 = sample_case().to_bytes();
+    let bytes = case.to_bytes();
+    assert_eq!(case.version(), 2);
+    // Version 1 with version 2, the shader kind at 44 and everything after it 4 bytes later.
+    assert_eq!(bytes.len(), v1.len() + 4);
+    assert_eq!(le32(&bytes, 4), 2);
+    assert_eq!(bytes[8..44], v1[8..44]);
+    assert_eq!(le32(&bytes, 44), 1);
+    assert_eq!(bytes[48..], v1[44..]);
+    assert_eq!(le32(&bytes, 48), 0x4e00_0000);
+
+    let parsed = Case::parse(&bytes).unwrap();
+    assert_eq!(bits(&parsed), bits(&case));
+    assert_eq!(parsed.to_bytes(), bytes);
+    assert_eq!(parsed.program().unwrap().kind, ShaderKind::Geometry);
+    // A geometry program's case is a geometry case.
+    let program = parsed.program().unwrap();
+    let made = Case::from_program(&program, &case.uniforms, &case.inputs);
+    assert_eq!(made.kind, ShaderKind::Geometry);
+    assert_eq!(made.program().unwrap(), program);
+
+    // Vertex cases are still written as version 1; a version 2 file of kind 0 is a vertex
+    // case, written back as version 1.
+    assert_eq!(sample_case().version(), 1);
+    let mut vertex_v2 = bytes.clone();
+    put_u32(&mut vertex_v2, 44, 0);
+    let parsed = Case::parse(&vertex_v2).unwrap();
+    assert_eq!(parsed.kind, ShaderKind::Vertex);
+    assert_eq!(bits(&parsed), bits(&sample_case()));
+    assert_eq!(parsed.to_bytes(), v1);
+}
+
+#[test]
+fn pcas_v2_each_error() {
+    let bytes = sample_geometry_case().to_bytes();
+    let with = |offset: usize, value: u32| {
+        let mut b = bytes.clone();
+        put_u32(&mut b, offset, value);
+        Case::parse(&b).unwrap_err()
+    };
+    assert_eq!(with(44, 2), CaseError::ShaderKind(2));
+    assert_eq!(
+        with(44, u32::MAX).to_string(),
+        "PCAS: shader_kind 4294967295 at offset 0x2c is not 0 (vertex) or 1 (geometry)"
+    );
+    assert_eq!(
+        Case::parse(&bytes[..46]).unwrap_err(),
+        CaseError::Truncated {
+            format: "PCAS",
+            field: "shader_kind",
+            offset: 44,
+            len: 46
+        }
+    );
+    assert_eq!(
+        Case::parse(&bytes[..46]).unwrap_err().to_string(),
+        "PCAS: file is 46 bytes, too short for the shader_kind field at offset 0x2c"
+    );
+    // The header fields of version 1 are checked as before.
+    assert_eq!(with(8, 0), CaseError::CodeLen(0));
+    assert_eq!(with(24, 0x2_0000), CaseError::BoolUpperBits(0x2_0000));
+    assert_eq!(
+        with(20, 2),
+        CaseError::WrongSize {
+            format: "PCAS",
+            num_vertices: 2,
+            num_vertices_offset: 20,
+            expected: bytes.len() as u64 - 256,
+            actual: bytes.len()
+        }
+    );
+    // A version 1 file relabelled version 2 is 4 bytes short (or has a bad kind).
+    let mut relabelled = sample_case().to_bytes();
+    put_u32(&mut relabelled, 4, 2);
+    assert!(matches!(
+        Case::parse(&relabelled),
+        Err(CaseError::ShaderKind(_) | CaseError::WrongSize { .. })
+    ));
+    // And a version 2 file relabelled version 1 is 4 bytes long.
+    let mut relabelled = bytes.clone();
+    put_u32(&mut relabelled, 4, 1);
+    assert!(matches!(
+        Case::parse(&relabelled),
+        Err(CaseError::WrongSize { expected, actual, .. }) if actual as u64 == expected + 4
+    ));
+}
+
+#[test]
+fn pcou_v2_layout_and_round_trip() {
+    let out = sample_geometry_output();
+    let bytes = out.to_bytes();
+    let v1 = sample_output().to_bytes();
+    // Version 1's outputs and statuses, 4 triangle counts, 3 triangles of 4 + 3 × 256 bytes.
+    assert_eq!(bytes.len(), v1.len() + 4 * 4 + 3 * 772);
+    assert_eq!((le32(&bytes, 4), le32(&bytes, 8)), (2, 4));
+    assert_eq!(bytes[8..v1.len()], v1[8..]);
+    let counts = v1.len();
+    assert_eq!(
+        [0, 1, 2, 3].map(|v| le32(&bytes, counts + 4 * v)),
+        [2, 0, 1, 0]
+    );
+    let first = counts + 16;
+    assert_eq!(le32(&bytes, first), 0);
+    assert_eq!(le32(&bytes, first + 4), SPECIALS[0]);
+    // Triangle 0, vertex 1 (emitter slot 1), o0.x: seed 0 + 64.
+    assert_eq!(le32(&bytes, first + 4 + 256), SPECIALS[64 % SPECIALS.len()]);
+    assert_eq!(le32(&bytes, first + 772), 1);
+    assert_eq!(le32(&bytes, first + 772 + 4), SPECIALS[3]);
+    assert_eq!(le32(&bytes, first + 2 * 772), 1);
+    assert_eq!(le32(&bytes, first + 2 * 772 + 4), SPECIALS[7]);
+
+    let parsed = CaseOutput::parse(&bytes).unwrap();
+    assert_eq!(output_bits(&parsed), output_bits(&out));
+    assert_eq!(parsed.to_bytes(), bytes);
+    let triangles = parsed.triangles.as_ref().unwrap();
+    assert!(triangles[0][0].vertices[0][0][0].is_nan());
+    assert_eq!(triangles[0][0].vertices[0][0][0].to_bits(), SPECIALS[0]);
+
+    // No triangles at all is still a geometry output (version 2), not a vertex one.
+    let none = CaseOutput {
+        triangles: Some(vec![vec![]; 4]),
+        ..sample_output()
+    };
+    let bytes = none.to_bytes();
+    assert_eq!(bytes.len(), v1.len() + 16);
+    assert_eq!(
+        output_bits(&CaseOutput::parse(&bytes).unwrap()),
+        output_bits(&none)
+    );
+    let empty = CaseOutput {
+        triangles: Some(Vec::new()),
+        ..CaseOutput::default()
+    };
+    assert_eq!(empty.to_bytes(), b"PCOU\x02\0\0\0\0\0\0\0");
+    assert_eq!(CaseOutput::parse(&empty.to_bytes()).unwrap(), empty);
+}
+
+#[test]
+fn pcou_v2_each_error() {
+    let bytes = sample_geometry_output().to_bytes();
+    let counts = sample_output().to_bytes().len();
+    let first = counts + 16;
+    let with = |offset: usize, value: u32| {
+        let mut b = bytes.clone();
+        put_u32(&mut b, offset, value);
+        CaseOutput::parse(&b).unwrap_err()
+    };
+    // One more triangle counted than the file holds.
+    assert_eq!(
+        with(counts + 4, 1),
+        CaseError::TriangleSize {
+            triangles: 4,
+            counts_offset: counts,
+            expected: bytes.len() as u64 + 772,
+            actual: bytes.len()
+        }
+    );
+    assert_eq!(
+        with(counts + 4, 1).to_string(),
+        format!(
+            "PCOU: file is {} bytes, but its triangle counts (at offset {counts:#x}, 4 triangles in all) require exactly {}",
+            bytes.len(),
+            bytes.len() + 772
+        )
+    );
+    // Huge counts: a size error, summed without overflow and without allocating.
+    let huge = with(counts, u32::MAX);
+    assert!(
+        matches!(huge, CaseError::TriangleSize { triangles, .. } if triangles == u64::from(u32::MAX) + 1),
+        "{huge:?}"
+    );
+    assert_eq!(
+        with(first + 772, 2),
+        CaseError::UnknownWinding {
+            invocation: 0,
+            triangle: 1,
+            offset: first + 772,
+            value: 2
+        }
+    );
+    assert_eq!(
+        with(first + 2 * 772, 7).to_string(),
+        format!(
+            "PCOU: winding of triangle 0 of invocation 2 at offset {:#x} is 7, expected 0 (normal) or 1 (inverted)",
+            first + 2 * 772
+        )
+    );
+    // Statuses are checked as in version 1.
+    assert!(matches!(
+        with(counts - 4, 5),
+        CaseError::UnknownStatus {
+            vertex: 3,
+            value: 5,
+            ..
+        }
+    ));
+    // Too short for the counts a header of this many invocations needs.
+    assert_eq!(
+        with(8, 100),
+        CaseError::TooShort {
+            format: "PCOU",
+            num_vertices: 100,
+            needed: 12 + 100 * 264,
+            actual: bytes.len()
+        }
+    );
+    assert_eq!(
+        CaseOutput::parse(&bytes[..counts + 3]).unwrap_err().to_string(),
+        format!(
+            "PCOU: file is {} bytes, but its header (num_vertices 4 at offset 0x8) needs at least {} up to the end of the triangle counts",
+            counts + 3,
+            counts + 16
+        )
+    );
+    assert!(matches!(
+        with(8, u32::MAX),
+        CaseError::TooShort {
+            num_vertices: u32::MAX,
+            ..
+        }
+    ));
+    // A version 1 output relabelled version 2 lacks its counts.
+    let mut relabelled = sample_output().to_bytes();
+    put_u32(&mut relabelled, 4, 2);
+    assert!(matches!(
+        CaseOutput::parse(&relabelled),
+        Err(CaseError::TooShort { .. })
+    ));
 }
 
 #[test]
@@ -454,8 +754,12 @@ fn pcou_status_list_shorter_than_outputs() {
 #[test]
 fn random_bytes_never_panic() {
     let mut rng = fastrand::Rng::with_seed(0xca5e_f11e);
-    let valid_case = sample_case().to_bytes();
-    let valid_out = sample_output().to_bytes();
+    let valid = [
+        sample_case().to_bytes(),
+        sample_output().to_bytes(),
+        sample_geometry_case().to_bytes(),
+        sample_geometry_output().to_bytes(),
+    ];
     let (mut accepted, mut cases) = (0, 0);
     for round in 0..30_000 {
         let bytes: Vec<u8> = match round % 3 {
@@ -472,11 +776,7 @@ fn random_bytes_never_panic() {
                 b
             }
             _ => {
-                let mut b = if rng.bool() {
-                    valid_case.clone()
-                } else {
-                    valid_out.clone()
-                };
+                let mut b = valid[rng.usize(..valid.len())].clone();
                 for _ in 0..rng.usize(1..4) {
                     let at = rng.usize(..b.len().min(64));
                     b[at] = if rng.bool() {
@@ -494,7 +794,14 @@ fn random_bytes_never_panic() {
         cases += 1;
         if let Ok(case) = Case::parse(&bytes) {
             accepted += 1;
-            assert_eq!(case.to_bytes(), bytes);
+            // Written back byte for byte, but for a version 2 vertex case (written as 1).
+            let written = case.to_bytes();
+            if le32(&bytes, 4) == 2 && case.kind == ShaderKind::Vertex {
+                assert_eq!(written[44..], bytes[48..]);
+                assert_eq!(bits(&Case::parse(&written).unwrap()), bits(&case));
+            } else {
+                assert_eq!(written, bytes);
+            }
             let _ = case.program();
         }
         if let Ok(out) = CaseOutput::parse(&bytes) {

@@ -223,6 +223,7 @@ pub fn generate(seed: u64, config: &Config) -> FuzzCase {
             entry,
             uniforms,
             inputs,
+            kind: crate::program::ShaderKind::Vertex,
         },
         budget,
         shape,

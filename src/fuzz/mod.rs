@@ -86,6 +86,7 @@ pub fn case_from_bytes(bytes: &[u8]) -> FuzzCase {
             entry,
             uniforms,
             inputs,
+            kind: crate::program::ShaderKind::Vertex,
         },
         budget,
         shape: Shape::Hostile,

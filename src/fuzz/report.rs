@@ -5,15 +5,14 @@ use std::fmt::Write;
 
 use crate::case::Case;
 use crate::engine::{Backend, Engine};
-use crate::program::ShaderKind;
 use crate::shbin::{Dvle, Dvlp, OpDescEntry, Shbin};
 
 use super::check::{describe, Diff, Failure, FailureKind};
 use super::FuzzCase;
 
-/// A SHBIN holding the case's program: one vertex DVLE whose entry is the case's.
+/// A SHBIN holding the case's program: one DVLE of the case's kind whose entry is the case's.
 pub fn shbin_of(case: &Case) -> Shbin {
-    let mut dvle = Dvle::new(ShaderKind::Vertex);
+    let mut dvle = Dvle::new(case.kind);
     dvle.entry_start = case.entry;
     dvle.entry_end = case.code.len() as u32;
     Shbin {

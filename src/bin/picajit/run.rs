@@ -1,7 +1,8 @@
 //! `picajit run`: a PCAS case (writing PCOU with `-o`), or a DVLE of a SHBIN file on seeded
 //! random uniforms and inputs, with values set by `--uniform`/`--input`/`--values` on top;
 //! prints the inputs used and a table of the outputs (the DVLE's declared ones), and the
-//! triangles a geometry shader emits; `--save-case` writes the run as a PCAS case. On any
+//! triangles a geometry shader emits (a geometry case's PCOU, version 2, holds them too);
+//! `--save-case` writes the run as a PCAS case (version 2 for a geometry shader). On any
 //! backend.
 
 use std::path::PathBuf;
@@ -152,12 +153,29 @@ pub fn run(args: &RunArgs) -> CliResult {
         );
     }
     let n = vertex_inputs.len();
-    let mut out = CaseOutput {
-        outputs: vec![[[0.0; 4]; 16]; n],
-        status: vec![VertexStatus::Ended; n],
-    };
     // A budget error is reported through the statuses, which are written in any case.
-    let result = shader.run(&uniforms, &vertex_inputs, &mut out.outputs, &mut out.status);
+    let (out, result) = if program.kind == ShaderKind::Geometry {
+        // `-o`: PCOU version 2, with each invocation's triangles.
+        let mut geo = GeometryOutput::default();
+        let result = shader.run_geometry_into(&uniforms, &vertex_inputs, &mut geo);
+        let triangles = (0..geo.len())
+            .map(|i| geo.primitives_of(i).to_vec())
+            .collect();
+        let out = CaseOutput {
+            outputs: std::mem::take(&mut geo.outputs),
+            status: std::mem::take(&mut geo.status),
+            triangles: Some(triangles),
+        };
+        (out, result)
+    } else {
+        let mut out = CaseOutput {
+            outputs: vec![[[0.0; 4]; 16]; n],
+            status: vec![VertexStatus::Ended; n],
+            triangles: None,
+        };
+        let result = shader.run(&uniforms, &vertex_inputs, &mut out.outputs, &mut out.status);
+        (out, result)
+    };
     match (&args.output, &loaded) {
         (Some(path), _) => {
             std::fs::write(path, out.to_bytes()).map_err(|e| format!("{}: {e}", path.display()))?
