@@ -747,30 +747,33 @@ fn errors_name_what_is_wrong() {
         Err(DrawError::GeometryMode(7))
     );
 
-    // A vertex that loops forever: every output written, the error names it.
-    let mut p = Pipeline::new(Arc::new(
-        Engine::new(Backend::Auto).unwrap().with_budget(100),
-    ));
-    load(&mut p, &shbin_of(&[("loop.v.pica", LOOPING_VS)]), 0);
-    p.regs_mut().set_input_attributes(Unit::Vertex, 1, false);
-    p.regs_mut().set_bool_uniforms(Unit::Vertex, 1);
-    let err = p
-        .draw(Indices::U8(&[2, 1]), &attrs[..1], &mut out)
-        .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            DrawError::BudgetExhausted {
-                unit: Unit::Vertex,
-                vertex: 2,
-                count: 2,
-                budget: 100
-            }
-        ),
-        "{err}"
-    );
-    assert_eq!(out.vertices.len(), 2);
-    assert_eq!(out.vertices[1].position(), s.inputs(1)[0]);
+    // A vertex that loops forever: every output written, the error names it — on every
+    // engine (native ones through the draw kernel's store stub).
+    for backend in Backend::runnable() {
+        let engine = Engine::new(backend).unwrap().with_budget(100);
+        let mut p = Pipeline::new(Arc::new(engine.with_background_compile(false)));
+        load(&mut p, &shbin_of(&[("loop.v.pica", LOOPING_VS)]), 0);
+        p.regs_mut().set_input_attributes(Unit::Vertex, 1, false);
+        p.regs_mut().set_bool_uniforms(Unit::Vertex, 1);
+        let mut out = DrawOutput::new();
+        let err = p
+            .draw(Indices::U8(&[2, 1]), &attrs[..1], &mut out)
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                DrawError::BudgetExhausted {
+                    unit: Unit::Vertex,
+                    vertex: 2,
+                    count: 2,
+                    budget: 100
+                }
+            ),
+            "{backend:?}: {err}"
+        );
+        assert_eq!(out.vertices.len(), 2, "{backend:?}");
+        assert_eq!(out.vertices[1].position(), s.inputs(1)[0], "{backend:?}");
+    }
 }
 
 /// The corpus SHBINs (a CI checkout has `../shared/corpus` beside it).
@@ -792,7 +795,8 @@ fn corpus_shbins() -> Vec<(String, Shbin)> {
 
 #[test]
 fn draw_kernels_equal_the_interpreter_with_every_layout() {
-    // Draws without raw records go through draw kernels where the engine has them (x86-64):
+    // Draws without raw records go through draw kernels on every native engine (x86-64 at both
+    // tiers, AArch64):
     // attributes of 1 to 4 components at offsets and strides, fixed ones, registers no
     // attribute loads, a permutation that is not the identity; index lists of every width
     // and ranges whose vertex counts are no multiple of a batch; output maps that split
@@ -904,14 +908,18 @@ fn draw_kernels_equal_the_interpreter_with_every_layout() {
                     assert_eq!(bits(&g.slots), bits(&r.slots), "{what}: record path");
                 }
             }
-            // The draws above took the draw kernel on x86-64: another layout (attribute 0
-            // with 3 components) compiles one more kernel there, and none elsewhere.
+            // The draws above took the draw kernel on the native engines: another layout
+            // (attribute 0 with 3 components) compiles one more kernel there, and none on the
+            // interpreter.
             let before = p.engine().stats().compiles;
             let mut other = attributes.clone();
             other[0] = Attribute::packed(&a3, 3);
             let mut out = DrawOutput::new();
             p.draw(Indices::U8(&u8s), &other, &mut out).unwrap();
-            let draw_kernels = matches!(backend, Backend::X64Sse41 | Backend::X64Avx2);
+            let draw_kernels = matches!(
+                backend,
+                Backend::X64Sse41 | Backend::X64Avx2 | Backend::Aarch64
+            );
             let reads_v11 = p
                 .engine()
                 .compile(&p.regs().program(Unit::Vertex))

@@ -11,7 +11,7 @@
 use std::io;
 
 use crate::abi::{Context, Triangle, TriangleMasks};
-use crate::x64::{Compiled, IoMode, Tier};
+use crate::x64::{Compiled, DrawLayout, IoMode, Tier};
 
 /// One AoS vertex: 16 registers of (x, y, z, w).
 pub type Vertex = [[f32; 4]; 16];
@@ -26,6 +26,38 @@ pub struct DrawInput<'a> {
     pub data: &'a [f32],
     /// Floats from one vertex's attribute to the next (0: the same value for every vertex).
     pub stride: usize,
+}
+
+/// The arrays a draw kernel of `layout` reads for the vertex indices `ids`, per input
+/// register (`None` where it reads none, or `ids` is empty), each cut to the floats the
+/// largest index reaches: a kernel touches nothing past them.
+///
+/// Panics if a register the layout loads has no array or one too short for the largest
+/// index (callers check first, with their own typed errors).
+pub(crate) fn draw_arrays<'a>(
+    layout: &DrawLayout,
+    ids: &[u32],
+    inputs: &[Option<DrawInput<'a>>; 16],
+) -> [Option<DrawInput<'a>>; 16] {
+    let largest = ids.iter().copied().max().map(|i| i as usize);
+    std::array::from_fn(|r| {
+        let n = usize::from(layout.components[r]);
+        let largest = largest.filter(|_| n > 0)?;
+        let Some(a) = inputs[r] else {
+            panic!("draw input v{r}: no array")
+        };
+        let end = largest.checked_mul(a.stride).and_then(|s| s.checked_add(n));
+        match end {
+            Some(end) if end <= a.data.len() => Some(DrawInput {
+                data: &a.data[..end],
+                stride: a.stride,
+            }),
+            _ => panic!(
+                "draw input v{r}: vertex {largest} is past its array of {}",
+                a.data.len()
+            ),
+        }
+    })
 }
 
 /// Where a geometry kernel puts the triangles of a batch: `triangles.len().min(masks.len())`
@@ -107,8 +139,23 @@ impl ExecCode {
     ) -> usize {
         assert_eq!(self.io, IoMode::Aos, "run_aos needs an AoS kernel");
         let batches = (input.len().min(output.len()) / self.tier.lanes()).min(status.len());
-        ctx.io.input = input.as_ptr() as usize;
-        ctx.io.output = output.as_mut_ptr() as usize;
+        let (input, output) = (input.as_ptr() as usize, output.as_mut_ptr() as usize);
+        self.run_batches(ctx, input, output, status, batches, emit)
+    }
+
+    /// Points `ctx.io` at a run's vertex input and output (`run_aos` and `run_draw` checked
+    /// that `batches` whole batches fit them) and the status words, and runs the batches.
+    fn run_batches(
+        &self,
+        ctx: &mut Context,
+        input: usize,
+        output: usize,
+        status: &mut [u32],
+        batches: usize,
+        emit: Option<EmitBuffer<'_>>,
+    ) -> usize {
+        ctx.io.input = input;
+        ctx.io.output = output;
         ctx.io.status = status.as_mut_ptr() as usize;
         ctx.io.batches = batches as u64;
         set_emit(ctx, emit);
@@ -169,32 +216,13 @@ impl ExecCode {
         let w = self.tier.lanes();
         let batches = (ids.len().min(output.len()) / w).min(status.len());
         let ids = &ids[..batches * w];
-        let largest = ids.iter().copied().max().unwrap_or(0) as usize;
-        for (r, input) in inputs.iter().enumerate() {
-            let n = usize::from(layout.components[r]);
-            let (base, stride) = match input {
-                Some(a) if n > 0 && batches > 0 => {
-                    let end = largest.checked_mul(a.stride).and_then(|s| s.checked_add(n));
-                    assert!(
-                        end.is_some_and(|e| e <= a.data.len()),
-                        "draw input v{r}: vertex {largest} is past its array of {}",
-                        a.data.len()
-                    );
-                    (a.data.as_ptr() as usize, a.stride * 4)
-                }
-                None if n > 0 && batches > 0 => panic!("draw input v{r}: no array"),
-                Some(_) | None => (0, 0),
-            };
+        for (r, array) in draw_arrays(&layout, ids, inputs).into_iter().enumerate() {
+            let (base, stride) = array.map_or((0, 0), |a| (a.data.as_ptr() as usize, a.stride * 4));
             ctx.io.draw_base[r] = base;
             ctx.io.draw_stride[r] = stride;
         }
-        ctx.io.input = ids.as_ptr() as usize;
-        ctx.io.output = output.as_mut_ptr() as usize;
-        ctx.io.status = status.as_mut_ptr() as usize;
-        ctx.io.batches = batches as u64;
-        set_emit(ctx, None);
-        self.enter(ctx);
-        batches
+        let (input, output) = (ids.as_ptr() as usize, output.as_mut_ptr() as usize);
+        self.run_batches(ctx, input, output, status, batches, None)
     }
 
     fn enter(&self, ctx: &mut Context) {

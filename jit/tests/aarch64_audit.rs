@@ -249,11 +249,34 @@ fn lane_loads_and_transposes() {
     {
         check(&[w], |o| asm::st4_lane_scratch(o, k as u32));
     }
+    // Draw kernels' attribute loads: ld1 {v24.s}[k], [x9]; ld2 {v24.s, v25.s}[k], [x9];
+    // ld3 {v24.s-v26.s}[k], [x9]; ld4 {v24.s-v27.s}[k], [x9] (no post-index: bit 23 and Rm
+    // clear; R, bit 21, set for ld2/ld4; opcode bits 15-13 100 for ld1/ld2, 101 for ld3/ld4;
+    // lane k in Q:S, bits 30 and 12).
+    let forms: [(u8, u32); 4] = [
+        (1, 0x0D40_8138),
+        (2, 0x0D60_8138),
+        (3, 0x0D40_A138),
+        (4, 0x0D60_A138),
+    ];
+    for (n, base) in forms {
+        for k in 0..4u32 {
+            let w = base | (k >> 1) << 30 | (k & 1) << 12;
+            check(&[w], |o| asm::ld_lanes_scratch(o, n, k));
+        }
+    }
 }
 
 #[test]
 fn scalar_templates() {
     let ctx = |o: &mut Ops, off: i32, size: u32| asm::ctx_addr(o, off, size);
+    check(&[0xD280_0C06], scalar::draw_vertex_stride); // movz x6, #96
+    for k in 0..4u32 {
+        // ldr w9, [x2, #4k]; madd x9, x9, x10, x11
+        check(&[0xB940_0049 | k << 10, 0x9B0A_2D29], |o| {
+            scalar::attribute_address(o, k)
+        });
+    }
     check(&[0xB968_1409], |o| {
         let a = ctx(o, 10260, 4);
         scalar::load_w(o, 9, a) // ldr w9, [x0, #10260]

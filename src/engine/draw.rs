@@ -19,7 +19,8 @@ impl Shader {
     /// the layout loads (checked: a short array panics).
     ///
     /// `None` when this shader has no draw kernel for `layout` — the interpreter, a target
-    /// without draw kernels, a geometry shader, a function that cannot be compiled so, or too
+    /// whose kernel could not run (the qemu job server failed), a geometry shader, a function
+    /// that cannot be compiled so, or too
     /// many layouts: the caller takes the record path. The kernels are those a run with these
     /// uniforms takes (the uniform-specialized variant once it is compiled). With background
     /// compiling (the engine's default) a draw kernel not compiled yet is compiled on the
@@ -63,6 +64,7 @@ impl Shader {
             self.load_uniforms(ctx, uniforms, &native.rows);
             code.run_draw(ctx, ids, inputs, output, words)
         })
+        .ok()
         .map(|_| ())
     }
 }

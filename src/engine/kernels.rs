@@ -126,7 +126,7 @@ impl Code {
         }
     }
 
-    /// `ExecCode::run_draw`; `None` where draw kernels do not exist (AArch64).
+    /// `ExecCode::run_draw`; an error only from the qemu job server.
     pub(super) fn run_draw(
         &self,
         ctx: &mut Context,
@@ -134,10 +134,12 @@ impl Code {
         inputs: &[Option<DrawInput<'_>>; 16],
         output: &mut [SemanticVertex],
         status: &mut [u32],
-    ) -> Option<usize> {
+    ) -> Result<usize, String> {
         match self {
-            Code::X64(c) => Some(c.run_draw(ctx, ids, inputs, output, status)),
-            Code::Aarch64(_) => None,
+            Code::X64(c) => Ok(c.run_draw(ctx, ids, inputs, output, status)),
+            Code::Aarch64(k) => k
+                .run_draw(ctx, ids, inputs, output, status)
+                .map_err(|e| e.to_string()),
         }
     }
 

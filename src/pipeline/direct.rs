@@ -91,7 +91,7 @@ pub(super) fn run(
     vertices.truncate(n);
     ran?;
     let mut exhausted: Option<(u32, usize)> = None;
-    for (b, &word) in words.iter().enumerate() {
+    for (b, &word) in words.iter().enumerate().filter(|(_, &word)| word != 0) {
         for lane in (0..w).filter(|&l| word >> l & 1 != 0 && b * w + l < n) {
             exhausted = Some(match exhausted {
                 None => (ids[b * w + lane], 1),

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! indices ─▶ unique vertices (one pass, in order of first use) ─▶ chunks of 256
-//!   x86-64, no raw records: draw kernel (attribute arrays ─▶ lanes ─▶ output vertices)
+//!   native engine, no raw records: draw kernel (attribute arrays ─▶ lanes ─▶ output vertices)
 //!   else per chunk: attributes the VS reads ─▶ input records ─▶ AoS kernel ─▶ output records
 //!              ─▶ output vertices (OUTMAP → 24 semantic slots) | raw o0–o15 | GS attribute buffers
 //! geometry stage (GEOSTAGE_CONFIG = 2): VS attribute buffers ─▶ point / variable / fixed
@@ -18,7 +18,7 @@
 //! generic kernel serves, so a new shader's first draw runs as soon as its generic kernel
 //! is compiled).
 //!
-//! Draw kernels first: where the engine has them (x86-64) and no raw records are asked for,
+//! Draw kernels first: where the engine has them (x86-64, AArch64) and no raw records are asked for,
 //! the vertex shader's draw kernel loads attributes from their arrays into lanes and stores
 //! semantic output vertices from lanes (module `direct`; no records at all). Otherwise records,
 //! not SoA planes: the kernel's batch loop moves records to lanes and back with vector

@@ -76,7 +76,7 @@ impl<'a> Attribute<'a> {
 }
 
 /// One output vertex: the rasterizer's 24 semantic slots, by semantic id.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
 pub struct OutputVertex {
     pub slots: [f32; SEMANTIC_SLOTS],
@@ -86,12 +86,10 @@ pub struct OutputVertex {
 const _: () = assert!(SEMANTIC_SLOTS == picajit_codegen::x64::DRAW_SLOTS);
 
 impl OutputVertex {
-    /// The vertices as arrays of their slots (what a draw kernel writes).
+    /// The vertices as arrays of their slots (what a draw kernel writes): the same memory
+    /// (`OutputVertex` is plain data of one `[f32; SEMANTIC_SLOTS]`).
     pub(super) fn as_slots(vertices: &mut [OutputVertex]) -> &mut [[f32; SEMANTIC_SLOTS]] {
-        // SAFETY: `OutputVertex` is `#[repr(C)]` with one field, `[f32; SEMANTIC_SLOTS]`, so it
-        // has that array's size, alignment and validity: the slice of as many arrays covers
-        // the same memory, borrowed mutably for as long as `vertices`.
-        unsafe { std::slice::from_raw_parts_mut(vertices.as_mut_ptr().cast(), vertices.len()) }
+        bytemuck::cast_slice_mut(vertices)
     }
 
     fn group<const N: usize>(&self, first: u8) -> [f32; N] {

@@ -12,9 +12,11 @@
 //!
 //! Register conventions of the generated function (AAPCS64, one pointer argument):
 //! - `x0`: the batch context; `x1`: the context plus [`HI_BASE`] (reaches the far end of it);
-//! - `x2`: the current input vertex (AoS) or batch byte offset (SoA); `x3`: the current output
-//!   vertex (AoS); `x4`: the status word of the batch; `x5`: batches left; `x6`: 256 (the AoS
-//!   vertex stride, a post-index register);
+//! - `x2`: the current input vertex (AoS), batch byte offset (SoA) or the batch's vertex
+//!   indices (draw); `x3`: the current output vertex (AoS, draw); `x4`: the status word of the
+//!   batch; `x5`: batches left; `x6`: 256 (the AoS vertex stride) or 96 (a draw kernel's output
+//!   vertex), a post-index register; `x10`, `x11`: a draw attribute's stride and array while
+//!   its rows load;
 //! - `x7`: the current output bank (the context's outputs, or a geometry shader's second
 //!   bank after an odd number of EMITs);
 //! - `x9`–`x15`: scalar scratch; `x16` ([`ADDR`]): this layer's address temporary;
@@ -420,6 +422,18 @@ pub fn st4_lane_scratch(ops: &mut Ops, lane: u32) {
     dynasm!(ops ; .arch aarch64 ; st4 {v24.s, v25.s, v26.s, v27.s}[lane], [x9], x6);
 }
 
+/// Draw kernels' attribute load: lane `lane` of `v24`–`v(23 + n)` (the emitter's S0…) = the
+/// `n` (1–4) f32 at `[x9]`; the other lanes and registers are kept.
+pub fn ld_lanes_scratch(ops: &mut Ops, n: u8, lane: u32) {
+    let lane = lane & 3;
+    match n {
+        0 | 1 => dynasm!(ops ; .arch aarch64 ; ld1 {v24.s}[lane], [x9]),
+        2 => dynasm!(ops ; .arch aarch64 ; ld2 {v24.s, v25.s}[lane], [x9]),
+        3 => dynasm!(ops ; .arch aarch64 ; ld3 {v24.s, v25.s, v26.s}[lane], [x9]),
+        _ => dynasm!(ops ; .arch aarch64 ; ld4 {v24.s, v25.s, v26.s, v27.s}[lane], [x9]),
+    }
+}
+
 /// Scalar (general-purpose register) helpers.
 pub mod scalar {
     use super::*;
@@ -605,6 +619,19 @@ pub mod scalar {
         dynasm!(ops ; .arch aarch64
             ; movz x6, #256
             ; cbz x5, =>done);
+    }
+    /// Draw kernels: x6 = 96, the bytes of one output vertex (the post-index of the
+    /// semantic stores).
+    pub fn draw_vertex_stride(ops: &mut Ops) {
+        dynasm!(ops ; .arch aarch64 ; movz x6, #96);
+    }
+    /// Draw kernels: `x9 = x11 + id × x10` for the batch's vertex index `lane` (a u32 at
+    /// `[x2 + 4 lane]`; x10 = the attribute's byte stride, x11 = its array).
+    pub fn attribute_address(ops: &mut Ops, lane: u32) {
+        let offset = (lane & 3) * 4;
+        dynasm!(ops ; .arch aarch64
+            ; ldr w9, [x2, #offset]
+            ; madd x9, x9, x10, x11);
     }
     /// SoA: x2 is a byte offset, starting at 0.
     pub fn zero_x2(ops: &mut Ops) {

@@ -1,7 +1,8 @@
 //! Running AArch64 kernels: in-process on an AArch64 host (executable mapping, cache
 //! maintenance, an `isb` on the calling thread before every entry), through a qemu-user
-//! [`Runner`] per thread elsewhere. Both mirror [`crate::code::ExecCode`]'s `run_aos` and
-//! `run_soa`; the qemu path can fail (the process died), so they return a `Result`.
+//! [`Runner`] per thread elsewhere. Both mirror [`crate::code::ExecCode`]'s `run_aos`,
+//! `run_soa` and `run_draw`; the qemu path can fail (the process died), so they return a
+//! `Result`.
 
 #[cfg(not(target_arch = "aarch64"))]
 use std::cell::RefCell;
@@ -13,7 +14,7 @@ use super::runner::{self, RunnerError};
 use super::LANES;
 use super::{Compiled, IoMode};
 use crate::abi::Context;
-use crate::code::{EmitBuffer, Vertex};
+use crate::code::{draw_arrays, DrawInput, EmitBuffer, SemanticVertex, Vertex};
 
 /// Why a kernel did not run.
 #[derive(Debug, thiserror::Error)]
@@ -169,6 +170,46 @@ impl Kernel {
         }
     }
 
+    /// Runs a draw kernel over the whole batches of the vertex indices `ids` (see
+    /// `ExecCode::run_draw`, including its panics on missing or short arrays).
+    pub fn run_draw(
+        &self,
+        ctx: &mut Context,
+        ids: &[u32],
+        inputs: &[Option<DrawInput<'_>>; 16],
+        output: &mut [SemanticVertex],
+        status: &mut [u32],
+    ) -> Result<usize, RunError> {
+        let IoMode::Draw(layout) = self.io else {
+            return Err(RunError::WrongMode("draw"));
+        };
+        let batches = (ids.len().min(output.len()) / super::LANES).min(status.len());
+        let ids = &ids[..batches * super::LANES];
+        let arrays = draw_arrays(&layout, ids, inputs);
+        #[cfg(target_arch = "aarch64")]
+        {
+            for (r, array) in arrays.iter().enumerate() {
+                let (base, stride) =
+                    array.map_or((0, 0), |a| (a.data.as_ptr() as usize, a.stride * 4));
+                ctx.io.draw_base[r] = base;
+                ctx.io.draw_stride[r] = stride;
+            }
+            ctx.io.input = ids.as_ptr() as usize;
+            ctx.io.output = output.as_mut_ptr() as usize;
+            ctx.io.status = status.as_mut_ptr() as usize;
+            ctx.io.batches = batches as u64;
+            crate::code::set_emit(ctx, None);
+            self.enter(ctx);
+            Ok(batches)
+        }
+        #[cfg(not(target_arch = "aarch64"))]
+        {
+            Ok(with_runner(|r| {
+                r.run_draw(&self.code, ctx, ids, &arrays, output, status)
+            })?)
+        }
+    }
+
     #[cfg(target_arch = "aarch64")]
     fn enter(&self, ctx: &mut Context) {
         type Entry = unsafe extern "C" fn(*mut Context);
@@ -183,8 +224,10 @@ impl Kernel {
         // caller-saved general registers and 80 bytes of stack. The mapping is read+execute and
         // lives as long as `self`. The code reads and writes `*ctx` (exclusively borrowed) at
         // offsets inside `Context`, its own constant pool, and the vertex buffers `ctx.io`
-        // describes, which `run_aos`/`run_soa` set from slices borrowed for the call with
-        // `batches` computed so every access stays inside them. It returns after at most
+        // describes, which `run_aos`/`run_soa`/`run_draw` set from slices borrowed for the call
+        // with `batches` computed so every access stays inside them (a draw kernel reads, per
+        // register its layout loads, the floats at `base + id × stride` for the indices of
+        // `ids`, which `draw_arrays` checked lie inside the register's array). It returns after at most
         // `batches` batches, each bounded by the step budget.
         unsafe {
             let entry: Entry = std::mem::transmute::<*const u8, Entry>(self.map.as_ptr());

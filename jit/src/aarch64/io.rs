@@ -6,13 +6,30 @@
 //! variables' registers). The staging stubs fill and drain the context lanes for what goes
 //! through them (AoS: LD4/ST4 through `v0`–`v3`); they run while no IR variable is live, so
 //! they may use any vector register.
+//!
+//! Draw kernels (`crate::io_plan::DrawLayout`): per lane, x9 = the attribute's array + vertex
+//! index × stride, and one LD1–LD4 single-structure load of its 1–4 components into S0–S3
+//! (preset to 0, 0, 0, 1 for the components it lacks); the output vertex is stored four
+//! semantic slots at a time, the group's components gathered into S0–S3 (colour as
+//! `min(|c|, 1)`) and stored by four ST4 96 bytes apart (x6 = 96), or, for a group of
+//! constants, as one row per vertex.
 
 use super::asm;
-use super::{Emitter, IoMode, LANES, S0, S1, S2, S3};
+use super::{Emitter, IoMode, LANES, S0, S1, S2, S3, S4, S5, S6};
 use crate::abi;
-use crate::io_plan::Plan;
-use crate::ir::Inst;
+use crate::io_plan::{DrawLayout, DrawSlot, Plan, DRAW_COLOR, DRAW_SLOTS};
+use crate::ir::{Inst, Var};
 use crate::regalloc::Loc;
+
+/// Where one output component of a draw kernel's vertex comes from.
+#[derive(Clone, Copy, Debug)]
+enum Part {
+    /// The variable an exit stores.
+    Var(Var),
+    /// The output bank (register r, component c).
+    Bank(u32, u32),
+    Zero,
+}
 
 impl Emitter<'_> {
     /// Loads the input components `comps` (per register: bit c = component c) into staging.
@@ -23,8 +40,13 @@ impl Emitter<'_> {
             }
             let r = r as u32;
             match mode {
-                // `compile` builds no draw kernel on AArch64 yet.
-                IoMode::Draw(_) => {}
+                IoMode::Draw(layout) => {
+                    self.attribute_rows(&layout, r);
+                    for c in (0..4u32).filter(|c| mask >> c & 1 != 0) {
+                        let a = self.ctx(abi::input_offset(r, c), 16);
+                        asm::store_q(&mut self.ops, S0 + c as u8, a);
+                    }
+                }
                 IoMode::Soa => {
                     for c in (0..4u32).filter(|c| mask >> c & 1 != 0) {
                         let plane = self.ctx(abi::plane_in(r * 4 + c), 8);
@@ -52,8 +74,6 @@ impl Emitter<'_> {
     pub(super) fn input_run(&mut self, mode: IoMode, run: &[Inst]) {
         let r = run[0].imm[0] & 15;
         match mode {
-            // `compile` builds no draw kernel on AArch64 yet.
-            IoMode::Draw(_) => {}
             IoMode::Soa => {
                 for inst in run {
                     let Some(d) = inst.dst else { continue };
@@ -65,10 +85,14 @@ impl Emitter<'_> {
                     self.finish(d, reg);
                 }
             }
-            IoMode::Aos => {
-                asm::scalar::x9_from(&mut self.ops, 2, r * 16);
-                for lane in 0..LANES as u32 {
-                    asm::ld4_lane_scratch(&mut self.ops, lane);
+            IoMode::Aos | IoMode::Draw(_) => {
+                if let IoMode::Draw(layout) = mode {
+                    self.attribute_rows(&layout, r);
+                } else {
+                    asm::scalar::x9_from(&mut self.ops, 2, r * 16);
+                    for lane in 0..LANES as u32 {
+                        asm::ld4_lane_scratch(&mut self.ops, lane);
+                    }
                 }
                 for inst in run {
                     let Some(d) = inst.dst else { continue };
@@ -89,6 +113,14 @@ impl Emitter<'_> {
         let mut from: [[Option<Inst>; 4]; 16] = [[None; 4]; 16];
         for inst in tail {
             from[(inst.imm[0] & 15) as usize][(inst.imm[1] & 3) as usize] = Some(*inst);
+        }
+        if let IoMode::Draw(layout) = mode {
+            let stored = |r: u32| plan.outs >> r & 1 != 0;
+            return self.semantic_store(&layout, |r, c| match from[r as usize][c as usize] {
+                Some(store) if stored(r) => Part::Var(store.args[0]),
+                _ if stored(r) && plan.written[r as usize] >> c & 1 != 0 => Part::Bank(r, c),
+                Some(_) | None => Part::Zero,
+            });
         }
         for r in (0..16u32).filter(|r| plan.outs >> r & 1 != 0) {
             let mut regs = [S0, S1, S2, S3];
@@ -115,7 +147,7 @@ impl Emitter<'_> {
                 };
             }
             match mode {
-                // `compile` builds no draw kernel on AArch64 yet.
+                // Stored by `semantic_store` above.
                 IoMode::Draw(_) => {}
                 IoMode::Soa => {
                     for (c, &reg) in regs.iter().enumerate() {
@@ -162,6 +194,16 @@ impl Emitter<'_> {
 
     /// Stores the output registers `regs` (all four components) from staging.
     pub(super) fn store_outputs(&mut self, mode: IoMode, regs: u16, retired: bool) {
+        if let IoMode::Draw(layout) = mode {
+            // `DrawLayout::check` refused functions that retire lanes.
+            return self.semantic_store(&layout, |r, c| {
+                if regs >> r & 1 != 0 {
+                    Part::Bank(r, c)
+                } else {
+                    Part::Zero
+                }
+            });
+        }
         for r in (0..16u32).filter(|r| regs >> r & 1 != 0) {
             for c in 0..4u32 {
                 if retired {
@@ -173,7 +215,7 @@ impl Emitter<'_> {
                 }
             }
             match mode {
-                // `compile` builds no draw kernel on AArch64 yet.
+                // Stored by `semantic_store` above.
                 IoMode::Draw(_) => {}
                 IoMode::Soa => {
                     for c in 0..4u32 {
@@ -188,6 +230,88 @@ impl Emitter<'_> {
                         asm::st4_lane(&mut self.ops, lane);
                     }
                 }
+            }
+        }
+    }
+}
+
+impl Emitter<'_> {
+    /// Draw kernels: input register `r` of the batch's vertices into S0–S3 (component c of
+    /// lane k in lane k of S0 + c), from the attribute arrays through the vertex indices at
+    /// x2, completed with (0, 0, 0, 1) past the attribute's components. Uses x9–x11.
+    fn attribute_rows(&mut self, layout: &DrawLayout, r: u32) {
+        // `DrawLayout::check` made every register read 1..=4 components.
+        let n = layout.components[(r & 15) as usize].clamp(1, 4);
+        for c in n..4 {
+            self.load_f32(S0 + c, if c == 3 { 1.0 } else { 0.0 });
+        }
+        let stride = self.ctx(abi::draw_stride(r), 8);
+        asm::scalar::load_x(&mut self.ops, 10, stride);
+        let base = self.ctx(abi::draw_base(r), 8);
+        asm::scalar::load_x(&mut self.ops, 11, base);
+        for lane in 0..LANES as u32 {
+            asm::scalar::attribute_address(&mut self.ops, lane);
+            asm::ld_lanes_scratch(&mut self.ops, n, lane);
+        }
+    }
+
+    /// Draw kernels: stores the batch's output vertices in semantic order (`layout.slots`)
+    /// at x3 (x6 = 96), output component (r, c) from `part(r, c)`.
+    fn semantic_store(&mut self, layout: &DrawLayout, part: impl Fn(u32, u32) -> Part) {
+        let vertex = abi::DRAW_VERTEX_BYTES as u32;
+        for g in 0..(DRAW_SLOTS / 4) as u32 {
+            let slots: [DrawSlot; 4] = std::array::from_fn(|k| layout.slots[g as usize * 4 + k]);
+            let color = g as usize * 4 == DRAW_COLOR;
+            let constant = |slot: DrawSlot| match slot {
+                DrawSlot::Zero => Some(0.0f32),
+                DrawSlot::One => Some(1.0),
+                DrawSlot::Output { .. } => None,
+            };
+            if let [Some(a), Some(b), Some(c), Some(d)] = slots.map(constant) {
+                // 0.0 and 1.0 are their own `min(|c|, 1)`.
+                let row = self.const_row([a, b, c, d].map(f32::to_bits));
+                asm::load_const(&mut self.ops, S0, row);
+                for k in 0..LANES as u32 {
+                    asm::store_q_at(&mut self.ops, S0, 3, k * vertex + g * 16);
+                }
+                continue;
+            }
+            for (k, slot) in slots.into_iter().enumerate() {
+                let d = S0 + k as u8;
+                let source = match slot {
+                    DrawSlot::Output { reg, comp } => {
+                        part(u32::from(reg & 15), u32::from(comp & 3))
+                    }
+                    DrawSlot::Zero => Part::Zero,
+                    DrawSlot::One => {
+                        self.load_f32(d, 1.0);
+                        continue;
+                    }
+                };
+                match source {
+                    Part::Var(v) => {
+                        let x = self.src(v, d);
+                        asm::mov(&mut self.ops, d, x);
+                    }
+                    Part::Bank(r, c) => asm::load_q_at(&mut self.ops, d, 7, (r * 4 + c) * 64),
+                    Part::Zero => asm::zero(&mut self.ops, d),
+                }
+            }
+            if color {
+                // min(|c|, 1.0) as `1.0 > |c| ? |c| : 1.0` (NaN: 1.0).
+                let abs = self.const_row([0x7FFF_FFFF; 4]);
+                asm::load_const(&mut self.ops, S4, abs);
+                self.load_f32(S5, 1.0);
+                for d in [S0, S1, S2, S3] {
+                    asm::vop(&mut self.ops, asm::VOp::And, d, d, S4);
+                    asm::vop(&mut self.ops, asm::VOp::FCmGt, S6, S5, d);
+                    asm::vop(&mut self.ops, asm::VOp::Bsl, S6, d, S5);
+                    asm::mov(&mut self.ops, d, S6);
+                }
+            }
+            asm::scalar::x9_from(&mut self.ops, 3, g * 16);
+            for lane in 0..LANES as u32 {
+                asm::st4_lane_scratch(&mut self.ops, lane);
             }
         }
     }

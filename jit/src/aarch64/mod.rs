@@ -117,15 +117,15 @@ pub fn compile_timed(
     io: IoMode,
     clock: &mut Clock<'_>,
 ) -> Result<Compiled, CompileError> {
-    if let IoMode::Draw(_) = io {
-        return Err(CompileError::Unsupported("draw kernels on AArch64"));
-    }
-    let (_, outs) = io_sets(func);
+    let (ins, outs) = io_sets(func);
     let geometry = func
         .blocks
         .iter()
         .flat_map(|b| &b.insts)
         .any(|i| matches!(i.op, Op::EmitSlot | Op::EmitTri));
+    if let Some(why) = crate::x64::draw_check(io, func, &ins, geometry) {
+        return Err(CompileError::Unsupported(why));
+    }
     let plan = crate::io_plan::Plan::new(func, outs, geometry, false);
     // No variable is rematerialized here (NEON arithmetic takes no memory operands); values
     // computed from uniforms alone are computed once per run.
@@ -162,8 +162,10 @@ pub fn compile_timed(
     let a_status = asm::ctx_addr(&mut e.ops, abi::IO_STATUS, 8);
     let a_batches = asm::ctx_addr(&mut e.ops, abi::IO_BATCHES, 8);
     asm::scalar::io_setup(&mut e.ops, a_in, a_out, a_status, a_batches, done);
-    if io == IoMode::Soa {
-        asm::scalar::zero_x2(&mut e.ops);
+    match io {
+        IoMode::Soa => asm::scalar::zero_x2(&mut e.ops),
+        IoMode::Draw(_) => asm::scalar::draw_vertex_stride(&mut e.ops),
+        IoMode::Aos => {}
     }
     // Values the same for the whole run, once.
     let order = alloc.order.clone();
@@ -238,8 +240,10 @@ pub fn compile_timed(
             (s, s)
         }
         IoMode::Soa => (LANES as u32 * 4, 0),
-        // Refused above.
-        IoMode::Draw(_) => (0, 0),
+        IoMode::Draw(_) => (
+            LANES as u32 * 4,
+            LANES as u32 * abi::DRAW_VERTEX_BYTES as u32,
+        ),
     };
     asm::scalar::next_batch(&mut e.ops, step, out_step, top);
     asm::scalar::bind(&mut e.ops, done);

@@ -7,7 +7,8 @@
 //! bytes. The image is the batch context — its *input* fields only: uniforms, bools, ints,
 //! broadcast uniform rows and the I/O block with its pointers rebased into the runner; the
 //! areas the kernel writes before it reads (staging lanes, scratch, spill slots, per-batch
-//! scalars) are left as they are — followed by the vertex buffers.
+//! scalars) are left as they are — followed by the vertex buffers (a draw job's: the vertex
+//! indices, each attribute array up to the last float the indices reach, the output vertices).
 //!
 //! The qemu binary is `$PICAJIT_QEMU_AARCH64` if set, else the first of `qemu-aarch64-static`
 //! and `qemu-aarch64` on `PATH`.
@@ -23,7 +24,7 @@ use std::sync::OnceLock;
 use super::elf::{CODE_MAX, DATA, DATA_MAX};
 use super::{IoMode, LANES};
 use crate::abi::{self, Context, Io, Scalars, Triangle, MAX_LANES, UNIFORM_ENTRIES, UNIFORM_ROWS};
-use crate::code::{EmitBuffer, Vertex};
+use crate::code::{DrawInput, EmitBuffer, SemanticVertex, Vertex};
 
 /// Why a job could not run.
 #[derive(Debug, thiserror::Error)]
@@ -200,6 +201,18 @@ fn context_image(ctx: &Context, io: &Io, image: &mut [u8]) {
         base + offset_of!(Io, triangle_capacity),
         &io.triangle_capacity.to_le_bytes(),
     );
+    for r in 0..16 {
+        put(
+            image,
+            base + offset_of!(Io, draw_base) + r * 8,
+            &word(io.draw_base[r]),
+        );
+        put(
+            image,
+            base + offset_of!(Io, draw_stride) + r * 8,
+            &word(io.draw_stride[r]),
+        );
+    }
     for k in 0..64 {
         put(
             image,
@@ -501,6 +514,75 @@ impl Runner {
                 {
                     *x = v;
                 }
+            }
+            words_into(&image[status_at..], &mut status[done..done + n]);
+            done += n;
+        }
+        Ok(batches)
+    }
+}
+
+impl Runner {
+    /// Runs a draw kernel like [`crate::code::ExecCode::run_draw`] over the whole batches of
+    /// `ids`, reading each input register from `arrays` (as `code::draw_arrays` cut them:
+    /// nothing past the last float the indices reach).
+    pub fn run_draw(
+        &mut self,
+        code: &[u8],
+        ctx: &Context,
+        ids: &[u32],
+        arrays: &[Option<DrawInput<'_>>; 16],
+        output: &mut [SemanticVertex],
+        status: &mut [u32],
+    ) -> Result<usize, RunnerError> {
+        let batches = (ids.len().min(output.len()) / LANES).min(status.len());
+        let vertex_bytes = std::mem::size_of::<SemanticVertex>();
+        // The arrays, once, after the context.
+        let mut at = round_up(CTX_BYTES);
+        let mut io = ctx.io;
+        let mut placed = [(0usize, 0usize); 16];
+        for (r, array) in arrays.iter().enumerate() {
+            if let Some(a) = array {
+                placed[r] = (at, a.data.len());
+                io.draw_base[r] = DATA as usize + at;
+                io.draw_stride[r] = a.stride * 4;
+                at = round_up(at + 4 * a.data.len());
+            } else {
+                io.draw_base[r] = 0;
+                io.draw_stride[r] = 0;
+            }
+        }
+        let ids_at = at;
+        let mut done = 0;
+        while done < batches {
+            let n = (batches - done).min(MAX_BATCHES_PER_JOB);
+            let (verts, first) = (n * LANES, done * LANES);
+            let out_at = round_up(ids_at + 4 * verts);
+            let status_at = out_at + verts * vertex_bytes;
+            let mut image = vec![0u8; status_at + 4 * n];
+            io.input = DATA as usize + ids_at;
+            io.output = DATA as usize + out_at;
+            io.status = DATA as usize + status_at;
+            io.batches = n as u64;
+            io.triangles = 0;
+            io.masks = 0;
+            io.triangle_capacity = 0;
+            context_image(ctx, &io, &mut image);
+            for (array, &(start, len)) in arrays.iter().zip(&placed) {
+                if let Some(a) = array {
+                    f32_bytes(a.data.iter().copied(), &mut image[start..start + 4 * len]);
+                }
+            }
+            for (b, id) in image[ids_at..out_at]
+                .chunks_exact_mut(4)
+                .zip(&ids[first..first + verts])
+            {
+                b.copy_from_slice(&id.to_le_bytes());
+            }
+            self.job(code, &mut image, out_at, 0..0)?;
+            let mut vals = bytes_f32(&image[out_at..status_at]);
+            for x in output[first..first + verts].iter_mut().flatten() {
+                *x = vals.next().unwrap_or(0.0);
             }
             words_into(&image[status_at..], &mut status[done..done + n]);
             done += n;
