@@ -196,7 +196,7 @@ impl ExecCode {
     /// Runs the draw kernel over the whole batches of the vertex indices `ids` (W each; a
     /// shorter tail is the caller's to pad, e.g. with a repeated index): output vertex `j` of
     /// `output` from vertex `ids[j]`, input register r from `inputs[r]` for every register the
-    /// kernel's [`DrawLayout`](crate::x64::DrawLayout) loads. Status words and return value as
+    /// kernel's [`DrawLayout`] loads. Status words and return value as
     /// for [`ExecCode::run_aos`].
     ///
     /// Panics if the code is not a draw kernel, or if a register the layout loads has no
