@@ -63,13 +63,15 @@ package: setup
 ## test: lint, packaging, every unit and integration test (every program also on AArch64, under qemu-user
 ## on other hosts; the regression corpus tests/regress included), the exhaustive EX2/LG2 check
 ## (release, all cores) and fixed-seed differential fuzz slices: 20,000 PICA programs on the
-## interpreter and every backend this host can run, 3,000 AGAL cases likewise (a few seconds).
+## interpreter and every backend this host can run, 1,000 geometry shaders likewise (their
+## triangles compared too; about 20 CPU-seconds), 3,000 AGAL cases likewise (a few seconds).
 ## The fuzz slices run the picajit binary the float_exhaustive build already made (cargo builds a
 ## package's binaries for its integration tests): `cargo build --release --bin picajit` would
 ## build the library a second time, without the dev-dependencies' feature set.
 test: lint package test-fast
 	$(CARGO) test --release --test float_exhaustive
 	$(RELEASE_PICAJIT) fuzz --cases 20000 --seed 1
+	$(RELEASE_PICAJIT) fuzz --geometry --cases 1000 --seed 1
 	$(RELEASE_PICAJIT) fuzz --agal --cases 3000 --seed 1
 
 ## test-fast: the unit and integration tests only.
@@ -81,11 +83,13 @@ test-fast: setup
 bench:
 	$(CARGO) bench --bench compile --bench execute
 
-## fuzz: long differential fuzzing run on every backend, SECONDS=600 by default; failures
-## are minimized into fuzz-failures/ with a report and a replay command.
+## fuzz: long differential fuzzing runs on every backend (vertex shaders, geometry shaders, AGAL),
+## SECONDS=600 each by default; failures are minimized into fuzz-failures/ with a report and a
+## replay command.
 fuzz:
 	$(CARGO) build --release --bin picajit
 	$(PICAJIT) fuzz --seconds $(SECONDS) --seed $$(date +%s)
+	$(PICAJIT) fuzz --geometry --seconds $(SECONDS) --seed $$(date +%s)
 	$(PICAJIT) fuzz --agal --seconds $(SECONDS) --seed $$(date +%s)
 
 ## fuzz-parsers: cargo-fuzz (libFuzzer, nightly) on the SHBIN reader, the assembler, the PCAS

@@ -434,3 +434,254 @@ fn a_geometry_case_runs_and_writes_its_triangles_on_every_engine() {
         assert_eq!(parsed.triangles.map(|t| t.len()), Some(6), "{engine}");
     }
 }
+
+/// Every engine this host can run (AArch64 under qemu-user; required under CI).
+fn every_engine() -> Vec<&'static str> {
+    let engines: Vec<&str> = Backend::runnable().iter().map(|b| b.name()).collect();
+    if !engines.contains(&"aarch64") {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI: the AArch64 backend cannot run (install qemu-user-static: make setup)"
+        );
+    }
+    engines
+}
+
+#[test]
+fn a_geometry_slice_passes_on_every_engine() {
+    let engines = every_engine();
+    let out = temp_dir("geometry-slice");
+    let run = picajit()
+        .args([
+            "fuzz",
+            "--geometry",
+            "--cases",
+            "40",
+            "--seed",
+            "7",
+            "--quiet",
+            "--jobs",
+            "2",
+        ])
+        .arg("--backend")
+        .arg(engines.join(","))
+        .arg("--out-dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let last = stdout.lines().last().unwrap_or("");
+    assert!(last.starts_with("fuzz: 40 geometry cases"), "{last}");
+    assert!(last.ends_with("; 0 failures"), "{last}");
+    for engine in &engines {
+        assert!(last.contains(&format!("{engine} 40")), "{last}");
+    }
+    assert!(
+        stdout.contains("fuzz: geometry programs by what became of their per-vertex branches"),
+        "{stdout}"
+    );
+    // Most programs emit: the count is the interpreter's, checked against every engine.
+    let emitted = stdout
+        .lines()
+        .find_map(|l| {
+            l.strip_suffix(" triangles in all, on the interpreter with each case's uniforms)")
+        })
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let (programs, triangles) = emitted
+        .strip_prefix("fuzz: ")
+        .and_then(|l| l.split_once(" of 40 geometry programs emitted triangles ("))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let programs: u64 = programs.parse().unwrap();
+    let triangles: u64 = triangles.parse().unwrap();
+    assert!(programs >= 15 && triangles >= programs, "{stdout}");
+}
+
+/// A fault planted in every engine's geometry results (the worker's self-test hook,
+/// `PICAJIT_FUZZ_FAULT=winding` flips each invocation's first triangle) is found, minimized,
+/// saved as a PCAS version 2 case with a report, and replays: failing with the fault, passing
+/// without it.
+#[test]
+fn a_planted_geometry_failure_is_minimized_saved_and_replays() {
+    let engine = every_engine()
+        .into_iter()
+        .find(|e| e.starts_with("x64"))
+        .unwrap_or("interp");
+    let out = temp_dir("geometry-planted");
+    let run = picajit()
+        .env("PICAJIT_FUZZ_FAULT", "winding")
+        .args([
+            "fuzz",
+            "--geometry",
+            "--cases",
+            "30",
+            "--seed",
+            "100",
+            "--jobs",
+            "1",
+            "--quiet",
+            "--max-failures",
+            "1",
+            "--minimize-tries",
+            "400",
+            "--backend",
+            engine,
+        ])
+        .arg("--out-dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "{stdout}{stderr}");
+    assert!(stdout.trim_end().ends_with("; 1 failures"), "{stdout}");
+    assert!(stderr.contains("==== fuzz failure, seed "), "{stderr}");
+    assert!(
+        stderr.contains("geometry shader): mismatch on "),
+        "{stderr}"
+    );
+    assert!(stderr.contains("run_geometry invocation "), "{stderr}");
+    assert!(
+        stderr.contains("winding normal (interp) vs inverted")
+            || stderr.contains("winding inverted (interp) vs normal"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("case: geometry shader"), "{stderr}");
+    assert!(
+        stderr.contains(".gsh"),
+        "the disassembly is a geometry unit: {stderr}"
+    );
+    assert!(stderr.contains("replay: picajit run "), "{stderr}");
+    let saved = saved(&out, "geometry-seed-");
+    let (original, minimized): (Vec<&PathBuf>, Vec<&PathBuf>) = saved
+        .iter()
+        .partition(|p| p.to_string_lossy().contains("-original-"));
+    assert_eq!((original.len(), minimized.len()), (1, 1), "{saved:?}");
+    let name = minimized[0]
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert!(name.contains(&format!("-mismatch-{engine}-b")), "{name}");
+    let parse = |p: &PathBuf| {
+        let bytes = std::fs::read(p).unwrap();
+        assert_eq!(bytes[4..8], 2u32.to_le_bytes(), "PCAS version 2");
+        picajit::case::Case::parse(&bytes).unwrap()
+    };
+    let (small, big) = (parse(minimized[0]), parse(original[0]));
+    assert_eq!(small.kind, picajit::program::ShaderKind::Geometry);
+    let nop = u32::from(picajit::isa::Opcode::Nop.values()[0]) << 26;
+    let live = |c: &picajit::case::Case| c.code.iter().filter(|&&w| w >> 26 != nop >> 26).count();
+    assert!(
+        live(&small) < live(&big),
+        "{} vs {}",
+        live(&small),
+        live(&big)
+    );
+    assert_eq!(
+        small.inputs.len(),
+        1,
+        "one invocation is enough to emit a triangle"
+    );
+
+    let replay = |fault: &str| {
+        picajit()
+            .env("PICAJIT_FUZZ_FAULT", fault)
+            .args(["fuzz", "--replay"])
+            .arg(minimized[0])
+            .args(["--backend", engine])
+            .output()
+            .unwrap()
+    };
+    let failing = replay("winding");
+    let text = String::from_utf8_lossy(&failing.stdout);
+    assert!(!failing.status.success(), "{text}");
+    assert!(text.contains("1 failures"), "{text}");
+    let passing = replay("none");
+    let text = String::from_utf8_lossy(&passing.stdout);
+    assert!(passing.status.success(), "{text}");
+    assert!(text.contains("agrees on every backend"), "{text}");
+    assert!(text.contains("a geometry case: "), "{text}");
+    // `picajit run` replays it too, writing its triangles.
+    let pcou = out.join("minimized.pcou");
+    let run = picajit()
+        .arg("run")
+        .arg(minimized[0])
+        .args(["--backend", engine, "-o"])
+        .arg(&pcou)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let output = picajit::case::CaseOutput::parse(&std::fs::read(&pcou).unwrap()).unwrap();
+    let triangles = output.triangles.expect("a geometry output");
+    assert!(!triangles[0].is_empty(), "the minimized case still emits");
+}
+
+#[test]
+fn geometry_save_and_keep_slowest_write_the_generator_cases() {
+    let out = temp_dir("geometry-save");
+    let save = picajit()
+        .args(["fuzz", "--geometry", "--save", "5,6"])
+        .arg("--out-dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        save.status.success(),
+        "{}",
+        String::from_utf8_lossy(&save.stderr)
+    );
+    let files = saved(&out, "geometry-seed-");
+    assert_eq!(files.len(), 2, "{files:?}");
+    let config = picajit::fuzz::Config::default();
+    for (seed, file) in [5u64, 6].into_iter().zip(&files) {
+        let want = picajit::fuzz::generate_geometry(seed, &config);
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(
+            name,
+            picajit::fuzz::file_name(&format!("geometry-seed-{seed}"), want.budget)
+        );
+        let bytes = std::fs::read(file).unwrap();
+        assert!(bytes == want.case.to_bytes(), "seed {seed}");
+        let case = picajit::case::Case::parse(&bytes).unwrap();
+        assert_eq!(case.kind, picajit::program::ShaderKind::Geometry);
+    }
+    // --keep-slowest saves the same files for the seeds it lists.
+    let slow = picajit()
+        .args([
+            "fuzz",
+            "--geometry",
+            "--cases",
+            "2",
+            "--seed",
+            "5",
+            "--jobs",
+            "1",
+            "--quiet",
+            "--keep-slowest",
+            "2",
+        ])
+        .arg("--out-dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&slow.stdout);
+    assert!(slow.status.success(), "{stdout}");
+    let slowest = saved(&out, "slow-geometry-seed-");
+    assert_eq!(slowest.len(), 2, "{slowest:?}");
+    for (a, b) in slowest.iter().zip(&files) {
+        assert_eq!(
+            a.file_name().unwrap().to_string_lossy()["slow-".len()..],
+            b.file_name().unwrap().to_string_lossy()[..]
+        );
+        assert!(std::fs::read(a).unwrap() == std::fs::read(b).unwrap());
+    }
+}

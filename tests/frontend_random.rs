@@ -15,8 +15,9 @@
 //!   lane-position model) and agrees (or exceeds the cap).
 //! - 2,500 compared structured programs full of per-vertex JMPC skips and IFC/ELSE regions
 //!   over random arithmetic (inside uniform IFU and LOOP regions too): if-conversion at work.
-//! - 400 compared geometry shaders (structured or any flow, EMIT and SETEMIT among the
-//!   arithmetic): each invocation's triangles, in order, too.
+//! - 400 compared geometry shaders (the fuzzer's generator, `picajit::fuzz::generate_geometry`:
+//!   structured, unstructured or hostile flow, EMIT and SETEMIT among the arithmetic): each
+//!   invocation's triangles, in order, too.
 //!
 //! Every compared program also runs on each x86-64 tier of the host. The AArch64 backend runs
 //! on a fixed subset, every [`AARCH64_EVERY`]th seed (about 1,400 of the 10,900 programs at
@@ -55,8 +56,8 @@ enum Kind {
     NoInputs,
     /// Any instruction.
     Any,
-    /// A geometry shader: structured per-vertex branches or any instruction, with EMIT and
-    /// SETEMIT in place of some of the arithmetic ([`generate_geometry`]).
+    /// A geometry shader of the fuzzer's generator, with EMIT and SETEMIT in place of some of
+    /// the arithmetic ([`generate_geometry`]).
     Geometry,
 }
 
@@ -275,38 +276,19 @@ struct Case {
     budget: u32,
 }
 
-/// A geometry shader: the program of [`generate_structured`] (even seeds) or of
-/// [`generate`] with any instruction (odd seeds), a third of its arithmetic words turned into
-/// EMIT or SETEMIT (random vertex id and flags), so that lanes emit under per-vertex
-/// conditions, with different emitter states and different numbers of triangles.
+/// A geometry shader from the fuzzer's generator (`picajit::fuzz::generate_geometry`: its
+/// structured, unstructured and hostile programs with half of their arithmetic turned into
+/// EMIT or SETEMIT), so that lanes emit under per-vertex conditions, with different emitter
+/// states and different numbers of triangles: the one geometry generator of this test and of
+/// `picajit fuzz --geometry`.
 fn generate_geometry(seed: u64) -> Case {
-    let mut case = if seed % 2 == 0 {
-        generate_structured(seed)
-    } else {
-        generate(seed, Kind::Any)
-    };
-    let mut rng = fastrand::Rng::with_seed(seed ^ 0x6E0_6E0);
-    let program = &mut case.program;
-    for w in program.code.iter_mut() {
-        let arithmetic = Instruction::decode(*w).alu().is_some();
-        if arithmetic && rng.u8(0..3) == 0 {
-            *w = if rng.bool() {
-                Instruction::Emit(picajit::isa::Fmt0).encode()
-            } else {
-                Instruction::Setemit(picajit::isa::Fmt4 {
-                    vertex: rng.u8(0..4),
-                    primitive: rng.u8(0..4) != 0,
-                    winding: rng.bool(),
-                })
-                .encode()
-            };
-        }
+    let f = picajit::fuzz::generate_geometry(seed, &picajit::fuzz::Config::default());
+    Case {
+        program: f.case.program().unwrap(),
+        uniforms: f.case.uniforms,
+        inputs: f.case.inputs,
+        budget: f.budget,
     }
-    case.program = case
-        .program
-        .clone()
-        .with_kind(picajit::program::ShaderKind::Geometry);
-    case
 }
 
 fn generate(seed: u64, kind: Kind) -> Case {

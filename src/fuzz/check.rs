@@ -8,16 +8,28 @@
 //! After those, every backend runs the same shader again with [`alternate`] uniforms and then
 //! with the case's own once more: per-uniform kernel variants and state a run leaves behind.
 //!
+//! A geometry case also goes through `Shader::run_geometry_into` (with its uniforms, then with
+//! the alternate ones into the same buffers): each invocation's outputs, status and triangles
+//! — their number, each one's winding and its three vertices' 64 components — must agree.
+//!
+//! [`check_with_fault`] is the fuzzer's self-test: it corrupts each backend's geometry results
+//! on purpose ([`Fault`]), so a test can watch a failure be found, minimized and replayed.
+//!
 //! A panic inside an engine is caught and reported as a failure of that backend. Crashes and
 //! hangs cannot be caught in-process; `picajit fuzz` runs checks in a worker process for that.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::engine::{Backend, Engine, SoaBuffer};
-use crate::interp::{Interpreter, RunError};
-use crate::program::{Regs16, Uniforms, VertexStatus};
+use crate::engine::{Backend, Engine, GeometryOutput, SoaBuffer};
+use crate::interp::{Interpreter, Primitive, RunError};
+use crate::program::{Regs16, ShaderKind, Uniforms, VertexStatus};
 
 use super::FuzzCase;
+
+mod triangles;
+
+use triangles::compare_triangles;
+pub use triangles::Fault;
 
 /// How a batch was handed to an engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -32,6 +44,12 @@ pub enum Io {
     Alternate,
     /// [`crate::engine::Shader::run`] with the case's uniforms again, after [`Io::Alternate`].
     Again,
+    /// [`crate::engine::Shader::run_geometry_into`] (geometry cases): outputs, statuses and
+    /// triangles.
+    Geometry,
+    /// [`crate::engine::Shader::run_geometry_into`] with the [`alternate`] uniforms, into the
+    /// buffers of [`Io::Geometry`].
+    GeometryAlternate,
 }
 
 impl Io {
@@ -42,6 +60,8 @@ impl Io {
             Io::Par => "run_par",
             Io::Alternate => "run (alternate uniforms)",
             Io::Again => "run (case uniforms again)",
+            Io::Geometry => "run_geometry",
+            Io::GeometryAlternate => "run_geometry (alternate uniforms)",
         }
     }
 }
@@ -75,6 +95,24 @@ pub enum Diff {
     },
     /// The run's result disagrees with the statuses it wrote.
     Result { detail: String },
+    /// The invocation emitted another number of triangles.
+    Triangles { want: usize, got: usize },
+    /// Triangle `triangle` of the invocation has the other winding.
+    Winding {
+        triangle: usize,
+        want: bool,
+        got: bool,
+    },
+    /// Component `comp` of output register `reg` of vertex `slot` (0–2) of triangle
+    /// `triangle` (bit patterns).
+    TriangleVertex {
+        triangle: usize,
+        slot: usize,
+        reg: usize,
+        comp: usize,
+        want: u32,
+        got: u32,
+    },
 }
 
 /// How a backend failed.
@@ -143,6 +181,47 @@ pub fn describe(d: &Difference) -> String {
             f32::from_bits(*got)
         ),
         Diff::Result { detail } => format!("{} {detail}", d.io.name()),
+        Diff::Triangles { want, got } => format!(
+            "{} invocation {}: {want} triangles (interp) vs {got}",
+            d.io.name(),
+            d.vertex
+        ),
+        Diff::Winding {
+            triangle,
+            want,
+            got,
+        } => format!(
+            "{} invocation {}: triangle {triangle} winding {} (interp) vs {}",
+            d.io.name(),
+            d.vertex,
+            winding_name(*want),
+            winding_name(*got)
+        ),
+        Diff::TriangleVertex {
+            triangle,
+            slot,
+            reg,
+            comp,
+            want,
+            got,
+        } => format!(
+            "{} invocation {}: triangle {triangle} vertex {slot} o{reg}.{} = {:#010x} {:e} (interp) vs {:#010x} {:e}",
+            d.io.name(),
+            d.vertex,
+            ["x", "y", "z", "w"][comp & 3],
+            want,
+            f32::from_bits(*want),
+            got,
+            f32::from_bits(*got)
+        ),
+    }
+}
+
+fn winding_name(inverted: bool) -> &'static str {
+    if inverted {
+        "inverted"
+    } else {
+        "normal"
     }
 }
 
@@ -154,6 +233,9 @@ pub type FrontendSeen = Result<crate::frontend::Stats, ()>;
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Passed {
     pub native: Vec<(Backend, bool)>,
+    /// A geometry case: the triangles its invocations emitted (with the case's uniforms);
+    /// `None` for a vertex case.
+    pub triangles: Option<u64>,
     /// What the frontend made of the program, as the first JIT backend's compile saw it:
     /// `Some(Ok(stats))` if it lowered it, `Some(Err(()))` if it did not (the shader runs on
     /// the interpreter), `None` if no JIT backend was checked or the case does not load.
@@ -185,25 +267,42 @@ pub fn alternate(u: &Uniforms) -> Uniforms {
     alt
 }
 
-type Outcome = (Vec<Regs16>, Vec<VertexStatus>);
+/// What the interpreter made of a case: per invocation, outputs, status and (geometry cases)
+/// triangles.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    pub outputs: Vec<Regs16>,
+    pub status: Vec<VertexStatus>,
+    /// Per invocation its triangles (empty lists for a vertex shader).
+    pub triangles: Vec<Vec<Primitive>>,
+}
 
-/// The interpreter's outputs and statuses, one vertex at a time.
+/// The interpreter's outputs, statuses and triangles, one invocation at a time.
 pub fn reference(case: &FuzzCase, uniforms: &Uniforms) -> Result<Outcome, String> {
     let program = case.case.program().map_err(|e| e.to_string())?;
     let interp = Interpreter::new(&program).with_budget(case.budget);
-    Ok(case
-        .case
-        .inputs
-        .iter()
-        .map(|i| {
-            let inv = interp.run_vertex(uniforms, i);
-            (inv.outputs, inv.status)
-        })
-        .unzip())
+    let mut out = Outcome::default();
+    for input in &case.case.inputs {
+        let inv = interp.run_vertex(uniforms, input);
+        out.outputs.push(inv.outputs);
+        out.status.push(inv.status);
+        out.triangles.push(inv.primitives);
+    }
+    Ok(out)
 }
 
 /// Runs `case` on every backend of `backends` and compares with the interpreter.
 pub fn check(case: &FuzzCase, backends: &[Backend]) -> Result<Passed, Failure> {
+    check_with_fault(case, backends, Fault::None)
+}
+
+/// [`check`] with each backend's geometry results corrupted by `fault` before they are
+/// compared (the fuzzer's self-test).
+pub fn check_with_fault(
+    case: &FuzzCase,
+    backends: &[Backend],
+    fault: Fault,
+) -> Result<Passed, Failure> {
     let alt = alternate(&case.case.uniforms);
     let want = match catch_unwind(|| {
         Ok::<_, String>((
@@ -227,11 +326,15 @@ pub fn check(case: &FuzzCase, backends: &[Backend]) -> Result<Passed, Failure> {
             })
         }
     };
-    let mut passed = Passed::default();
+    let mut passed = Passed {
+        triangles: (case.case.kind == ShaderKind::Geometry)
+            .then(|| want.0.triangles.iter().map(|t| t.len() as u64).sum()),
+        ..Passed::default()
+    };
     for &backend in backends {
         let mut path = String::from("compile");
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            check_backend(case, backend, &want, &alt, &mut path)
+            check_backend(case, backend, &want, &alt, fault, &mut path)
         }));
         match outcome {
             Ok(Ok((native, frontend))) => {
@@ -275,6 +378,7 @@ fn check_backend(
     backend: Backend,
     (want, want_alt): &(Outcome, Outcome),
     alt: &Uniforms,
+    fault: Fault,
     path: &mut String,
 ) -> Result<(bool, Option<FrontendSeen>), Vec<Difference>> {
     let Ok(program) = case.case.program() else {
@@ -310,16 +414,37 @@ fn check_backend(
     if n >= PAR_MIN {
         modes.push(Io::Par);
     }
+    let geometry = case.case.kind == ShaderKind::Geometry;
+    if geometry {
+        modes.push(Io::Geometry);
+    }
     modes.extend([Io::Alternate, Io::Again]);
+    if geometry {
+        modes.push(Io::GeometryAlternate);
+    }
+    let mut geo = GeometryOutput::default();
     for io in modes {
+        let want = if matches!(io, Io::Alternate | Io::GeometryAlternate) {
+            want_alt
+        } else {
+            want
+        };
         let mut status = vec![VertexStatus::Ended; n];
         let (outputs, result) = match io {
+            Io::Geometry | Io::GeometryAlternate => {
+                let u = if io == Io::Geometry { uniforms } else { alt };
+                let result = shader.run_geometry_into(u, inputs, &mut geo);
+                fault.apply(&mut geo);
+                compare_triangles(io, want, &geo, &mut diffs);
+                status.clone_from(&geo.status);
+                (geo.outputs.clone(), result)
+            }
             Io::Aos | Io::Par | Io::Alternate | Io::Again => {
                 let mut outputs = vec![[[0.0f32; 4]; 16]; n];
                 let r = match io {
                     Io::Par => shader.run_par(uniforms, inputs, &mut outputs, &mut status),
                     Io::Alternate => shader.run(alt, inputs, &mut outputs, &mut status),
-                    Io::Aos | Io::Again | Io::Soa => {
+                    Io::Aos | Io::Again | Io::Soa | Io::Geometry | Io::GeometryAlternate => {
                         shader.run(uniforms, inputs, &mut outputs, &mut status)
                     }
                 };
@@ -336,7 +461,6 @@ fn check_backend(
                 (out.to_aos(), r)
             }
         };
-        let want = if io == Io::Alternate { want_alt } else { want };
         compare(io, want, &outputs, &status, &result, &mut diffs);
         if diffs.len() >= MAX_DIFFS {
             break;
@@ -358,18 +482,33 @@ fn compare(
     result: &Result<(), RunError>,
     diffs: &mut Vec<Difference>,
 ) {
-    for v in 0..want.0.len() {
-        if want.1[v] != status[v] {
+    if outputs.len() != want.outputs.len() || status.len() != want.status.len() {
+        diffs.push(Difference {
+            io,
+            vertex: 0,
+            what: Diff::Result {
+                detail: format!(
+                    "returned {} outputs and {} statuses for {} invocations",
+                    outputs.len(),
+                    status.len(),
+                    want.outputs.len()
+                ),
+            },
+        });
+        return;
+    }
+    for v in 0..want.outputs.len() {
+        if want.status[v] != status[v] {
             diffs.push(Difference {
                 io,
                 vertex: v,
                 what: Diff::Status {
-                    want: want.1[v],
+                    want: want.status[v],
                     got: status[v],
                 },
             });
         }
-        for (k, (a, b)) in want.0[v]
+        for (k, (a, b)) in want.outputs[v]
             .iter()
             .flatten()
             .zip(outputs[v].iter().flatten())
@@ -411,75 +550,4 @@ fn compare(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn alternate_uniforms_flip_every_kind() {
-        let mut u = Uniforms::default();
-        u.f[0] = [1.0, 0.0, f32::NAN, -3.0];
-        u.f[1] = [f32::INFINITY, -0.0, 1e-45, 5.0];
-        u.b = 0x00F0;
-        let alt = alternate(&u);
-        for (a, x) in alt.f.iter().flatten().zip(u.f.iter().flatten()) {
-            let safe = |v: f32| v.is_finite() && v != 0.0;
-            assert_ne!(safe(*a), safe(*x), "{x} → {a}");
-        }
-        assert_eq!(alt.b, 0xFF0F);
-        assert_eq!(alt.i, u.i);
-    }
-
-    #[test]
-    fn compare_reports_outputs_statuses_and_results() {
-        let want = (
-            vec![[[0.0f32; 4]; 16]; 3],
-            vec![
-                VertexStatus::Ended,
-                VertexStatus::BudgetExhausted,
-                VertexStatus::Ended,
-            ],
-        );
-        let mut outputs = want.0.clone();
-        outputs[2][5][1] = 1.0;
-        outputs[0][0][0] = f32::NAN;
-        let mut diffs = Vec::new();
-        let ok = Err(RunError::BudgetExhausted {
-            vertex: 1,
-            count: 1,
-            budget: 9,
-        });
-        compare(Io::Aos, &want, &outputs, &want.1, &ok, &mut diffs);
-        assert_eq!(diffs.len(), 2, "{diffs:?}");
-        assert_eq!(
-            diffs[1].what,
-            Diff::Output {
-                reg: 5,
-                comp: 1,
-                want: 0,
-                got: 1.0f32.to_bits()
-            }
-        );
-        // A NaN of another payload is the same; a different status or result is not.
-        let mut want_nan = want.clone();
-        want_nan.0[0][0][0] = f32::from_bits(0xFFC0_0001);
-        let mut status = want.1.clone();
-        status[2] = VertexStatus::BudgetExhausted;
-        let mut diffs = Vec::new();
-        compare(Io::Soa, &want_nan, &outputs, &status, &Ok(()), &mut diffs);
-        let kinds: Vec<String> = diffs.iter().map(describe).collect();
-        assert_eq!(diffs.len(), 3, "{kinds:?}");
-        assert!(matches!(diffs[0].what, Diff::Status { .. }));
-        assert!(matches!(diffs[2].what, Diff::Result { .. }));
-    }
-
-    #[test]
-    fn a_generated_case_passes_on_every_backend() {
-        let cfg = crate::fuzz::Config::default();
-        for seed in 0..40 {
-            let case = crate::fuzz::generate(seed, &cfg);
-            if let Err(f) = check(&case, &Backend::runnable()) {
-                panic!("seed {seed}: {}", f.summary());
-            }
-        }
-    }
-}
+mod tests;

@@ -1,4 +1,5 @@
-//! The program generator: seeded random vertex-shader cases drawn from the opcode table.
+//! The program generator: seeded random vertex-shader cases drawn from the opcode table, and
+//! geometry-shader cases made from them ([`generate_geometry`]).
 //!
 //! Arithmetic comes from [`Opcode::ALL`]: every opcode whose format has ALU operands (or the
 //! subset `--ops` names), encoded through its format's struct with random registers, a random
@@ -24,7 +25,7 @@ use crate::isa::{
     AddrIdx, CmpOp, CondOp, Dst, Fmt1, Fmt1c, Fmt1i, Fmt1u, Fmt2, Fmt3b, Fmt3i, Fmt4, Fmt5, Fmt5i,
     Format, Instruction, OpDesc, Opcode, Src, SrcMod,
 };
-use crate::program::CODE_WORDS;
+use crate::program::{ShaderKind, CODE_WORDS};
 
 use super::values;
 
@@ -223,10 +224,57 @@ pub fn generate(seed: u64, config: &Config) -> FuzzCase {
             entry,
             uniforms,
             inputs,
-            kind: crate::program::ShaderKind::Vertex,
+            kind: ShaderKind::Vertex,
         },
         budget,
         shape,
+    }
+}
+
+/// Most vertices × (budget + 1) of a geometry case: every EMIT can make a triangle (772 bytes
+/// in each run's results), so runaway loops over EMIT stay bounded.
+const MAX_GEOMETRY_WALKS: u32 = 4000;
+
+/// Generates the geometry-shader case of `seed`: the program of [`generate`] with half of its
+/// arithmetic words turned into EMIT or SETEMIT ([`with_emitters`]), so that lanes emit
+/// under per-vertex conditions, from different emitter states and different numbers of
+/// triangles; run as a geometry shader (each input vertex is one invocation), with the step
+/// budget bounded by the number of vertices (`MAX_GEOMETRY_WALKS`).
+pub fn generate_geometry(seed: u64, config: &Config) -> FuzzCase {
+    let mut fuzz = generate(seed, config);
+    let mut rng = fastrand::Rng::with_seed(seed ^ EMITTER_SEED);
+    with_emitters(&mut fuzz.case.code, &mut rng);
+    fuzz.case.kind = ShaderKind::Geometry;
+    let n = fuzz.case.inputs.len().max(1) as u32;
+    fuzz.budget = fuzz.budget.min((MAX_GEOMETRY_WALKS / n).saturating_sub(1));
+    fuzz
+}
+
+/// What [`generate_geometry`] mixes into a seed for [`with_emitters`].
+pub const EMITTER_SEED: u64 = 0x6E0_6E0;
+
+/// Turns about half of the arithmetic words of `code` (any word that decodes to an
+/// instruction with ALU operands, but CMP) into EMIT or SETEMIT (random vertex id 0–3,
+/// primitive flag seven times in eight, random winding): a program of any generator made a
+/// geometry shader whose emits sit where its arithmetic was, under its conditions. The geometry generator of
+/// both `picajit fuzz --geometry` ([`generate_geometry`]) and `tests/frontend_random.rs`.
+pub fn with_emitters(code: &mut [u32], rng: &mut fastrand::Rng) {
+    for w in code.iter_mut() {
+        let instr = Instruction::decode(*w);
+        // CMPs stay: they make the per-vertex conditions the emits sit under.
+        let arithmetic = instr.alu().is_some() && instr.opcode() != Opcode::Cmp;
+        if arithmetic && rng.u8(0..2) == 0 {
+            *w = if rng.bool() {
+                word(Opcode::Emit, 0)
+            } else {
+                let f = Fmt4 {
+                    vertex: rng.u8(0..4),
+                    primitive: rng.u8(0..8) != 0,
+                    winding: rng.bool(),
+                };
+                word(Opcode::Setemit, f.encode())
+            };
+        }
     }
 }
 

@@ -1,7 +1,9 @@
-//! Differential fuzzing: random programs from the opcode table ([`gen`]), run on the reference
-//! interpreter and every backend and compared bit for bit ([`check()`]), failing cases reduced
-//! ([`minimize()`]) and described ([`report`]). `picajit fuzz` drives it; the regression corpus
-//! (`tests/regress/`) and the `fuzz/` targets reuse it.
+//! Differential fuzzing: random programs from the opcode table ([`gen`]), vertex shaders and
+//! geometry shaders ([`generate_geometry`]), run on the reference interpreter and every backend
+//! and compared bit for bit — outputs, statuses and a geometry shader's triangles
+//! ([`check()`]) —, failing cases reduced ([`minimize()`]) and described ([`report`]).
+//! `picajit fuzz` drives it; the regression corpus (`tests/regress/`) and the `fuzz/` targets
+//! reuse it.
 //!
 //! [`agal`] does the same for AGAL programs (`picajit fuzz --agal`).
 //!
@@ -17,7 +19,7 @@ pub mod targets;
 pub mod values;
 
 pub use check::{check, Failure, FailureKind, Passed};
-pub use gen::{generate, Config, FuzzCase, Shape};
+pub use gen::{generate, generate_geometry, Config, FuzzCase, Shape};
 pub use minimize::minimize;
 
 use crate::case::Case;
@@ -36,8 +38,10 @@ pub fn budget_from_name(name: &str) -> Option<u32> {
 }
 
 /// A case made from arbitrary bytes, for byte-level fuzzers: the first bytes pick the sizes,
-/// entry, budget and int/bool uniforms and whether an END follows the code, then come code words, descriptors, float uniforms and
-/// input components (missing bytes read as zero). Every input gives a loadable case.
+/// entry, budget and int/bool uniforms, whether an END follows the code and whether it runs as
+/// a geometry shader (one input in four: the two bits 0x30 of the first byte), then come code
+/// words, descriptors, float uniforms and input components (missing bytes read as zero). Every
+/// input gives a loadable case.
 pub fn case_from_bytes(bytes: &[u8]) -> FuzzCase {
     let mut at = 0usize;
     let mut byte = || {
@@ -86,7 +90,11 @@ pub fn case_from_bytes(bytes: &[u8]) -> FuzzCase {
             entry,
             uniforms,
             inputs,
-            kind: crate::program::ShaderKind::Vertex,
+            kind: if shape & 0x30 == 0x30 {
+                crate::program::ShaderKind::Geometry
+            } else {
+                crate::program::ShaderKind::Vertex
+            },
         },
         budget,
         shape: Shape::Hostile,

@@ -1,10 +1,12 @@
-//! The failure report: the program as assembly (the assembler's disassembler), the
-//! differences lane by lane, the IR and the native code of the failing backend.
+//! The failure report: the program as assembly (the assembler's disassembler; a geometry
+//! case's as a `.gsh` unit), the differences lane by lane (a geometry shader's triangles
+//! too), the IR and the native code of the failing backend.
 
 use std::fmt::Write;
 
 use crate::case::Case;
 use crate::engine::{Backend, Engine};
+use crate::program::ShaderKind;
 use crate::shbin::{Dvle, Dvlp, OpDescEntry, Shbin};
 
 use super::check::{describe, Diff, Failure, FailureKind};
@@ -99,7 +101,11 @@ pub fn report(case: &FuzzCase, failure: &Failure) -> String {
     let _ = writeln!(out, "failure: {}", failure.summary());
     let _ = writeln!(
         out,
-        "case: {} words, {} descriptors, entry {:#05x}, {} vertices, budget {}",
+        "case: {} shader, {} words, {} descriptors, entry {:#05x}, {} vertices, budget {}",
+        match case.case.kind {
+            ShaderKind::Vertex => "vertex",
+            ShaderKind::Geometry => "geometry",
+        },
         case.case.code.len(),
         case.case.descs.len(),
         case.case.entry,

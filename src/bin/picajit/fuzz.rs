@@ -6,7 +6,11 @@
 //! it), and reported: the disassembly, the differing registers lane by lane, the IR and the
 //! native code, and the commands that replay it.
 //!
-//! `--replay FILE…` checks saved cases instead of generating new ones.
+//! `--geometry` generates geometry shaders instead (`picajit::fuzz::generate_geometry`): each
+//! case also compares every invocation's triangles, and is saved as a PCAS version 2 case.
+//!
+//! `--replay FILE…` checks saved cases instead of generating new ones (vertex or geometry, as
+//! the file says).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -74,8 +78,9 @@ pub struct FuzzArgs {
     /// --timings` and profilers.
     #[arg(long, value_name = "N", default_value_t = 0)]
     keep_slowest: usize,
-    /// Write the cases these seeds generate (with --ops as given) as
-    /// `<out-dir>/seed-<seed>-b<budget>.pcas` and exit, without checking them.
+    /// Write the cases these seeds generate (with --ops and --geometry as given) as
+    /// `<out-dir>/seed-<seed>-b<budget>.pcas` (`geometry-seed-…` with --geometry) and exit,
+    /// without checking them.
     #[arg(long, value_name = "SEED", num_args = 1.., value_delimiter = ',',
           conflicts_with_all = ["cases", "seconds", "replay", "agal", "keep_slowest"])]
     save: Vec<u64>,
@@ -84,13 +89,37 @@ pub struct FuzzArgs {
     /// and `--max-failures` apply.
     #[arg(long, conflicts_with_all = ["replay", "ops"])]
     agal: bool,
+    /// Fuzz geometry shaders: the generator's programs with EMIT and SETEMIT among their
+    /// arithmetic, run as geometry shaders; each invocation's triangles are compared too.
+    #[arg(long, conflicts_with_all = ["replay", "agal"])]
+    geometry: bool,
+}
+
+impl FuzzArgs {
+    /// The case of a seed, vertex or geometry as `--geometry` says.
+    fn generate(&self, seed: u64, config: &Config) -> FuzzCase {
+        if self.geometry {
+            fuzz::generate_geometry(seed, config)
+        } else {
+            fuzz::generate(seed, config)
+        }
+    }
+
+    /// What file names of this run's cases start with: `""` or `"geometry-"`.
+    fn prefix(&self) -> &'static str {
+        if self.geometry {
+            "geometry-"
+        } else {
+            ""
+        }
+    }
 }
 
 /// How a case failed, as seen from the parent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Verdict {
-    /// `ok <native> <mechanisms>`.
-    Pass(String, u8),
+    /// `ok <native> <mechanisms> [<triangles>]` (the triangles of a geometry case).
+    Pass(String, u8, Option<u64>),
     /// `fail <class> <backend>`: the class and backend, and the summary.
     Fail {
         class: String,
@@ -152,11 +181,18 @@ fn run_case(worker: &mut Worker, case: &FuzzCase, timeout: Duration) -> Result<V
 
 fn parse_answer(line: &str) -> Result<Verdict, String> {
     if let Some(rest) = line.strip_prefix("ok ") {
-        let (bits, mechanisms) = rest.split_once(' ').unwrap_or((rest, ""));
-        let mechanisms = mechanisms
-            .parse()
-            .map_err(|_| format!("fuzz: worker answered {line:?}"))?;
-        return Ok(Verdict::Pass(bits.to_string(), mechanisms));
+        let bad = || format!("fuzz: worker answered {line:?}");
+        let mut fields = rest.split(' ');
+        let bits = fields.next().unwrap_or("");
+        let mechanisms = fields.next().unwrap_or("").parse().map_err(|_| bad())?;
+        let triangles = match fields.next() {
+            Some(t) => Some(t.parse().map_err(|_| bad())?),
+            None => None,
+        };
+        if fields.next().is_some() {
+            return Err(bad());
+        }
+        return Ok(Verdict::Pass(bits.to_string(), mechanisms, triangles));
     }
     if let Some(rest) = line.strip_prefix("fail ") {
         let (head, summary) = rest.split_once('\t').unwrap_or((rest, ""));
@@ -179,6 +215,8 @@ enum Event {
         secs: f64,
         /// [`mechanisms`] of the program.
         mechanisms: u8,
+        /// A geometry case's triangles (with its own uniforms, on the interpreter).
+        triangles: Option<u64>,
     },
     Failed {
         report: String,
@@ -196,6 +234,9 @@ struct Totals {
     mechanisms: [u64; MECHANISMS.len()],
     /// The slowest passing cases, slowest first: (seconds, seed).
     slowest: Vec<(f64, u64)>,
+    /// Geometry cases: how many emitted at least one triangle, and the triangles in all.
+    emitting: u64,
+    triangles: u64,
 }
 
 impl Totals {
@@ -260,8 +301,8 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
     }
     if !args.save.is_empty() {
         for &seed in &args.save {
-            let case = fuzz::generate(seed, &config);
-            let path = save_case(args, &format!("seed-{seed}"), &case)?;
+            let case = args.generate(seed, &config);
+            let path = save_case(args, &format!("{}seed-{seed}", args.prefix()), &case)?;
             println!("seed {seed}: saved {}", path.display());
         }
         return Ok(ExitCode::SUCCESS);
@@ -316,15 +357,16 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
                         break;
                     }
                     let seed = args.seed.wrapping_add(n);
-                    let case = fuzz::generate(seed, config);
+                    let case = args.generate(seed, config);
                     let t = Instant::now();
                     let event = match run_case(&mut worker, &case, timeout(args)) {
-                        Ok(Verdict::Pass(native, mechanisms)) => Event::Passed {
+                        Ok(Verdict::Pass(native, mechanisms, triangles)) => Event::Passed {
                             native,
                             shape: case.shape,
                             seed,
                             secs: t.elapsed().as_secs_f64(),
                             mechanisms,
+                            triangles,
                         },
                         Ok(verdict) => {
                             match handle_failure(args, backends, &mut worker, &case, &verdict, seed)
@@ -350,8 +392,13 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
                     seed,
                     secs,
                     mechanisms,
+                    triangles,
                 } => {
                     totals.cases += 1;
+                    if let Some(t) = triangles {
+                        totals.emitting += u64::from(t > 0);
+                        totals.triangles += t;
+                    }
                     for (k, n) in totals.mechanisms.iter_mut().enumerate() {
                         *n += u64::from(mechanisms >> k & 1);
                     }
@@ -405,24 +452,33 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
         .zip(totals.mechanisms)
         .map(|(m, n)| format!("{n} {m}"))
         .collect();
+    let kind = if args.geometry { "geometry " } else { "" };
     println!(
-        "fuzz: programs by what became of their per-vertex branches: {}",
+        "fuzz: {kind}programs by what became of their per-vertex branches: {}",
         mechanisms.join(", ")
     );
+    if args.geometry {
+        println!(
+            "fuzz: {} of {} geometry programs emitted triangles ({} triangles in all, on the interpreter with each case's uniforms)",
+            totals.emitting,
+            totals.cases - totals.failures,
+            totals.triangles
+        );
+    }
     if args.keep_slowest > 0 {
         println!("fuzz: the {} slowest passing cases:", totals.slowest.len());
         for &(secs, seed) in &totals.slowest {
             let path = save_case(
                 args,
-                &format!("slow-seed-{seed}"),
-                &fuzz::generate(seed, &config),
+                &format!("slow-{}seed-{seed}", args.prefix()),
+                &args.generate(seed, &config),
             )?;
             println!("  seed {seed}: {secs:.2} s, saved {}", path.display());
         }
     }
     let slowest = totals.slowest.first().copied().unwrap_or((0.0, args.seed));
     println!(
-        "fuzz: {} cases in {secs:.1} s ({:.0} cases/s, seeds {}..{}, {}; slowest: seed {}, {:.2} s) against the interpreter: {}; {} failures",
+        "fuzz: {} {kind}cases in {secs:.1} s ({:.0} cases/s, seeds {}..{}, {}; slowest: seed {}, {:.2} s) against the interpreter: {}; {} failures",
         totals.cases,
         totals.cases as f64 / secs.max(1e-9),
         args.seed,
@@ -526,7 +582,7 @@ fn handle_failure(
         .as_ref()
         .map_or("fail", |s| s.0.as_str())
         .to_string();
-    let stem = format!("seed-{seed}-{class}-{backend}");
+    let stem = format!("{}seed-{seed}-{class}-{backend}", args.prefix());
     std::fs::create_dir_all(&args.out_dir)
         .map_err(|e| format!("{}: {e}", args.out_dir.display()))?;
     let original = args
@@ -615,8 +671,9 @@ fn handle_failure(
         }
     };
     Ok(format!(
-        "==== fuzz failure, seed {seed} ({} flow): {}\n({note})\n{details}\nsaved {} (unreduced: {})\nreplay: picajit run {} --backend {backend} --budget {}\n        picajit fuzz --replay {} --backend {backend}\n",
+        "==== fuzz failure, seed {seed} ({} flow{}): {}\n({note})\n{details}\nsaved {} (unreduced: {})\nreplay: picajit run {} --backend {backend} --budget {}\n        picajit fuzz --replay {} --backend {backend}\n",
         case.shape.name(),
+        if args.geometry { ", geometry shader" } else { "" },
         verdict.summary(),
         path.display(),
         original.display(),
@@ -662,10 +719,14 @@ fn replay(args: &FuzzArgs, backends: &[Backend]) -> CliResult {
         };
         let verdict = run_case(&mut worker, &case, timeout(args))?;
         match &verdict {
-            Verdict::Pass(..) => println!(
-                "{}: agrees on every backend (budget {})",
+            Verdict::Pass(_, _, triangles) => println!(
+                "{}: agrees on every backend (budget {}{})",
                 path.display(),
-                case.budget
+                case.budget,
+                match triangles {
+                    Some(t) => format!("; a geometry case: {t} triangles"),
+                    None => String::new(),
+                }
             ),
             Verdict::Fail { .. } => {
                 failures += 1;

@@ -5,9 +5,15 @@
 //! close, reports the signal as that case's failure and starts a new worker. A case that does
 //! not answer within the timeout is a hang: the worker is killed and restarted.
 //!
-//! Requests: `check <budget> <PCAS as hex>` and `report <budget> <PCAS as hex>`.
+//! Requests: `check <budget> <PCAS as hex>` and `report <budget> <PCAS as hex>` (a PCAS of
+//! version 2 is a geometry case).
 //! Answers: `ok <native> <mechanisms>` (one 0/1 per backend, then the [`mechanisms`] bits in
-//! decimal), `fail <class> <backend>\t<summary>`, and `report <text as hex>`.
+//! decimal; a geometry case adds the number of triangles its invocations emitted),
+//! `fail <class> <backend>\t<summary>`, and `report <text as hex>`.
+//!
+//! `PICAJIT_FUZZ_FAULT=winding` in the worker's environment corrupts every backend's geometry
+//! results on purpose (`picajit::fuzz::check::Fault`): the fuzzer's own tests use it to watch a
+//! failure be found, minimized, saved and replayed.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
@@ -18,6 +24,7 @@ use std::time::Duration;
 use clap::Args;
 use picajit::case::Case;
 use picajit::engine::Backend;
+use picajit::fuzz::check::{check_with_fault, Fault};
 use picajit::fuzz::{self, FailureKind, FuzzCase, Shape};
 
 use crate::CliResult;
@@ -55,11 +62,16 @@ pub fn serve(args: &WorkerArgs) -> CliResult {
     // Panics are caught and answered; keep stderr for what cannot be (aborts).
     std::panic::set_hook(Box::new(|_| {}));
     let backends: Vec<Backend> = args.backend.iter().map(|b| b.engine()).collect();
+    let fault = match std::env::var("PICAJIT_FUZZ_FAULT") {
+        Ok(name) => Fault::from_name(&name)
+            .ok_or_else(|| format!("worker: PICAJIT_FUZZ_FAULT={name:?} is not none or winding"))?,
+        Err(_) => Fault::None,
+    };
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lock().lines() {
         let line = line.map_err(|e| format!("worker: {e}"))?;
-        let answer = answer(&line, &backends);
+        let answer = answer(&line, &backends, fault);
         writeln!(stdout, "{answer}")
             .and_then(|()| stdout.flush())
             .map_err(|e| format!("worker: {e}"))?;
@@ -98,14 +110,14 @@ pub fn mechanisms(frontend: Result<picajit::frontend::Stats, ()>) -> u8 {
     }
 }
 
-fn answer(line: &str, backends: &[Backend]) -> String {
+fn answer(line: &str, backends: &[Backend], fault: Fault) -> String {
     let (verb, rest) = line.split_once(' ').unwrap_or((line, ""));
     let case = match parse_request(rest) {
         Ok(c) => c,
         Err(e) => return format!("error {e}"),
     };
     match verb {
-        "check" => match fuzz::check(&case, backends) {
+        "check" => match check_with_fault(&case, backends, fault) {
             Ok(passed) => {
                 let bits: String = passed
                     .native
@@ -122,7 +134,11 @@ fn answer(line: &str, backends: &[Backend]) -> String {
                             .map_err(|_| ()),
                     )
                 });
-                format!("ok {bits} {}", frontend.map_or(0, mechanisms))
+                let mechanisms = frontend.map_or(0, mechanisms);
+                match passed.triangles {
+                    Some(triangles) => format!("ok {bits} {mechanisms} {triangles}"),
+                    None => format!("ok {bits} {mechanisms}"),
+                }
             }
             Err(f) => format!(
                 "fail {} {}\t{}",
@@ -132,7 +148,7 @@ fn answer(line: &str, backends: &[Backend]) -> String {
             ),
         },
         "report" => {
-            let text = match fuzz::check(&case, backends) {
+            let text = match check_with_fault(&case, backends, fault) {
                 Ok(_) => "the case passes on every backend\n".to_string(),
                 Err(f) => {
                     let mut text = fuzz::report::report(&case, &f);
