@@ -1,6 +1,7 @@
 //! The regression corpus: every `tests/regress/*.pcas` runs on the interpreter and on every
-//! backend this host has (AoS, SoA, and the parallel path for large batches) and must agree
-//! bit for bit, budget-exhausted vertices included. The budget is the `-b<N>` suffix of the
+//! backend this host has (AoS, SoA, and the parallel path for large batches; a geometry case
+//! also `run_geometry_into`, its triangles compared) and must agree bit for bit,
+//! budget-exhausted vertices included. The budget is the `-b<N>` suffix of the
 //! file name. The inputs the byte-level fuzz targets found are in `tests/regress/<target>/`
 //! and replay through the same target bodies (`picajit::fuzz::targets`).
 //! `tests/regress/README.md` says what each file covers.
