@@ -8,7 +8,7 @@
 //! differential tests and the fuzzer; [`program`] asserts nothing — the callers validate.
 
 use super::header::{Header, ShaderKind};
-use super::opcode::{Lanes, Opcode, Shape, Stage};
+use super::opcode::{Flow, InBlock, Lanes, Opcode, Shape, Stage};
 use super::reg::{RegType, Swizzle, WriteMask};
 use super::token::{Dest, RawToken, SamplerField, Source};
 use super::validate::MAX_NESTING;
@@ -68,52 +68,11 @@ impl Gen<'_> {
         self.kind == ShaderKind::Vertex
     }
 
-    /// The components an opcode's source reads, before the swizzle.
-    fn lanes_read(op: Opcode, dest_mask: u8) -> u8 {
-        match op {
-            Opcode::Dp3 | Opcode::Nrm | Opcode::Crs | Opcode::M33 => 0b0111,
-            Opcode::Dp4 | Opcode::M34 | Opcode::M44 => 0b1111,
-            Opcode::Kil | Opcode::Ife | Opcode::Ine | Opcode::Ifg | Opcode::Ifl => 0b0001,
-            Opcode::Mov
-            | Opcode::Add
-            | Opcode::Sub
-            | Opcode::Mul
-            | Opcode::Div
-            | Opcode::Rcp
-            | Opcode::Min
-            | Opcode::Max
-            | Opcode::Frc
-            | Opcode::Sqt
-            | Opcode::Rsq
-            | Opcode::Pow
-            | Opcode::Log
-            | Opcode::Exp
-            | Opcode::Sin
-            | Opcode::Cos
-            | Opcode::Abs
-            | Opcode::Neg
-            | Opcode::Sat
-            | Opcode::Ddx
-            | Opcode::Ddy
-            | Opcode::Els
-            | Opcode::Eif
-            | Opcode::Ted
-            | Opcode::Tex
-            | Opcode::Sge
-            | Opcode::Slt
-            | Opcode::Sgn
-            | Opcode::Seq
-            | Opcode::Sne
-            | Opcode::Tld => dest_mask,
-        }
-    }
-
     /// A direct or indirect source readable here: `no_const` forbids constants (the other
     /// source is one), `no_indirect` indirect reads, `replicate` asks for `xxxx`-style
-    /// swizzles. `lanes` are the lanes read (for temporaries, only written components are
-    /// named).
-    fn source(&mut self, lanes: u8, no_const: bool, no_indirect: bool, replicate: bool) -> Source {
-        let _ = lanes;
+    /// swizzles. A temporary's swizzle names only its written components, so whatever lanes
+    /// the opcode reads are defined.
+    fn source(&mut self, no_const: bool, no_indirect: bool, replicate: bool) -> Source {
         loop {
             let written: Vec<u16> = (0..self.temps.len() as u16)
                 .filter(|&t| self.temps[usize::from(t)] != 0)
@@ -310,12 +269,12 @@ impl Gen<'_> {
 
     fn step(&mut self, ops: &[Opcode]) {
         let op = ops[self.rng.usize(..ops.len())];
-        if matches!(op, Opcode::Ddx | Opcode::Ddy) && !self.blocks.is_empty() {
+        if op.in_block() == InBlock::Refused && !self.blocks.is_empty() {
             return; // #3742
         }
         match op.shape() {
-            Shape::None => match op {
-                Opcode::Els => {
+            Shape::None => match op.flow() {
+                Flow::Else => {
                     if let Some(b) = self.blocks.last_mut() {
                         if b.filled && !b.has_else {
                             b.has_else = true;
@@ -327,62 +286,22 @@ impl Gen<'_> {
                         }
                     }
                 }
-                Opcode::Eif => {
+                Flow::EndIf => {
                     if self.blocks.last().is_some_and(|b| b.filled) {
                         self.blocks.pop();
                         self.push(op, None, None, None);
                     }
                 }
                 // The table gives every other opcode operands: never drawn with this shape.
-                Opcode::Mov
-                | Opcode::Add
-                | Opcode::Sub
-                | Opcode::Mul
-                | Opcode::Div
-                | Opcode::Rcp
-                | Opcode::Min
-                | Opcode::Max
-                | Opcode::Frc
-                | Opcode::Sqt
-                | Opcode::Rsq
-                | Opcode::Pow
-                | Opcode::Log
-                | Opcode::Exp
-                | Opcode::Nrm
-                | Opcode::Sin
-                | Opcode::Cos
-                | Opcode::Crs
-                | Opcode::Dp3
-                | Opcode::Dp4
-                | Opcode::Abs
-                | Opcode::Neg
-                | Opcode::Sat
-                | Opcode::M33
-                | Opcode::M44
-                | Opcode::M34
-                | Opcode::Ddx
-                | Opcode::Ddy
-                | Opcode::Ife
-                | Opcode::Ine
-                | Opcode::Ifg
-                | Opcode::Ifl
-                | Opcode::Ted
-                | Opcode::Kil
-                | Opcode::Tex
-                | Opcode::Sge
-                | Opcode::Slt
-                | Opcode::Sgn
-                | Opcode::Seq
-                | Opcode::Sne
-                | Opcode::Tld => {}
+                Flow::Straight | Flow::If(_) => {}
             },
             Shape::SrcSrc => {
                 if self.blocks.len() >= MAX_NESTING {
                     return;
                 }
-                let a = self.source(1, false, false, true);
+                let a = self.source(false, false, true);
                 let b = loop {
-                    let b = self.source(1, Self::is_constant(&a), a.indirect, true);
+                    let b = self.source(Self::is_constant(&a), a.indirect, true);
                     if b != a {
                         break b;
                     }
@@ -394,14 +313,12 @@ impl Gen<'_> {
                 });
             }
             Shape::Src => {
-                let a = self.source(1, false, false, true);
+                let a = self.source(false, false, true);
                 self.push(op, None, Some(a), None);
             }
             Shape::DestSrc | Shape::DestSrcSrc => {
                 // Sources first (they read the state before the write).
-                let pre_mask = 0xF;
-                let lanes = Self::lanes_read(op, pre_mask);
-                let s1 = self.source(lanes, false, false, false);
+                let s1 = self.source(false, false, false);
                 let s2 = if op.shape() == Shape::DestSrcSrc {
                     Some(match op.matrix() {
                         Some((rows, width)) => {
@@ -412,10 +329,9 @@ impl Gen<'_> {
                             m
                         }
                         None => {
-                            let mut s =
-                                self.source(lanes, Self::is_constant(&s1), s1.indirect, false);
+                            let mut s = self.source(Self::is_constant(&s1), s1.indirect, false);
                             while s.indirect && s1.indirect {
-                                s = self.source(lanes, Self::is_constant(&s1), true, false);
+                                s = self.source(Self::is_constant(&s1), true, false);
                             }
                             s
                         }
@@ -431,8 +347,8 @@ impl Gen<'_> {
                     return;
                 }
                 // Inside a conditional a `tex` coordinate must be a varying (#3741).
-                let s1 = if self.blocks.is_empty() || op == Opcode::Tld {
-                    self.source(0xF, false, true, false)
+                let s1 = if self.blocks.is_empty() || op.in_block() != InBlock::VaryingCoords {
+                    self.source(false, true, false)
                 } else {
                     let v = self.rng.u16(..self.count(RegType::Varying).min(4));
                     Source::direct(code(RegType::Varying), v, Swizzle(self.rng.u8(..)))
@@ -494,7 +410,7 @@ impl Gen<'_> {
     fn finish(&mut self) {
         while let Some(b) = self.blocks.last() {
             if !b.filled {
-                let s = self.source(0xF, false, false, false);
+                let s = self.source(false, false, false);
                 let d = Dest {
                     reg: 0,
                     mask: WriteMask(0b0001),
@@ -510,7 +426,7 @@ impl Gen<'_> {
         match self.kind {
             ShaderKind::Vertex => {
                 if self.op != 0xF {
-                    let s = self.source(0xF, false, false, false);
+                    let s = self.source(false, false, false);
                     let d = Dest {
                         reg: 0,
                         mask: WriteMask(!self.op & 0xF),
@@ -524,7 +440,7 @@ impl Gen<'_> {
                 let n = self.count(RegType::Output);
                 let colors = self.rng.u16(1..=n);
                 for c in 0..colors {
-                    let s = self.source(0xF, false, false, false);
+                    let s = self.source(false, false, false);
                     let d = Dest {
                         reg: c,
                         mask: WriteMask::XYZW,
@@ -535,7 +451,7 @@ impl Gen<'_> {
                     self.push(Opcode::Mov, Some(d), Some(s), None);
                 }
                 if self.count(RegType::DepthOutput) > 0 && self.rng.u8(..4) == 0 {
-                    let s = self.source(0xF, false, false, false);
+                    let s = self.source(false, false, false);
                     let d = Dest {
                         reg: 0,
                         mask: WriteMask(1),

@@ -47,7 +47,7 @@ pub mod token;
 pub mod validate;
 
 pub use header::{Bytecode, Header, ShaderKind};
-pub use opcode::{AsmGate, Lanes, Opcode, Shape, Stage};
+pub use opcode::{AsmGate, Cond, Flow, InBlock, Lanes, Opcode, Reads, Shape, Stage};
 pub use program::{Addr, Dst, Instruction, Program, Reg, Sampling, Src};
 pub use reg::{RegType, Swizzle, WriteMask};
 pub use token::{Dest, OpField, RawToken, SamplerField, Source, Src2, Token};

@@ -1,7 +1,8 @@
 //! The one AGAL opcode table. Each row names an opcode, its mnemonic, its 32-bit opcode value,
 //! the shape of its operands, the lowest AGAL version that has it, the program kind that may use
 //! it, whether Adobe's AGALMiniAssembler (the 2015 copy with `tld`) knows it and how it gates it,
-//! and whether its result has a `w` lane.
+//! whether its result has a `w` lane, which result lanes its sources feed, its part in
+//! conditional blocks and what a conditional block allows of it.
 //!
 //! From this table the macro generates [`Opcode`], the value→opcode map and every per-opcode
 //! property; the token codec, the validator, the assembler, the disassembler, the interpreter
@@ -91,9 +92,67 @@ pub enum Lanes {
     Xyz,
 }
 
+/// The result lanes each source operand feeds, before its swizzle: what the validator checks
+/// for reads of unwritten temporaries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reads {
+    /// The lanes of the destination's write mask (component-wise opcodes).
+    Dest,
+    /// `x` only (the conditions and `kil`).
+    X,
+    /// `x`, `y`, `z` (`dp3`, `nrm`, `crs`, `m33`).
+    Xyz,
+    /// All four (`dp4`, `m34`, `m44`).
+    Xyzw,
+    /// The texture coordinates of the sampler's dimension: `xy` for 2D, `xyz` for cube.
+    Coords,
+    /// The coordinates and the explicit level of detail in `w` (`tld`).
+    CoordsLod,
+    /// No source (`els`, `eif`).
+    Nothing,
+}
+
+/// The comparison of a conditional opcode, between the `x` lanes of source 1 and source 2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cond {
+    /// `ife`: equal.
+    Eq,
+    /// `ine`: not equal.
+    Ne,
+    /// `ifg`: source 1 greater.
+    Gt,
+    /// `ifl`: source 1 less.
+    Lt,
+}
+
+/// An opcode's part in conditional blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Flow {
+    /// Not a block opcode.
+    Straight,
+    /// Opens a block taken where the comparison holds.
+    If(Cond),
+    /// Switches the innermost block to its other lanes.
+    Else,
+    /// Closes the innermost block.
+    EndIf,
+}
+
+/// What a conditional block allows of an opcode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InBlock {
+    /// Anywhere.
+    Free,
+    /// Refused inside a block (`ddx`, `ddy`: Flash error #3742).
+    Refused,
+    /// Inside a block only with a varying as its coordinate (`tex`: #3741).
+    VaryingCoords,
+}
+
 macro_rules! opcode_table {
     ($( $variant:ident $mnemonic:literal $value:literal $shape:ident
-        $version:literal $stage:ident $gate:ident $lanes:ident $matrix:expr ; )*) => {
+        $version:literal $stage:ident $gate:ident $lanes:ident $reads:ident
+        $flow:ident $(($cond:ident))? $block:ident $matrix:expr ; )*) => {
         /// An AGAL opcode.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Opcode { $($variant),* }
@@ -137,6 +196,21 @@ macro_rules! opcode_table {
                 match self { $(Opcode::$variant => Lanes::$lanes),* }
             }
 
+            /// The result lanes each source feeds.
+            pub const fn reads(self) -> Reads {
+                match self { $(Opcode::$variant => Reads::$reads),* }
+            }
+
+            /// Its part in conditional blocks.
+            pub const fn flow(self) -> Flow {
+                match self { $(Opcode::$variant => Flow::$flow $((Cond::$cond))?),* }
+            }
+
+            /// What a conditional block allows of it.
+            pub const fn in_block(self) -> InBlock {
+                match self { $(Opcode::$variant => InBlock::$block),* }
+            }
+
             /// For `m33`/`m34`/`m44`: the rows of the matrix operand (3, 3, 4) and the dot
             /// width of each row (3, 4, 4); `None` for the other opcodes.
             pub const fn matrix(self) -> Option<(u16, usize)> {
@@ -157,50 +231,50 @@ macro_rules! opcode_table {
 }
 
 opcode_table! {
-//  variant mnem   value shape           ver stage    asm      lanes matrix
-    Mov     "mov"  0x00  DestSrc         1   Both     Any      Xyzw None;
-    Add     "add"  0x01  DestSrcSrc      1   Both     Any      Xyzw None;
-    Sub     "sub"  0x02  DestSrcSrc      1   Both     Any      Xyzw None;
-    Mul     "mul"  0x03  DestSrcSrc      1   Both     Any      Xyzw None;
-    Div     "div"  0x04  DestSrcSrc      1   Both     Any      Xyzw None;
-    Rcp     "rcp"  0x05  DestSrc         1   Both     Any      Xyzw None;
-    Min     "min"  0x06  DestSrcSrc      1   Both     Any      Xyzw None;
-    Max     "max"  0x07  DestSrcSrc      1   Both     Any      Xyzw None;
-    Frc     "frc"  0x08  DestSrc         1   Both     Any      Xyzw None;
-    Sqt     "sqt"  0x09  DestSrc         1   Both     Any      Xyzw None;
-    Rsq     "rsq"  0x0A  DestSrc         1   Both     Any      Xyzw None;
-    Pow     "pow"  0x0B  DestSrcSrc      1   Both     Any      Xyzw None;
-    Log     "log"  0x0C  DestSrc         1   Both     Any      Xyzw None;
-    Exp     "exp"  0x0D  DestSrc         1   Both     Any      Xyzw None;
-    Nrm     "nrm"  0x0E  DestSrc         1   Both     Any      Xyz  None;
-    Sin     "sin"  0x0F  DestSrc         1   Both     Any      Xyzw None;
-    Cos     "cos"  0x10  DestSrc         1   Both     Any      Xyzw None;
-    Crs     "crs"  0x11  DestSrcSrc      1   Both     Any      Xyz  None;
-    Dp3     "dp3"  0x12  DestSrcSrc      1   Both     Any      Xyzw None;
-    Dp4     "dp4"  0x13  DestSrcSrc      1   Both     Any      Xyzw None;
-    Abs     "abs"  0x14  DestSrc         1   Both     Any      Xyzw None;
-    Neg     "neg"  0x15  DestSrc         1   Both     Any      Xyzw None;
-    Sat     "sat"  0x16  DestSrc         1   Both     Any      Xyzw None;
-    M33     "m33"  0x17  DestSrcSrc      1   Both     Any      Xyz  Some((3, 3));
-    M44     "m44"  0x18  DestSrcSrc      1   Both     Any      Xyzw Some((4, 4));
-    M34     "m34"  0x19  DestSrcSrc      1   Both     Any      Xyz  Some((3, 4));
-    Ddx     "ddx"  0x1A  DestSrc         2   Fragment Version2 Xyzw None;
-    Ddy     "ddy"  0x1B  DestSrc         2   Fragment Version2 Xyzw None;
-    Ife     "ife"  0x1C  SrcSrc          2   Both     Version2 Xyzw None;
-    Ine     "ine"  0x1D  SrcSrc          2   Both     Version2 Xyzw None;
-    Ifg     "ifg"  0x1E  SrcSrc          2   Both     Version2 Xyzw None;
-    Ifl     "ifl"  0x1F  SrcSrc          2   Both     Version2 Xyzw None;
-    Els     "els"  0x20  None            2   Both     Version2 Xyzw None;
-    Eif     "eif"  0x21  None            2   Both     Version2 Xyzw None;
-    Ted     "ted"  0x26  DestSrcSampler  2   Fragment Absent   Xyzw None;
-    Kil     "kil"  0x27  Src             1   Fragment Any      Xyzw None;
-    Tex     "tex"  0x28  DestSrcSampler  1   Fragment Any      Xyzw None;
-    Sge     "sge"  0x29  DestSrcSrc      1   Both     Any      Xyzw None;
-    Slt     "slt"  0x2A  DestSrcSrc      1   Both     Any      Xyzw None;
-    Sgn     "sgn"  0x2B  DestSrc         1   Both     Any      Xyzw None;
-    Seq     "seq"  0x2C  DestSrcSrc      1   Both     Any      Xyzw None;
-    Sne     "sne"  0x2D  DestSrcSrc      1   Both     Any      Xyzw None;
-    Tld     "tld"  0x2E  DestSrcSampler  4   Vertex   Any      Xyzw None;
+//  variant mnem   value shape           ver stage    asm      lanes reads     flow     in block      matrix
+    Mov     "mov"  0x00  DestSrc         1   Both     Any      Xyzw Dest      Straight Free          None;
+    Add     "add"  0x01  DestSrcSrc      1   Both     Any      Xyzw Dest      Straight Free          None;
+    Sub     "sub"  0x02  DestSrcSrc      1   Both     Any      Xyzw Dest      Straight Free          None;
+    Mul     "mul"  0x03  DestSrcSrc      1   Both     Any      Xyzw Dest      Straight Free          None;
+    Div     "div"  0x04  DestSrcSrc      1   Both     Any      Xyzw Dest      Straight Free          None;
+    Rcp     "rcp"  0x05  DestSrc         1   Both     Any      Xyzw Dest      Straight Free          None;
+    Min     "min"  0x06  DestSrcSrc      1   Both     Any      Xyzw Dest      Straight Free          None;
+    Max     "max"  0x07  DestSrcSrc      1   Both     Any      Xyzw Dest      Straight Free          None;
+    Frc     "frc"  0x08  DestSrc         1   Both     Any      Xyzw Dest      Straight Free          None;
+    Sqt     "sqt"  0x09  DestSrc         1   Both     Any      Xyzw Dest      Straight Free          None;
+    Rsq     "rsq"  0x0A  DestSrc         1   Both     Any      Xyzw Dest      Straight Free          None;
+    Pow     "pow"  0x0B  DestSrcSrc      1   Both     Any      Xyzw Dest      Straight Free          None;
+    Log     "log"  0x0C  DestSrc         1   Both     Any      Xyzw Dest      Straight Free          None;
+    Exp     "exp"  0x0D  DestSrc         1   Both     Any      Xyzw Dest      Straight Free          None;
+    Nrm     "nrm"  0x0E  DestSrc         1   Both     Any      Xyz Xyz       Straight Free          None;
+    Sin     "sin"  0x0F  DestSrc         1   Both     Any      Xyzw Dest      Straight Free          None;
+    Cos     "cos"  0x10  DestSrc         1   Both     Any      Xyzw Dest      Straight Free          None;
+    Crs     "crs"  0x11  DestSrcSrc      1   Both     Any      Xyz Xyz       Straight Free          None;
+    Dp3     "dp3"  0x12  DestSrcSrc      1   Both     Any      Xyzw Xyz       Straight Free          None;
+    Dp4     "dp4"  0x13  DestSrcSrc      1   Both     Any      Xyzw Xyzw      Straight Free          None;
+    Abs     "abs"  0x14  DestSrc         1   Both     Any      Xyzw Dest      Straight Free          None;
+    Neg     "neg"  0x15  DestSrc         1   Both     Any      Xyzw Dest      Straight Free          None;
+    Sat     "sat"  0x16  DestSrc         1   Both     Any      Xyzw Dest      Straight Free          None;
+    M33     "m33"  0x17  DestSrcSrc      1   Both     Any      Xyz Xyz       Straight Free          Some((3, 3));
+    M44     "m44"  0x18  DestSrcSrc      1   Both     Any      Xyzw Xyzw      Straight Free          Some((4, 4));
+    M34     "m34"  0x19  DestSrcSrc      1   Both     Any      Xyz Xyzw      Straight Free          Some((3, 4));
+    Ddx     "ddx"  0x1A  DestSrc         2   Fragment Version2 Xyzw Dest      Straight Refused       None;
+    Ddy     "ddy"  0x1B  DestSrc         2   Fragment Version2 Xyzw Dest      Straight Refused       None;
+    Ife     "ife"  0x1C  SrcSrc          2   Both     Version2 Xyzw X         If(Eq)   Free          None;
+    Ine     "ine"  0x1D  SrcSrc          2   Both     Version2 Xyzw X         If(Ne)   Free          None;
+    Ifg     "ifg"  0x1E  SrcSrc          2   Both     Version2 Xyzw X         If(Gt)   Free          None;
+    Ifl     "ifl"  0x1F  SrcSrc          2   Both     Version2 Xyzw X         If(Lt)   Free          None;
+    Els     "els"  0x20  None            2   Both     Version2 Xyzw Nothing   Else     Free          None;
+    Eif     "eif"  0x21  None            2   Both     Version2 Xyzw Nothing   EndIf    Free          None;
+    Ted     "ted"  0x26  DestSrcSampler  2   Fragment Absent   Xyzw Coords    Straight Free          None;
+    Kil     "kil"  0x27  Src             1   Fragment Any      Xyzw X         Straight Free          None;
+    Tex     "tex"  0x28  DestSrcSampler  1   Fragment Any      Xyzw Coords    Straight VaryingCoords None;
+    Sge     "sge"  0x29  DestSrcSrc      1   Both     Any      Xyzw Dest      Straight Free          None;
+    Slt     "slt"  0x2A  DestSrcSrc      1   Both     Any      Xyzw Dest      Straight Free          None;
+    Sgn     "sgn"  0x2B  DestSrc         1   Both     Any      Xyzw Dest      Straight Free          None;
+    Seq     "seq"  0x2C  DestSrcSrc      1   Both     Any      Xyzw Dest      Straight Free          None;
+    Sne     "sne"  0x2D  DestSrcSrc      1   Both     Any      Xyzw Dest      Straight Free          None;
+    Tld     "tld"  0x2E  DestSrcSampler  4   Vertex   Any      Xyzw CoordsLod Straight Free          None;
 }
 
 impl Opcode {

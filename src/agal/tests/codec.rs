@@ -53,6 +53,61 @@ fn table_properties() {
     assert_eq!(xyz, ["nrm", "crs", "m33", "m34"]);
 }
 
+/// The block columns agree with the operand shapes and name the documented opcodes.
+#[test]
+fn table_block_columns() {
+    let with = |f: &dyn Fn(Opcode) -> bool| -> Vec<&str> {
+        Opcode::ALL
+            .iter()
+            .filter(|&&o| f(o))
+            .map(|o| o.mnemonic())
+            .collect()
+    };
+    for &op in Opcode::ALL {
+        let opens = matches!(op.flow(), Flow::If(_));
+        assert_eq!(opens, op.shape() == Shape::SrcSrc, "{op:?}");
+        let bare = matches!(op.flow(), Flow::Else | Flow::EndIf);
+        assert_eq!(bare, op.shape() == Shape::None, "{op:?}");
+        assert_eq!(bare, op.reads() == Reads::Nothing, "{op:?}");
+        if op.shape() == Shape::DestSrcSampler {
+            assert!(
+                matches!(op.reads(), Reads::Coords | Reads::CoordsLod),
+                "{op:?}"
+            );
+        }
+    }
+    let conds: Vec<_> = Opcode::ALL
+        .iter()
+        .filter_map(|o| match o.flow() {
+            Flow::If(c) => Some((o.mnemonic(), c)),
+            Flow::Straight | Flow::Else | Flow::EndIf => None,
+        })
+        .collect();
+    assert_eq!(
+        conds,
+        [
+            ("ife", Cond::Eq),
+            ("ine", Cond::Ne),
+            ("ifg", Cond::Gt),
+            ("ifl", Cond::Lt)
+        ]
+    );
+    assert_eq!(with(&|o| o.flow() == Flow::Else), ["els"]);
+    assert_eq!(with(&|o| o.flow() == Flow::EndIf), ["eif"]);
+    assert_eq!(with(&|o| o.in_block() == InBlock::Refused), ["ddx", "ddy"]);
+    assert_eq!(with(&|o| o.in_block() == InBlock::VaryingCoords), ["tex"]);
+    assert_eq!(
+        with(&|o| o.reads() == Reads::Xyz),
+        ["nrm", "crs", "dp3", "m33"]
+    );
+    assert_eq!(with(&|o| o.reads() == Reads::Xyzw), ["dp4", "m44", "m34"]);
+    assert_eq!(
+        with(&|o| o.reads() == Reads::X),
+        ["ife", "ine", "ifg", "ifl", "kil"]
+    );
+    assert_eq!(with(&|o| o.reads() == Reads::CoordsLod), ["tld"]);
+}
+
 /// `mov op, va0` as AGALMiniAssembler writes it (Ruffle's `agal_compiler` test, recorded from
 /// Flash): opcode 0, destination `00 00 0F 03`, source `00 00 00 E4 00 00 00 00`.
 #[test]

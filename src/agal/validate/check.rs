@@ -4,7 +4,7 @@
 use super::error::{Operand, Problem};
 use super::MAX_NESTING;
 use crate::agal::header::ShaderKind;
-use crate::agal::opcode::{Lanes, Opcode, Shape, Stage};
+use crate::agal::opcode::{Flow, InBlock, Lanes, Opcode, Reads, Shape, Stage};
 use crate::agal::program::{Addr, Dst, Instruction, Interface, Reg, Sampling, Src};
 use crate::agal::reg::{RegType, Swizzle, WriteMask};
 use crate::agal::sampling::{Dim, Filter, FlagError, SamplerState};
@@ -410,9 +410,9 @@ impl Checker {
             Shape::DestSrc | Shape::DestSrcSrc | Shape::DestSrcSampler | Shape::None => {}
         }
         if in_block {
-            match op {
-                Opcode::Ddx | Opcode::Ddy => return Err(Problem::DerivativeInBlock),
-                Opcode::Tex => {
+            match op.in_block() {
+                InBlock::Refused => return Err(Problem::DerivativeInBlock),
+                InBlock::VaryingCoords => {
                     let varying = matches!(
                         src1.map(|s| s.addr),
                         Some(Addr::Direct(Reg {
@@ -424,46 +424,7 @@ impl Checker {
                         return Err(Problem::ComputedTexCoord);
                     }
                 }
-                Opcode::Mov
-                | Opcode::Add
-                | Opcode::Sub
-                | Opcode::Mul
-                | Opcode::Div
-                | Opcode::Rcp
-                | Opcode::Min
-                | Opcode::Max
-                | Opcode::Frc
-                | Opcode::Sqt
-                | Opcode::Rsq
-                | Opcode::Pow
-                | Opcode::Log
-                | Opcode::Exp
-                | Opcode::Nrm
-                | Opcode::Sin
-                | Opcode::Cos
-                | Opcode::Crs
-                | Opcode::Dp3
-                | Opcode::Dp4
-                | Opcode::Abs
-                | Opcode::Neg
-                | Opcode::Sat
-                | Opcode::M33
-                | Opcode::M44
-                | Opcode::M34
-                | Opcode::Ife
-                | Opcode::Ine
-                | Opcode::Ifg
-                | Opcode::Ifl
-                | Opcode::Els
-                | Opcode::Eif
-                | Opcode::Ted
-                | Opcode::Kil
-                | Opcode::Sge
-                | Opcode::Slt
-                | Opcode::Sgn
-                | Opcode::Seq
-                | Opcode::Sne
-                | Opcode::Tld => {}
+                InBlock::Free => {}
             }
         }
         Ok(())
@@ -471,8 +432,8 @@ impl Checker {
 
     /// Step 8: conditional blocks.
     fn blocks_step(&mut self, op: Opcode) -> Checked<()> {
-        match op {
-            Opcode::Ife | Opcode::Ine | Opcode::Ifg | Opcode::Ifl => {
+        match op.flow() {
+            Flow::If(_) => {
                 self.count_in_branch();
                 if self.blocks.len() >= MAX_NESTING {
                     return Err(Problem::NestingOverflow);
@@ -482,7 +443,7 @@ impl Checker {
                     branch_len: 0,
                 });
             }
-            Opcode::Els => {
+            Flow::Else => {
                 let block = self.blocks.last_mut().ok_or(Problem::NestingUnderflow)?;
                 if block.in_else {
                     return Err(Problem::BrokenElse);
@@ -493,50 +454,14 @@ impl Checker {
                 block.in_else = true;
                 block.branch_len = 0;
             }
-            Opcode::Eif => {
+            Flow::EndIf => {
                 let block = self.blocks.pop().ok_or(Problem::NestingUnderflow)?;
                 if block.branch_len == 0 {
                     return Err(Problem::EmptyBranch);
                 }
                 self.count_in_branch();
             }
-            Opcode::Mov
-            | Opcode::Add
-            | Opcode::Sub
-            | Opcode::Mul
-            | Opcode::Div
-            | Opcode::Rcp
-            | Opcode::Min
-            | Opcode::Max
-            | Opcode::Frc
-            | Opcode::Sqt
-            | Opcode::Rsq
-            | Opcode::Pow
-            | Opcode::Log
-            | Opcode::Exp
-            | Opcode::Nrm
-            | Opcode::Sin
-            | Opcode::Cos
-            | Opcode::Crs
-            | Opcode::Dp3
-            | Opcode::Dp4
-            | Opcode::Abs
-            | Opcode::Neg
-            | Opcode::Sat
-            | Opcode::M33
-            | Opcode::M44
-            | Opcode::M34
-            | Opcode::Ddx
-            | Opcode::Ddy
-            | Opcode::Ted
-            | Opcode::Kil
-            | Opcode::Tex
-            | Opcode::Sge
-            | Opcode::Slt
-            | Opcode::Sgn
-            | Opcode::Seq
-            | Opcode::Sne
-            | Opcode::Tld => self.count_in_branch(),
+            Flow::Straight => self.count_in_branch(),
         }
         Ok(())
     }
@@ -594,47 +519,17 @@ fn lanes_read(op: Opcode, dest: Option<Dst>, sampler: Option<Sampling>) -> Write
     const XYZ: WriteMask = WriteMask(0b0111);
     const XYZW: WriteMask = WriteMask(0b1111);
     let masked = dest.map_or(XYZW, |d| d.mask);
-    match op {
-        Opcode::Mov
-        | Opcode::Add
-        | Opcode::Sub
-        | Opcode::Mul
-        | Opcode::Div
-        | Opcode::Rcp
-        | Opcode::Min
-        | Opcode::Max
-        | Opcode::Frc
-        | Opcode::Sqt
-        | Opcode::Rsq
-        | Opcode::Pow
-        | Opcode::Log
-        | Opcode::Exp
-        | Opcode::Sin
-        | Opcode::Cos
-        | Opcode::Abs
-        | Opcode::Neg
-        | Opcode::Sat
-        | Opcode::Ddx
-        | Opcode::Ddy
-        | Opcode::Sge
-        | Opcode::Slt
-        | Opcode::Sgn
-        | Opcode::Seq
-        | Opcode::Sne => masked,
-        Opcode::Nrm | Opcode::Crs | Opcode::Dp3 | Opcode::M33 => XYZ,
-        Opcode::Dp4 | Opcode::M44 | Opcode::M34 => XYZW,
-        Opcode::Ife | Opcode::Ine | Opcode::Ifg | Opcode::Ifl | Opcode::Kil => X,
-        Opcode::Els | Opcode::Eif => WriteMask(0),
-        Opcode::Tex | Opcode::Ted | Opcode::Tld => {
-            let coords = match sampler.map(|s| s.state.dim) {
-                Some(Dim::Cube) => XYZ,
-                Some(Dim::TwoD) | None => WriteMask(0b0011),
-            };
-            if op == Opcode::Tld {
-                WriteMask(coords.0 | 0b1000)
-            } else {
-                coords
-            }
-        }
+    let coords = || match sampler.map(|s| s.state.dim) {
+        Some(Dim::Cube) => XYZ,
+        Some(Dim::TwoD) | None => WriteMask(0b0011),
+    };
+    match op.reads() {
+        Reads::Dest => masked,
+        Reads::X => X,
+        Reads::Xyz => XYZ,
+        Reads::Xyzw => XYZW,
+        Reads::Coords => coords(),
+        Reads::CoordsLod => WriteMask(coords().0 | 0b1000),
+        Reads::Nothing => WriteMask(0),
     }
 }
