@@ -7,21 +7,38 @@
 //! (may differ on any incoming path → may differ). Variables read before any write are treated
 //! as uniform: the frontend initializes every register in the entry block.
 //!
+//! The fixed point is found by propagating each new fact along def-use links (`propagate`),
+//! in time linear in the facts whatever the loops (the unit tests compare it with the plain
+//! block-by-block iteration).
+//!
 //! The result is sound under the assumption that all lanes follow the same path, which holds
 //! exactly when every `BranchUniform` tests a uniform mask — the property this analysis is used
 //! to establish (by induction over the execution). It is conservative: a value that happens to
 //! agree in all lanes at run time may still be reported as varying.
 
+mod propagate;
+#[cfg(test)]
+mod tests;
+
 use picajit_codegen::ir::{BlockId, CmpKind, Function, Inst, Op, Terminator, Var};
-use std::collections::BTreeSet;
 
 use picajit_codegen::opt::VarSet;
-use picajit_codegen::regalloc;
 
-fn may_vary(inst: &Inst, varies: impl Fn(Var) -> bool) -> bool {
-    let any_arg = || inst.uses().iter().any(|&a| varies(a));
+/// How an instruction's result relates to its operands in this analysis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rule {
+    /// May differ between lanes whatever its operands.
+    Varies,
+    /// Never differs between lanes (or has no result).
+    Same,
+    /// May differ exactly when one of its operands may.
+    AnyArg,
+}
+
+/// The rule of `inst` (the one table of this analysis).
+fn rule(inst: &Inst) -> Rule {
     match inst.op {
-        Op::Input => true,
+        Op::Input => Rule::Varies,
         Op::FConst
         | Op::Uniform
         | Op::UniformAl
@@ -33,9 +50,9 @@ fn may_vary(inst: &Inst, varies: impl Fn(Var) -> bool) -> bool {
         | Op::BudgetLanes
         // Broadcasts, whatever lanes they read.
         | Op::UniformLead
-        | Op::LaneMin => false,
+        | Op::LaneMin => Rule::Same,
         // CMP ops 6 and 7: true whatever the operands.
-        Op::Cmp if CmpKind::from_imm(inst.imm[0]) == CmpKind::True => false,
+        Op::Cmp if CmpKind::from_imm(inst.imm[0]) == CmpKind::True => Rule::Same,
         Op::UniformIdx
         | Op::ConstIdx
         | Op::Div
@@ -69,7 +86,7 @@ fn may_vary(inst: &Inst, varies: impl Fn(Var) -> bool) -> bool {
         | Op::IEq
         | Op::ILt
         | Op::ISelect
-        | Op::MaskAndNot => any_arg(),
+        | Op::MaskAndNot => Rule::AnyArg,
         // No result.
         Op::Output
         | Op::LoopPush
@@ -78,7 +95,15 @@ fn may_vary(inst: &Inst, varies: impl Fn(Var) -> bool) -> bool {
         | Op::Budget
         | Op::EmitSlot
         | Op::EmitTri
-        | Op::Retire => false,
+        | Op::Retire => Rule::Same,
+    }
+}
+
+fn may_vary(inst: &Inst, varies: impl Fn(Var) -> bool) -> bool {
+    match rule(inst) {
+        Rule::Varies => true,
+        Rule::Same => false,
+        Rule::AnyArg => inst.uses().iter().any(|&a| varies(a)),
     }
 }
 
@@ -226,42 +251,15 @@ impl Varying {
     ) -> Varying {
         let n = func.blocks.len();
         let exposed = exposed_vars(func);
-        let mut local = Local::new(func.vars.len());
-        let mut at_entry: Vec<Option<VarSet>> = vec![None; n];
-        at_entry[0] = Some(VarSet::default());
         let fixed: Vec<Option<VarSet>> = (0..n).map(|b| fixed(b, &exposed)).collect();
-        // Blocks are visited in reverse post-order (the lowest pending position first), so a
-        // block's predecessors outside loops are done before it and each loop settles in a few
-        // sweeps even in functions of thousands of blocks.
-        let order = regalloc::reverse_post_order(func);
-        let mut position = vec![usize::MAX; n];
-        for (i, b) in order.iter().enumerate() {
-            position[b.0 as usize] = i;
-        }
-        let mut work = BTreeSet::from([0usize]);
-        while let Some(p) = work.pop_first() {
-            let b = order[p].0 as usize;
-            let entry = at_entry[b].clone().unwrap_or_default();
-            let exit = local.transfer(&func.blocks[b].insts, &entry, &exposed, exec, |_, _| {});
-            for s in func.blocks[b].term.successors() {
-                let s = s.0 as usize;
-                let changed = match (&mut at_entry[s], &fixed[s]) {
-                    (slot @ None, Some(f)) => {
-                        *slot = Some(f.clone());
-                        true
-                    }
-                    (Some(_), Some(_)) => false,
-                    (Some(old), None) => old.union_with(&exit),
-                    (slot @ None, None) => {
-                        *slot = Some(exit.clone());
-                        true
-                    }
-                };
-                if changed {
-                    work.insert(position[s]);
-                }
-            }
-        }
+        let at_entry = propagate::solve(func, &exposed, exec, &fixed);
+        #[cfg(test)]
+        assert_eq!(
+            at_entry,
+            tests::iterate(func, &exposed, exec, &fixed),
+            "propagation and block iteration disagree"
+        );
+        let local = Local::new(func.vars.len());
         Varying {
             exposed,
             at_entry,
