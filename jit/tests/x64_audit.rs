@@ -543,13 +543,12 @@ fn draw_attribute_forms() {
     check(&["movups xmm9, [rax]"], |o| {
         asm::load_attribute(o, Tier::Sse41, 9, 4)
     });
+    check(&["mov rcx, [rdi+10B08h]", "mov rdx, [rdi+10A08h]"], |o| {
+        asm::scalar::attribute_array(o, 0x10B08, 0x10A08)
+    });
     check(
-        &[
-            "mov eax, [rsi+0Ch]",
-            "imul rax, [rdi+10B08h]",
-            "add rax, [rdi+10A08h]",
-        ],
-        |o| asm::scalar::attribute_address(o, 3, 0x10B08, 0x10A08),
+        &["mov eax, [rsi+0Ch]", "imul rax, rcx", "add rax, rdx"],
+        |o| asm::scalar::attribute_address(o, 3),
     );
 }
 

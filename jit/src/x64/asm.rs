@@ -915,13 +915,20 @@ pub mod scalar {
     pub fn load_rax(ops: &mut Ops, disp: i32) {
         dynasm!(ops ; .arch x64 ; mov rax, QWORD [rdi + disp]);
     }
+    /// A draw kernel's attribute array: rcx = the stride at `[rdi + stride]`, rdx = the
+    /// base at `[rdi + base]` (for [`attribute_address`]).
+    pub fn attribute_array(ops: &mut Ops, stride: i32, base: i32) {
+        dynasm!(ops ; .arch x64
+            ; mov rcx, QWORD [rdi + stride]
+            ; mov rdx, QWORD [rdi + base]);
+    }
     /// `rax` = the address of lane `lane`'s attribute in a draw kernel: the vertex index at
-    /// `[rsi + 4 lane]` times the stride at `[rdi + stride]`, plus the base at `[rdi + base]`.
-    pub fn attribute_address(ops: &mut Ops, lane: i32, stride: i32, base: i32) {
+    /// `[rsi + 4 lane]` times the stride in rcx, plus the base in rdx ([`attribute_array`]).
+    pub fn attribute_address(ops: &mut Ops, lane: i32) {
         dynasm!(ops ; .arch x64
             ; mov eax, DWORD [rsi + lane * 4]
-            ; imul rax, QWORD [rdi + stride]
-            ; add rax, QWORD [rdi + base]);
+            ; imul rax, rcx
+            ; add rax, rdx);
     }
     /// Writes the batch status word.
     pub fn batch_status(ops: &mut Ops, status: i32) {

@@ -231,7 +231,7 @@ impl Emitter<'_> {
     /// Loads input register `r` of the batch's vertices into `rows` (lane k's x, y, z, w in
     /// `rows[k]`, with AVX2 lane k + 4's in the high half): AoS from the records at rsi; draw
     /// from the attribute arrays through the vertex indices at rsi, completed with (0, 0, 0, 1)
-    /// past the attribute's components. Uses `ASM_TEMP` and rax.
+    /// past the attribute's components. Uses `ASM_TEMP`, rax, rcx and rdx.
     fn vertex_rows(&mut self, mode: IoMode, r: u32, rows: [u8; 4]) {
         let t = self.tier;
         match mode {
@@ -249,11 +249,12 @@ impl Emitter<'_> {
                 let n = layout.components[(r & 15) as usize].clamp(1, 4);
                 let (stride, base) = (abi::draw_stride(r), abi::draw_base(r));
                 let w = (n < 4).then(|| self.const_row(&[0, 0, 0, 1.0f32.to_bits()]));
+                asm::scalar::attribute_array(&mut self.ops, stride, base);
                 for (k, &row) in rows.iter().enumerate() {
-                    asm::scalar::attribute_address(&mut self.ops, k as i32, stride, base);
+                    asm::scalar::attribute_address(&mut self.ops, k as i32);
                     asm::load_attribute(&mut self.ops, t, row, n);
                     if t == asm::Tier::Avx2 {
-                        asm::scalar::attribute_address(&mut self.ops, k as i32 + 4, stride, base);
+                        asm::scalar::attribute_address(&mut self.ops, k as i32 + 4);
                         asm::load_attribute(&mut self.ops, t, ASM_TEMP, n);
                         asm::low_halves(&mut self.ops, row, row, ASM_TEMP);
                     }

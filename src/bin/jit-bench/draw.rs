@@ -1,7 +1,8 @@
 //! `jit-bench --draw`: emulator draws through `picajit::pipeline` — register writes in,
 //! output vertices in semantic order out — against a bare AoS `Shader::run` on the same
-//! unique vertices, per backend; the draw right after a uniform-only change; the first draw
-//! of a new shader against its compile time.
+//! unique vertices, per backend; the same vertices drawn as a range (no index list to
+//! deduplicate: what the index list costs); the draw right after a uniform-only change; the
+//! first draw of a new shader against its compile time.
 //!
 //! Each draw: 4096 u16 indices over 2048 vertices (every vertex used twice, in shuffled
 //! order: 50% reuse), each input attribute in a float array of its own with a stride wider
@@ -159,6 +160,8 @@ pub struct DrawRow {
     pub backend: &'static str,
     pub ns_per_index: f64,
     pub draw_ns_per_vertex: f64,
+    /// The same unique vertices drawn as a range (no deduplication).
+    pub range_ns_per_vertex: f64,
     pub run_ns_per_vertex: f64,
     pub after_uniforms_us: f64,
     pub first_draw_us: f64,
@@ -177,6 +180,12 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
     p.prepare().expect("the shader loads");
     let _ = p.draw(Indices::U16(&d.indices), &attributes, &mut out);
     let ids = out.vertex_ids.clone();
+    // Every vertex is used: the range 0..VERTICES draws the same unique vertices.
+    assert_eq!(ids.len(), VERTICES, "every vertex is drawn");
+    let range = Indices::Range {
+        first: 0,
+        count: VERTICES as u32,
+    };
     let records = d.records(&ids);
     let shader = engine.compile(&p.regs().program(Unit::Vertex));
     let uniforms = p.regs().uniforms(Unit::Vertex).clone();
@@ -186,20 +195,41 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
     let mut draw = || {
         let _ = p.draw(Indices::U16(&d.indices), &attributes, &mut out);
     };
+    let mut ranged = DrawOutput::new();
+    let mut range_p = loaded(Arc::clone(&engine), w, 1.0);
+    range_p.prepare().expect("the shader loads");
+    let mut draw_range = || {
+        let _ = range_p.draw(range, &attributes, &mut ranged);
+    };
     let mut run = || {
         let _ = shader.run(&uniforms, &records, &mut run_out, &mut status);
     };
     // Repetitions per sample from one timed call of each.
     let reps = |us: f64| ((sample_ms * 1000.0 / us.max(0.01)).ceil() as usize).max(1);
     draw();
+    draw_range();
+    // Background compiles (the draw kernels of both layouts) finish before timing.
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    draw();
+    draw_range();
     let draw_reps = reps(cpu_us(&mut draw));
+    let range_reps = reps(cpu_us(&mut draw_range));
     let run_reps = reps(cpu_us(&mut run));
-    let (mut draws, mut runs) = (Vec::new(), Vec::new());
+    let (mut draws, mut ranges, mut runs) = (Vec::new(), Vec::new(), Vec::new());
+    let per = |us: f64, reps: usize| us * 1000.0 / reps as f64;
     for _ in 0..samples {
-        draws.push(cpu_us(|| (0..draw_reps).for_each(|_| draw())) * 1000.0 / draw_reps as f64);
-        runs.push(cpu_us(|| (0..run_reps).for_each(|_| run())) * 1000.0 / run_reps as f64);
+        draws.push(per(
+            cpu_us(|| (0..draw_reps).for_each(|_| draw())),
+            draw_reps,
+        ));
+        ranges.push(per(
+            cpu_us(|| (0..range_reps).for_each(|_| draw_range())),
+            range_reps,
+        ));
+        runs.push(per(cpu_us(|| (0..run_reps).for_each(|_| run())), run_reps));
     }
     let draw_ns = median(&mut draws);
+    let range_ns = median(&mut ranges);
     let run_ns = median(&mut runs);
 
     // A uniform-only change, then one draw (no prepare): never a compile.
@@ -233,6 +263,7 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
         backend: backend.name(),
         ns_per_index: draw_ns / INDICES as f64,
         draw_ns_per_vertex: draw_ns / ids.len() as f64,
+        range_ns_per_vertex: range_ns / ids.len() as f64,
         run_ns_per_vertex: run_ns / ids.len() as f64,
         after_uniforms_us: median(&mut after),
         first_draw_us: median(&mut first),
@@ -244,19 +275,21 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
 /// The table of draw rows.
 pub fn table(rows: &[DrawRow]) -> String {
     let mut s = String::from(
-        "shader      backend    unique  ns/index  draw ns/v  run ns/v  draw/run  after-uniform µs  1st draw µs  compile µs\n\
-         ----------  ---------  ------  --------  ---------  --------  --------  ----------------  -----------  ----------\n",
+        "shader      backend    unique  ns/index  draw ns/v  range ns/v  run ns/v  draw/run  range/run  after-uniform µs  1st draw µs  compile µs\n\
+         ----------  ---------  ------  --------  ---------  ----------  --------  --------  ---------  ----------------  -----------  ----------\n",
     );
     for r in rows {
         s += &format!(
-            "{:<10}  {:<9}  {:>6}  {:>8.2}  {:>9.2}  {:>8.2}  {:>7.2}×  {:>16.1}  {:>11.1}  {:>10.1}\n",
+            "{:<10}  {:<9}  {:>6}  {:>8.2}  {:>9.2}  {:>10.2}  {:>8.2}  {:>7.2}×  {:>8.2}×  {:>16.1}  {:>11.1}  {:>10.1}\n",
             r.shader.chars().take(10).collect::<String>(),
             r.backend,
             r.vertices,
             r.ns_per_index,
             r.draw_ns_per_vertex,
+            r.range_ns_per_vertex,
             r.run_ns_per_vertex,
             r.draw_ns_per_vertex / r.run_ns_per_vertex,
+            r.range_ns_per_vertex / r.run_ns_per_vertex,
             r.after_uniforms_us,
             r.first_draw_us,
             r.compile_us,
@@ -268,8 +301,10 @@ pub fn table(rows: &[DrawRow]) -> String {
 /// What the draw table's columns mean.
 pub const LEGEND: &str = "columns: unique = vertices the draw's indices use; ns/index = one draw / its indices; draw ns/v,
          run ns/v = one draw, and one bare AoS Shader::run of the same unique vertices (input records
-         built beforehand, output records), per unique vertex; draw/run = their ratio (below 1: the
-         draw is faster per vertex than the bare run); after-uniform = one draw right after a
-         uniform-only change (no compile); 1st draw = the first draw of a new shader in a pipeline that
-         has drawn before (its compile included; the uniform-specialized kernel compiles in the
-         background); compile = a cold Engine::compile of the same program";
+         built beforehand, output records), per unique vertex; range ns/v = the same vertices drawn
+         as a range (Indices::Range: nothing to deduplicate; draw − range = what the index list
+         costs); draw/run, range/run = ratios (below 1: faster per vertex than the bare run);
+         after-uniform = one draw right after a uniform-only change (no compile); 1st draw = the
+         first draw of a new shader in a pipeline that has drawn before (its compile included; the
+         uniform-specialized kernel compiles in the background); compile = a cold Engine::compile
+         of the same program";
