@@ -29,6 +29,7 @@ mod cache;
 mod draw;
 mod geometry;
 mod kernels;
+mod lowered;
 mod shader;
 mod soa;
 

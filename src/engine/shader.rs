@@ -106,11 +106,16 @@ impl Shader {
         let Some(target) = backend.target() else {
             return interp_only(ExecPath::Interpreter, None);
         };
-        let (mut func, stats) =
-            match frontend::lower_timed(program, frontend::graph::MAX_STATES, clock) {
-                Ok(l) => (l.func, l.stats),
-                Err(why) => return interp_only(ExecPath::Fallback(why.to_string()), None),
-            };
+        // A timed compile is cold; any other shares the lowering with other engines.
+        let lowered = if clock.is_on() {
+            frontend::lower_timed(program, frontend::graph::MAX_STATES, clock)
+        } else {
+            super::lowered::lower(program, reachable)
+        };
+        let (mut func, stats) = match lowered {
+            Ok(l) => (l.func, l.stats),
+            Err(why) => return interp_only(ExecPath::Fallback(why.to_string()), None),
+        };
         // Every register the program can write is stored, so the interpreter and native code
         // agree on which output registers a run defines.
         let (ir_inputs, ir_outputs) = x64::io_sets(&func);

@@ -26,6 +26,7 @@ use rustc_hash::FxHashSet as HashSet;
 
 use super::graph::{Cond, Effect, Flow, Graph, Target};
 use super::ifconv::Conversion;
+use super::rows::Rows;
 
 /// Most frontier entries the analysis may add up in one function (a bound on compile time for
 /// hostile control flow; beyond it the plan is [`Plan::coarse`]).
@@ -170,18 +171,20 @@ pub fn plan(
     for (p, &s) in order.iter().enumerate() {
         prio[s] = p as u32;
     }
-    // Frontiers, as sets of priorities.
-    let mut front: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); n];
+    // Frontiers, as sets of priorities: one row of bits per state.
+    let mut front = Rows::new(n, n);
     let mut done = vec![false; n];
     let mut work = BTreeSet::new();
     let mut budget = MAX_FRONTIER_WORK;
     if !order.is_empty() {
         work.insert(0u32);
     }
+    let mut waiting = Vec::new();
     while let Some(p) = work.pop_first() {
         let s = order[p as usize];
         done[s] = true;
-        let waiting: Vec<u32> = front[s].iter().copied().collect();
+        waiting.clear();
+        waiting.extend(front.iter(s));
         let targets: Vec<u32> = steps[s].targets.iter().map(|&t| prio[t]).collect();
         let mut occupied_sets: Vec<Vec<u32>> = Vec::new();
         if steps[s].split {
@@ -204,7 +207,7 @@ pub fn plan(
                 let ns = order[next as usize];
                 let mut changed = !done[ns];
                 for &x in &o[i + 1..] {
-                    changed |= front[ns].insert(x);
+                    changed |= front.insert(ns, x);
                 }
                 match budget.checked_sub(o.len() - i) {
                     Some(left) => budget = left,
@@ -226,11 +229,11 @@ pub fn plan(
         }
     }
     let mut merge = vec![false; n];
-    let frontier: Vec<Vec<usize>> = front
-        .iter()
-        .map(|f| {
-            f.iter()
-                .map(|&p| {
+    let frontier: Vec<Vec<usize>> = (0..n)
+        .map(|s| {
+            front
+                .iter(s)
+                .map(|p| {
                     let x = order[p as usize];
                     merge[x] = true;
                     x

@@ -127,6 +127,19 @@ pub enum Flow {
     Goto(Target),
 }
 
+impl Flow {
+    /// Calls `f` with each target of the tree in order (`then` before `other`, `repeat` before
+    /// `exit`) until it returns false; false if it did.
+    pub fn each_target<F: FnMut(Target) -> bool>(&self, f: &mut F) -> bool {
+        match self {
+            Flow::Do(_, rest) => rest.each_target(f),
+            Flow::Goto(t) => f(*t),
+            Flow::If { then, other, .. } => then.each_target(f) && other.each_target(f),
+            Flow::LoopNext { repeat, exit, .. } => repeat.each_target(f) && exit.each_target(f),
+        }
+    }
+}
+
 /// One explored state: where it is, its instruction and its step.
 #[derive(Clone, Debug)]
 pub struct Node {

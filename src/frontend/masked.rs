@@ -322,26 +322,6 @@ fn straight(flow: &Flow) -> Option<(Vec<Effect>, Target)> {
     }
 }
 
-/// Every path of a decision tree: its effects and target.
-fn paths(flow: &Flow, prefix: &mut Vec<Effect>, out: &mut Vec<(Vec<Effect>, Target)>) {
-    match flow {
-        Flow::Do(e, rest) => {
-            prefix.push(*e);
-            paths(rest, prefix, out);
-            prefix.pop();
-        }
-        Flow::Goto(t) => out.push((prefix.clone(), *t)),
-        Flow::If { then, other, .. } => {
-            paths(then, prefix, out);
-            paths(other, prefix, out);
-        }
-        Flow::LoopNext { repeat, exit, .. } => {
-            paths(repeat, prefix, out);
-            paths(exit, prefix, out);
-        }
-    }
-}
-
 /// The targets of a decision tree, each with the slot of the LOOP it repeats (if it is on the
 /// repeat arm of a loop's closing test) and the slots its `LoopPush`es load on the way (bits).
 fn loop_edges(
@@ -374,12 +354,6 @@ fn loop_edges(
     }
 }
 
-fn targets(flow: &Flow) -> Vec<Target> {
-    let mut out = Vec::new();
-    paths(flow, &mut Vec::new(), &mut out);
-    out.into_iter().map(|(_, t)| t).collect()
-}
-
 /// The states reachable from `stay` without passing `join` (ascending), if every way out of
 /// them goes to `join` and there is at least one.
 fn closure(graph: &Graph, stay: &Flow, join: Target, work: &mut usize) -> Option<Vec<usize>> {
@@ -398,17 +372,16 @@ fn closure(graph: &Graph, stay: &Flow, join: Target, work: &mut usize) -> Option
             }
         }
     };
-    for t in targets(stay) {
-        if !push(t, &mut stack) {
-            return None;
-        }
+    if !stay.each_target(&mut |t| push(t, &mut stack)) {
+        return None;
     }
     while let Some(x) = stack.pop() {
         *work += 1;
-        for t in targets(&graph.nodes[x].flow) {
-            if !push(t, &mut stack) {
-                return None;
-            }
+        if !graph.nodes[x]
+            .flow
+            .each_target(&mut |t| push(t, &mut stack))
+        {
+            return None;
         }
     }
     let states: Vec<usize> = (0..seen.len()).filter(|&x| seen[x]).collect();
@@ -455,20 +428,50 @@ fn al_at_join(
     let Target::State(j) = join else {
         return Some(AlJoin::Dead);
     };
-    let mut ways = Vec::new();
-    for &x in states {
-        paths(&graph.nodes[x].flow, &mut Vec::new(), &mut ways);
-    }
     let slot = last_restore(leaving);
     if slot.is_some()
-        && ways
+        && states
             .iter()
-            .filter(|(_, t)| *t == join)
-            .all(|(e, _)| last_restore(e) == slot)
+            .all(|&x| restores_into(&graph.nodes[x].flow, None, join, slot))
     {
         return slot.map(AlJoin::Restored);
     }
     al_dead_from(graph, j, work).then_some(AlJoin::Dead)
+}
+
+/// True if every path of the tree that goes to `join` ends with aL restored from `slot`
+/// (`last`: the restore so far on the path, as [`last_restore`] reads it).
+fn restores_into(flow: &Flow, last: Option<u8>, join: Target, slot: Option<u8>) -> bool {
+    match flow {
+        Flow::Do(e, rest) => {
+            let last = match *e {
+                Effect::AlRestore(s) => Some(s),
+                Effect::AlInc { .. } | Effect::LoopPush { .. } => None,
+                Effect::Budget => last,
+            };
+            restores_into(rest, last, join, slot)
+        }
+        Flow::Goto(t) => *t != join || last == slot,
+        Flow::If { then, other, .. } => {
+            restores_into(then, last, join, slot) && restores_into(other, last, join, slot)
+        }
+        Flow::LoopNext { repeat, exit, .. } => {
+            restores_into(repeat, last, join, slot) && restores_into(exit, last, join, slot)
+        }
+    }
+}
+
+/// True if the tree restores aL from a loop slot on some path.
+fn restores_al(flow: &Flow) -> bool {
+    match flow {
+        Flow::Do(Effect::AlRestore(_), _) => true,
+        Flow::Do(Effect::AlInc { .. } | Effect::LoopPush { .. } | Effect::Budget, rest) => {
+            restores_al(rest)
+        }
+        Flow::Goto(_) => false,
+        Flow::If { then, other, .. } => restores_al(then) || restores_al(other),
+        Flow::LoopNext { repeat, exit, .. } => restores_al(repeat) || restores_al(exit),
+    }
 }
 
 /// True if no state reachable from `j` (itself included) reads aL through relative
@@ -480,22 +483,18 @@ fn al_dead_from(graph: &Graph, j: usize, work: &mut usize) -> bool {
     while let Some(x) = stack.pop() {
         *work += 1;
         let node = &graph.nodes[x];
-        if node.instr.alu().is_some_and(|ops| ops.idx == AddrIdx::AL) {
+        if node.instr.alu().is_some_and(|ops| ops.idx == AddrIdx::AL) || restores_al(&node.flow) {
             return false;
         }
-        let mut ways = Vec::new();
-        paths(&node.flow, &mut Vec::new(), &mut ways);
-        for (effects, t) in ways {
-            if effects.iter().any(|e| matches!(e, Effect::AlRestore(_))) {
-                return false;
-            }
+        node.flow.each_target(&mut |t| {
             if let Target::State(y) = t {
                 if !seen[y] {
                     seen[y] = true;
                     stack.push(y);
                 }
             }
-        }
+            true
+        });
     }
     true
 }

@@ -68,6 +68,7 @@ pub mod ifconv;
 mod lanes;
 pub mod masked;
 mod regs;
+mod rows;
 mod uniform;
 
 #[cfg(test)]

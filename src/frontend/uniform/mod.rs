@@ -124,21 +124,19 @@ impl Local {
         }
     }
 
-    /// Runs `insts` from the entry set `entry`; returns the exit set. Sets hold only the
-    /// variables some block reads before writing (the only ones whose status crosses blocks),
-    /// by their index in `exposed` (`u32::MAX`: not such a variable). `exec`, if given, never
-    /// varies. `each` sees every instruction with the state before it. Leaves the block-local
-    /// state readable through [`Local::get`].
-    fn transfer(
+    /// Runs `insts` from the entry set `entry` (a variable by its index in `exposed`,
+    /// `u32::MAX` for a variable no block reads before writing it, whose status never
+    /// crosses blocks). `exec`, if given, never varies. `each` sees every instruction with the
+    /// state before it. Leaves the block-local state readable through [`Local::get`].
+    fn run(
         &mut self,
         insts: &[Inst],
-        entry: &VarSet,
+        entry: &dyn Fn(u32) -> bool,
         exposed: &[u32],
         exec: Option<Var>,
         mut each: impl FnMut(&Inst, &dyn Fn(Var) -> bool),
-    ) -> VarSet {
+    ) {
         self.current += 1;
-        let mut exit = entry.clone();
         for inst in insts {
             each(inst, &|v| self.get(v, entry, exposed));
             if let Some(d) = inst.dst {
@@ -146,26 +144,17 @@ impl Local {
                 let i = d.0 as usize;
                 self.stamp[i] = self.current;
                 self.varies[i] = varies;
-                if let Some(&x) = exposed.get(i).filter(|&&x| x != u32::MAX) {
-                    if varies {
-                        exit.insert(Var(x));
-                    } else {
-                        exit.remove(Var(x));
-                    }
-                }
             }
         }
-        exit
     }
 
-    fn get(&self, v: Var, entry: &VarSet, exposed: &[u32]) -> bool {
+    /// Whether `v` may vary after the last [`Local::run`] (from the same `entry`).
+    fn get(&self, v: Var, entry: &dyn Fn(u32) -> bool, exposed: &[u32]) -> bool {
         let i = v.0 as usize;
         if self.stamp.get(i) == Some(&self.current) {
             self.varies[i]
         } else {
-            exposed
-                .get(i)
-                .is_some_and(|&x| x != u32::MAX && entry.contains(Var(x)))
+            exposed.get(i).is_some_and(|&x| x != u32::MAX && entry(x))
         }
     }
 }
@@ -205,11 +194,10 @@ fn exposed_vars(func: &Function) -> Vec<u32> {
     exposed
 }
 
-/// The result of the analysis: per block, the variables that may vary on entry.
+/// The result of the analysis: per block, the variables live on entry that may vary there.
 pub(super) struct Varying {
     exposed: Vec<u32>,
-    /// `None`: the block is unreachable.
-    at_entry: Vec<Option<VarSet>>,
+    at_entry: propagate::Entries,
     /// The lanes the question is about (`None`: all lanes).
     exec: Option<Var>,
     local: Local,
@@ -218,7 +206,7 @@ pub(super) struct Varying {
 impl Varying {
     /// Which variables may hold different values in different lanes of the batch.
     pub(super) fn across_lanes(func: &Function) -> Varying {
-        Varying::solve(func, None, |_, _| None)
+        Varying::solve(func, None, None)
     }
 
     /// Which variables may hold different values in the lanes of the `exec` mask (the lanes
@@ -226,37 +214,27 @@ impl Varying {
     /// (where lanes that arrived at different times meet) starts with every variable varying
     /// that [`varies_anywhere`] says may.
     pub(super) fn among(func: &Function, exec: Var, merge: &[bool], anywhere: &[bool]) -> Varying {
-        let mut varying: Option<VarSet> = None;
-        Varying::solve(func, Some(exec), |b, exposed| {
-            merge.get(b).copied().unwrap_or(false).then(|| {
-                varying
-                    .get_or_insert_with(|| {
-                        let mut set = VarSet::default();
-                        for (v, &x) in exposed.iter().enumerate() {
-                            if x != u32::MAX && anywhere[v] {
-                                set.insert(Var(x));
-                            }
-                        }
-                        set
-                    })
-                    .clone()
-            })
-        })
+        Varying::solve(func, Some(exec), Some((merge, anywhere)))
     }
 
-    fn solve(
-        func: &Function,
-        exec: Option<Var>,
-        mut fixed: impl FnMut(usize, &[u32]) -> Option<VarSet>,
-    ) -> Varying {
-        let n = func.blocks.len();
+    fn solve(func: &Function, exec: Option<Var>, merge: Option<(&[bool], &[bool])>) -> Varying {
         let exposed = exposed_vars(func);
-        let fixed: Vec<Option<VarSet>> = (0..n).map(|b| fixed(b, &exposed)).collect();
-        let at_entry = propagate::solve(func, &exposed, exec, &fixed);
+        // The set a merge block starts with, by exposed number.
+        let fixed = merge.map(|(blocks, anywhere)| {
+            let mut set = VarSet::default();
+            for (v, &x) in exposed.iter().enumerate() {
+                if x != u32::MAX && anywhere[v] {
+                    set.insert(Var(x));
+                }
+            }
+            (blocks, set)
+        });
+        let fixed = fixed.as_ref().map(|(blocks, set)| (*blocks, set));
+        let at_entry = propagate::solve(func, &exposed, exec, fixed);
         #[cfg(test)]
         assert_eq!(
-            at_entry,
-            tests::iterate(func, &exposed, exec, &fixed),
+            at_entry.sets(),
+            tests::iterate(func, &exposed, exec, fixed),
             "propagation and block iteration disagree"
         );
         let local = Local::new(func.vars.len());
@@ -270,7 +248,8 @@ impl Varying {
 
     /// Runs block `b`, calling `each` with every instruction and whether a variable may vary
     /// just before it; returns whether `v` may vary at the end of the block (false for an
-    /// unreachable block).
+    /// unreachable block). `v` must be read in the block (before or after its last write, or
+    /// by the terminator) or live at its end: the sets hold only the variables that matter.
     pub(super) fn walk(
         &mut self,
         func: &Function,
@@ -278,10 +257,12 @@ impl Varying {
         v: Var,
         each: impl FnMut(&Inst, &dyn Fn(Var) -> bool),
     ) -> bool {
-        let Some(entry) = self.at_entry[b].clone() else {
+        if !self.at_entry.reached(b) {
             return false;
-        };
-        self.local.transfer(
+        }
+        let entries = &self.at_entry;
+        let entry = |x: u32| entries.contains(b, x);
+        self.local.run(
             &func.blocks[b].insts,
             &entry,
             &self.exposed,
@@ -355,7 +336,7 @@ pub(super) fn divergent_branches(func: &Function) -> Vec<BlockId> {
     let mut out = Vec::new();
     for (b, block) in func.blocks.iter().enumerate() {
         if let Terminator::BranchUniform { mask, .. } = block.term {
-            if varying.at_entry[b].is_some() && varying.walk(func, b, mask, |_, _| {}) {
+            if varying.at_entry.reached(b) && varying.walk(func, b, mask, |_, _| {}) {
                 out.push(BlockId(b as u32));
             }
         }

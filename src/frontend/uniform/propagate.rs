@@ -23,6 +23,7 @@ use picajit_codegen::ir::{Function, Var};
 use picajit_codegen::opt::VarSet;
 
 use super::{rule, Rule};
+use crate::frontend::rows::Rows;
 
 /// A list per key in one array: the items of key k are `items[start[k]..start[k + 1]]`.
 struct Lists<T> {
@@ -52,51 +53,6 @@ impl<T: Copy + Default> Lists<T> {
 
     fn get(&self, k: usize) -> &[T] {
         &self.items[self.start[k] as usize..self.start[k + 1] as usize]
-    }
-}
-
-/// One bit set of exposed variables per block, in one array.
-struct Bits {
-    /// Words per block.
-    width: usize,
-    words: Vec<u64>,
-}
-
-impl Bits {
-    fn new(blocks: usize, xs: usize) -> Bits {
-        let width = xs.div_ceil(64);
-        Bits {
-            width,
-            words: vec![0; blocks * width],
-        }
-    }
-
-    fn contains(&self, b: usize, x: u32) -> bool {
-        self.words[b * self.width + x as usize / 64] >> (x % 64) & 1 != 0
-    }
-
-    /// Adds `x` to block `b`'s set; true if it was not there.
-    fn insert(&mut self, b: usize, x: u32) -> bool {
-        let w = &mut self.words[b * self.width + x as usize / 64];
-        let bit = 1u64 << (x % 64);
-        let fresh = *w & bit == 0;
-        *w |= bit;
-        fresh
-    }
-
-    /// The members of block `b`'s set, ascending.
-    fn iter(&self, b: usize) -> impl Iterator<Item = u32> + '_ {
-        let words = &self.words[b * self.width..(b + 1) * self.width];
-        words.iter().enumerate().flat_map(|(i, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                (w != 0).then(|| {
-                    let bit = w.trailing_zeros();
-                    w &= w - 1;
-                    i as u32 * 64 + bit
-                })
-            })
-        })
     }
 }
 
@@ -224,8 +180,8 @@ impl Links {
 
     /// Per block, the exposed variables live on entry: read there before any write, or live
     /// at the entry of a successor and not written.
-    fn live_in(&self, n: usize) -> Bits {
-        let mut live = Bits::new(n, self.xs);
+    fn live_in(&self, n: usize) -> Rows {
+        let mut live = Rows::new(n, self.xs);
         let mut work = Vec::new();
         for b in 0..n {
             let read = self.entry_reads.get(b).iter().map(|&(x, _)| x);
@@ -255,36 +211,77 @@ enum Fact {
     Entry { block: u32, x: u32 },
 }
 
-/// Per block, the variables live on entry that may vary there (`None`: unreachable from block
-/// 0), for the analysis whose exposed-variable numbering is `exposed` (see `exposed_vars`), in
-/// which `exec` never varies, and where a reachable block with a `fixed` set starts with that
-/// set and never takes its predecessors' (block 0 always starts with the empty set).
+/// The solution: per block reachable from block 0, the variables live on entry that may vary
+/// there.
+pub(super) struct Entries {
+    reached: Vec<bool>,
+    varies: Rows,
+}
+
+impl Entries {
+    /// True if block `b` is reachable from block 0.
+    pub(super) fn reached(&self, b: usize) -> bool {
+        self.reached[b]
+    }
+
+    /// True if exposed variable `x` is live and may vary on entry to block `b`.
+    pub(super) fn contains(&self, b: usize, x: u32) -> bool {
+        self.varies.contains(b, x)
+    }
+
+    /// Per block, the set (`None`: unreachable).
+    #[cfg(test)]
+    pub(super) fn sets(&self) -> Vec<Option<VarSet>> {
+        (0..self.reached.len())
+            .map(|b| {
+                self.reached[b].then(|| {
+                    let mut set = VarSet::default();
+                    for x in self.varies.iter(b) {
+                        set.insert(Var(x));
+                    }
+                    set
+                })
+            })
+            .collect()
+    }
+}
+
+/// The analysis whose exposed-variable numbering is `exposed` (see `exposed_vars`), in which
+/// `exec` never varies, and where a reachable block of `fixed` (`fixed.0[b]`) starts with the
+/// set `fixed.1` and never takes its predecessors' (block 0 always starts with the empty set).
 pub(super) fn solve(
     func: &Function,
     exposed: &[u32],
     exec: Option<Var>,
-    fixed: &[Option<VarSet>],
-) -> Vec<Option<VarSet>> {
+    fixed: Option<(&[bool], &VarSet)>,
+) -> Entries {
     let n = func.blocks.len();
     let links = Links::new(func, exposed, exec);
     let live = links.live_in(n);
+    let fixed_at = |b: usize| {
+        fixed
+            .filter(|(blocks, _)| blocks.get(b).copied().unwrap_or(false))
+            .map(|(_, set)| set)
+    };
     // Blocks reachable from block 0, each with its starting set; `takes`: its set grows
     // with its predecessors'.
-    let mut varies = Bits::new(n, links.xs);
+    let mut varies = Rows::new(n, links.xs);
     let mut reached = vec![false; n];
     let mut takes = vec![false; n];
+    let mut work = Vec::new();
     reached[0] = true;
-    takes[0] = fixed[0].is_none();
+    takes[0] = fixed_at(0).is_none();
     let mut stack = vec![0usize];
     while let Some(b) = stack.pop() {
         for s in func.blocks[b].term.successors() {
             let s = s.0 as usize;
             if !reached[s] {
                 reached[s] = true;
-                match &fixed[s] {
+                match fixed_at(s) {
                     Some(f) => {
                         for x in live.iter(s).filter(|&x| f.contains(Var(x))) {
                             varies.insert(s, x);
+                            work.push(Fact::Entry { block: s as u32, x });
                         }
                     }
                     None => takes[s] = true,
@@ -294,10 +291,8 @@ pub(super) fn solve(
         }
     }
     let mut result = vec![false; links.rules.len()];
-    let mut work = Vec::new();
     for b in (0..n).filter(|&b| reached[b]) {
         let block = b as u32;
-        work.extend(varies.iter(b).map(|x| Fact::Entry { block, x }));
         for inst in links.first[b]..links.first[b + 1] {
             if links.rules[inst as usize] == Rule::Varies {
                 result[inst as usize] = true;
@@ -338,15 +333,5 @@ pub(super) fn solve(
             }
         }
     }
-    (0..n)
-        .map(|b| {
-            reached[b].then(|| {
-                let mut set = VarSet::default();
-                for x in varies.iter(b) {
-                    set.insert(Var(x));
-                }
-                set
-            })
-        })
-        .collect()
+    Entries { reached, varies }
 }

@@ -18,9 +18,16 @@ pub(super) fn iterate(
     func: &Function,
     exposed: &[u32],
     exec: Option<Var>,
-    fixed: &[Option<VarSet>],
+    fixed: Option<(&[bool], &VarSet)>,
 ) -> Vec<Option<VarSet>> {
     let n = func.blocks.len();
+    let fixed: Vec<Option<VarSet>> = (0..n)
+        .map(|b| {
+            fixed
+                .filter(|(blocks, _)| blocks.get(b).copied().unwrap_or(false))
+                .map(|(_, set)| set.clone())
+        })
+        .collect();
     let mut local = Local::new(func.vars.len());
     let mut at_entry: Vec<Option<VarSet>> = vec![None; n];
     at_entry[0] = Some(VarSet::default());
@@ -33,7 +40,20 @@ pub(super) fn iterate(
     while let Some(p) = work.pop_first() {
         let b = order[p].0 as usize;
         let entry = at_entry[b].clone().unwrap_or_default();
-        let exit = local.transfer(&func.blocks[b].insts, &entry, exposed, exec, |_, _| {});
+        let insts = &func.blocks[b].insts;
+        let has = |x: u32| entry.contains(Var(x));
+        local.run(insts, &has, exposed, exec, |_, _| {});
+        // The exit set: the entry set with each variable the block writes as it leaves it.
+        let mut exit = entry.clone();
+        for d in insts.iter().filter_map(|i| i.dst) {
+            if let Some(&x) = exposed.get(d.0 as usize).filter(|&&x| x != u32::MAX) {
+                if local.get(d, &has, exposed) {
+                    exit.insert(Var(x));
+                } else {
+                    exit.remove(Var(x));
+                }
+            }
+        }
         for s in func.blocks[b].term.successors() {
             let s = s.0 as usize;
             let changed = match (&mut at_entry[s], &fixed[s]) {
