@@ -25,6 +25,7 @@ pub mod asm;
 mod arith;
 #[cfg(feature = "dump")]
 mod dump;
+pub mod evex;
 mod flow;
 mod io;
 mod lanes;
