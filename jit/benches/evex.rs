@@ -18,7 +18,7 @@ fn zmm(n: u8) -> Register {
         .expect("zmm")
 }
 
-fn ours(ops: &mut Ops) {
+fn ours<E: Extend<u8>>(ops: &mut E) {
     for i in 0..N {
         let mul = Inst {
             mask: 1 + i % 7,
@@ -52,7 +52,11 @@ fn iced(enc: &mut Encoder, zmms: &[Register; 32]) {
             mem,
         )
         .expect("builds");
-        mul.set_op_mask(Register::values().nth(Register::K0 as usize + 1 + (i % 7) as usize).expect("k"));
+        mul.set_op_mask(
+            Register::values()
+                .nth(Register::K0 as usize + 1 + (i % 7) as usize)
+                .expect("k"),
+        );
         enc.encode(&mul, 0).expect("encodes");
         let add = Instruction::with3(
             Code::EVEX_Vaddps_zmm_k1z_zmm_zmmm512b32_er,
@@ -83,6 +87,13 @@ fn bench(c: &mut Criterion) {
             let mut ops = Ops::new(0);
             ours(&mut ops);
             black_box(ops.finalize().expect("assembles"))
+        })
+    });
+    g.bench_function("own EVEX encoder, bytes only", |b| {
+        b.iter(|| {
+            let mut v: Vec<u8> = Vec::with_capacity(512);
+            ours(&mut v);
+            black_box(v)
         })
     });
     let zmms: [Register; 32] = std::array::from_fn(|n| zmm(n as u8));

@@ -7,12 +7,10 @@
 //! encoder must also produce the same bytes. Zero mismatches allowed.
 
 use iced_x86::{
-    Code, Decoder, DecoderOptions, EncodingKind, Encoder, Instruction, MemoryOperand,
+    Code, Decoder, DecoderOptions, Encoder, EncodingKind, Instruction, MemoryOperand,
     OpCodeOperandKind as K, Register,
 };
-use picajit_codegen::x64::evex::{
-    encode, encode_k, Inst, KOp, KShape, Mem, Op, Rm, Shape, Vl,
-};
+use picajit_codegen::x64::evex::{encode, encode_k, Inst, KOp, KShape, Mem, Op, Rm, Shape, Vl};
 
 const REGS: [u8; 8] = [0, 1, 7, 8, 15, 16, 23, 31];
 
@@ -218,14 +216,30 @@ fn check(ours: &[u8], expected: &Instruction) -> Result<(), String> {
     enc.encode(expected, 0).map_err(|err| err.to_string())?;
     let theirs = enc.take_buffer();
     if theirs != ours {
-        return Err(format!("ours {ours:02X?}, iced's encoder {theirs:02X?} for {e}"));
+        return Err(format!(
+            "ours {ours:02X?}, iced's encoder {theirs:02X?} for {e}"
+        ));
     }
     Ok(())
 }
 
 fn mems() -> Vec<Mem> {
     let mut v = Vec::new();
-    let disps = [0, 4, -4, 8, 16, 64, -64, 0x80, 127 * 64, 128 * 64, -128 * 64, 0x1234, -0x7FFF_FFFF];
+    let disps = [
+        0,
+        4,
+        -4,
+        8,
+        16,
+        64,
+        -64,
+        0x80,
+        127 * 64,
+        128 * 64,
+        -128 * 64,
+        0x1234,
+        -0x7FFF_FFFF,
+    ];
     for base in 0..16u8 {
         for (k, &disp) in disps.iter().enumerate() {
             let index = match (base as usize + k) % 4 {
@@ -279,14 +293,26 @@ fn every_evex_form_decodes_as_meant() {
             let mask_ok = !matches!(info.shape, Shape::KfromV | Shape::VfromK);
             for (i, &d) in REGS.iter().enumerate() {
                 let dst = if k_dst { d % 8 } else { d };
-                let dst = if matches!(info.shape, Shape::Shift(_)) { 0 } else { dst };
+                let dst = if matches!(info.shape, Shape::Shift(_)) {
+                    0
+                } else {
+                    dst
+                };
                 for (j, &r) in REGS.iter().enumerate() {
                     let src = if has_src { REGS[(i + j + 3) % 8] } else { 0 };
-                    let rm_reg = if info.shape == Shape::VfromK { r % 8 } else { r };
+                    let rm_reg = if info.shape == Shape::VfromK {
+                        r % 8
+                    } else {
+                        r
+                    };
                     let mask = if mask_ok { ((i + 2 * j) % 8) as u8 } else { 0 };
                     let zeroing = zero_ok && mask != 0 && j % 2 == 1;
                     let imm = if has_imm { (i * 37 + j * 11) as u8 } else { 0 };
-                    let src = if matches!(info.shape, Shape::Shift(_)) { d } else { src };
+                    let src = if matches!(info.shape, Shape::Shift(_)) {
+                        d
+                    } else {
+                        src
+                    };
                     if reg_form_ok {
                         cases.push(Inst {
                             op,
@@ -307,12 +333,14 @@ fn every_evex_form_decodes_as_meant() {
                             continue;
                         }
                         let src = if has_src { REGS[(i + j) % 8] } else { 0 };
-                        let src = if matches!(info.shape, Shape::Shift(_)) { d } else { src };
+                        let src = if matches!(info.shape, Shape::Shift(_)) {
+                            d
+                        } else {
+                            src
+                        };
                         let mask = if mask_ok { ((i + j) % 8) as u8 } else { 0 };
-                        let zeroing = zero_ok
-                            && info.shape != Shape::Mri
-                            && mask != 0
-                            && j % 2 == 0;
+                        let zeroing =
+                            zero_ok && info.shape != Shape::Mri && mask != 0 && j % 2 == 0;
                         for bcst in [false, true] {
                             if bcst && !info.bcst {
                                 continue;
@@ -381,7 +409,12 @@ fn every_evex_form_decodes_as_meant() {
         Op::ALL.len(),
         failures.len()
     );
-    assert!(failures.is_empty(), "{} mismatches, first: {:#?}", failures.len(), &failures[..failures.len().min(5)]);
+    assert!(
+        failures.is_empty(),
+        "{} mismatches, first: {:#?}",
+        failures.len(),
+        &failures[..failures.len().min(5)]
+    );
     assert!(checked > 20_000, "only {checked} encodings checked");
 }
 
@@ -402,9 +435,11 @@ fn every_opmask_form_decodes_as_meant() {
                     KShape::Kk => (a % 8, 0, Rm::Reg(b % 8)),
                     KShape::Kr => (a % 8, 0, Rm::Reg(b)),
                     KShape::Rk => (a, 0, Rm::Reg(b % 8)),
-                    KShape::Km | KShape::Mk => {
-                        (a % 8, 0, Rm::Mem(mems[(a as usize * 16 + b as usize) % mems.len()]))
-                    }
+                    KShape::Km | KShape::Mk => (
+                        a % 8,
+                        0,
+                        Rm::Mem(mems[(a as usize * 16 + b as usize) % mems.len()]),
+                    ),
                 };
                 cases.push((dst, src, rm));
             }
@@ -436,7 +471,12 @@ fn every_opmask_form_decodes_as_meant() {
         KOp::ALL.len(),
         failures.len()
     );
-    assert!(failures.is_empty(), "{} mismatches, first: {:#?}", failures.len(), &failures[..failures.len().min(5)]);
+    assert!(
+        failures.is_empty(),
+        "{} mismatches, first: {:#?}",
+        failures.len(),
+        &failures[..failures.len().min(5)]
+    );
     assert!(checked > 5_000);
 }
 
@@ -454,7 +494,10 @@ fn chunks_splice_into_the_dynasm_stream() {
         ..Inst::rvm(Op::AddPs, Vl::V512, 17, 30, Rm::Mem(Mem::base(7, 0x140)))
     };
     splice(&mut ops, &encode(&add).expect("encodes"));
-    splice(&mut ops, &encode_k(KOp::KOrTestW, 3, 0, Rm::Reg(3)).expect("encodes"));
+    splice(
+        &mut ops,
+        &encode_k(KOp::KOrTestW, 3, 0, Rm::Reg(3)).expect("encodes"),
+    );
     dynasm!(ops ; .arch x64 ; ret);
     let code = ops.finalize().expect("assembles");
     let mut dec = Decoder::with_ip(64, &code, 0, DecoderOptions::NONE);

@@ -135,6 +135,7 @@ macro_rules! evex_ops {
             pub const ALL: &'static [Op] = &[ $( Op::$op, )* ];
 
             /// The instruction's table row.
+            #[inline]
             pub const fn info(self) -> Info {
                 match self {
                     $( Op::$op => Info {
@@ -312,33 +313,52 @@ impl Inst {
 /// An encoded instruction: at most 15 bytes, position-independent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Chunk {
-    bytes: [u8; 15],
+    /// The bytes, little-endian (built in a register: byte stores followed by a wide load
+    /// would stall store forwarding).
+    bytes: [u8; 16],
     len: u8,
 }
 
-impl Chunk {
-    const fn new() -> Chunk {
-        Chunk {
-            bytes: [0; 15],
-            len: 0,
-        }
+/// Builds a [`Chunk`] in a register.
+struct Builder {
+    acc: u128,
+    len: u32,
+}
+
+impl Builder {
+    #[inline]
+    const fn new() -> Builder {
+        Builder { acc: 0, len: 0 }
     }
+    #[inline]
     fn push(&mut self, b: u8) {
-        self.bytes[self.len as usize] = b;
+        self.acc |= u128::from(b) << (8 * self.len);
         self.len += 1;
     }
-    fn extend(&mut self, bs: &[u8]) {
-        for &b in bs {
-            self.push(b);
+    #[inline]
+    fn push_n(&mut self, v: u64, n: u32) {
+        self.acc |= u128::from(v) << (8 * self.len);
+        self.len += n;
+    }
+    #[inline]
+    fn finish(self) -> Chunk {
+        Chunk {
+            bytes: self.acc.to_le_bytes(),
+            len: self.len as u8,
         }
     }
+}
+
+impl Chunk {
     /// The bytes.
+    #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes[..self.len as usize]
     }
 }
 
 /// Appends an encoded chunk to an assembler (or any byte sink).
+#[inline]
 pub fn splice<E: Extend<u8>>(ops: &mut E, chunk: &Chunk) {
     ops.extend(chunk.as_bytes().iter().copied());
 }
@@ -363,6 +383,7 @@ pub enum EvexError {
 }
 
 /// The disp8·N scale of a memory operand.
+#[inline]
 fn disp_scale(info: &Info, vl: Vl, bcst: bool) -> u32 {
     let elem = if info.w { 8 } else { 4 };
     match info.tuple {
@@ -393,6 +414,7 @@ enum Disp {
     D32(i32),
 }
 
+#[inline(always)]
 fn mem_bytes(name: &'static str, m: &Mem, n: u32) -> Result<RmBytes, EvexError> {
     if m.base > 15 {
         return Err(EvexError::Register(name, m.base));
@@ -444,6 +466,7 @@ fn mem_bytes(name: &'static str, m: &Mem, n: u32) -> Result<RmBytes, EvexError> 
     })
 }
 
+#[inline]
 fn reg_bytes(r: u8) -> RmBytes {
     RmBytes {
         modrm_mod: 3,
@@ -455,6 +478,7 @@ fn reg_bytes(r: u8) -> RmBytes {
     }
 }
 
+#[inline]
 const fn map_bits(map: Map) -> u8 {
     match map {
         Map::M0F => 1,
@@ -463,6 +487,7 @@ const fn map_bits(map: Map) -> u8 {
     }
 }
 
+#[inline]
 const fn pp_bits(pp: Pp) -> u8 {
     match pp {
         Pp::None => 0,
@@ -558,16 +583,20 @@ pub fn encode(inst: &Inst) -> Result<Chunk, EvexError> {
         | (u8::from(inst.bcst) << 4)
         | (u8::from(v & 16 == 0) << 3)
         | inst.mask;
-    let mut c = Chunk::new();
-    c.extend(&[0x62, p0, p1, p2, info.opcode]);
+    let mut c = Builder::new();
+    c.push_n(
+        u64::from_le_bytes([0x62, p0, p1, p2, info.opcode, 0, 0, 0]),
+        5,
+    );
     modrm_tail(&mut c, reg, &rmb);
     if imm {
         c.push(inst.imm);
     }
-    Ok(c)
+    Ok(c.finish())
 }
 
-fn modrm_tail(c: &mut Chunk, reg: u8, rmb: &RmBytes) {
+#[inline]
+fn modrm_tail(c: &mut Builder, reg: u8, rmb: &RmBytes) {
     c.push((rmb.modrm_mod << 6) | ((reg & 7) << 3) | rmb.modrm_rm);
     if let Some(sib) = rmb.sib {
         c.push(sib);
@@ -575,7 +604,7 @@ fn modrm_tail(c: &mut Chunk, reg: u8, rmb: &RmBytes) {
     match rmb.disp {
         Disp::None => {}
         Disp::D8(d) => c.push(d as u8),
-        Disp::D32(d) => c.extend(&d.to_le_bytes()),
+        Disp::D32(d) => c.push_n(u64::from(d as u32), 4),
     }
 }
 
@@ -617,6 +646,7 @@ macro_rules! k_ops {
             pub const ALL: &'static [KOp] = &[ $( KOp::$op, )* ];
 
             /// The instruction's table row.
+            #[inline]
             pub const fn info(self) -> KInfo {
                 match self {
                     $( KOp::$op => KInfo {
@@ -693,17 +723,20 @@ pub fn encode_k(op: KOp, dst: u8, src: u8, rm: Rm) -> Result<Chunk, EvexError> {
         return Err(EvexError::Operand(name, "without a second source"));
     }
     let r = reg & 8 == 0;
-    let mut c = Chunk::new();
+    let mut c = Builder::new();
     let tail = ((!vvvv & 15) << 3) | (l << 2) | pp_bits(info.pp);
     if !rmb.x && !rmb.b {
-        c.extend(&[0xC5, (u8::from(r) << 7) | tail]);
+        c.push(0xC5);
+        c.push((u8::from(r) << 7) | tail);
     } else {
         let p0 = (u8::from(r) << 7) | (u8::from(!rmb.x) << 6) | (u8::from(!rmb.b) << 5) | 1;
-        c.extend(&[0xC4, p0, tail]);
+        c.push(0xC4);
+        c.push(p0);
+        c.push(tail);
     }
     c.push(info.opcode);
     modrm_tail(&mut c, reg, &rmb);
-    Ok(c)
+    Ok(c.finish())
 }
 
 #[cfg(test)]
