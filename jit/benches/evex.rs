@@ -3,6 +3,9 @@
 //! encoded by `x64::evex` and by iced-x86's `Encoder`, with dynasm's AVX2 VEX encoding of the
 //! equivalent ymm stream as the reference. Divide by 48 for ns per instruction.
 
+// dynasm expands register arguments to `.into()` calls, which clippy flags on `u8`s.
+#![allow(clippy::useless_conversion)]
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use dynasmrt::{dynasm, DynasmApi};
 use iced_x86::{Code, Encoder, Instruction, MemoryOperand, Register};

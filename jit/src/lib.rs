@@ -12,11 +12,15 @@
 //! - `kernel`: what both backends do before emitting (verification, allocation, labels, the
 //!   values computed once per run); `io_plan`: what a kernel's batch loop moves.
 //! - [`code`]: executable memory and the one call boundary into generated code.
+//! - `emu` (feature `emu`, for tests): an x86-64 emulator that runs the x64 kernels bit-exactly
+//!   on any host.
 //! - [`timings`]: the compile-time breakdown (a [`timings::Clock`] lapped at phase boundaries).
 
 pub mod aarch64;
 pub mod abi;
 pub mod code;
+#[cfg(feature = "emu")]
+pub mod emu;
 mod io_plan;
 pub mod ir;
 mod kernel;

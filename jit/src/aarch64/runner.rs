@@ -151,7 +151,7 @@ fn put(buf: &mut [u8], at: usize, bytes: &[u8]) {
 }
 
 /// The context's input fields, at their offsets; `io` pointers as given.
-fn context_image(ctx: &Context, io: &Io, image: &mut [u8]) {
+pub(crate) fn context_image(ctx: &Context, io: &Io, image: &mut [u8]) {
     let uniforms = offset_of!(Context, uniforms);
     for (n, u) in ctx.uniforms.iter().enumerate().take(UNIFORM_ENTRIES) {
         for (c, x) in u.iter().enumerate() {

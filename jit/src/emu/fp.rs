@@ -83,22 +83,22 @@ pub fn sqrt32(a: u32) -> u32 {
 pub fn compare<T: PartialOrd>(a: T, b: T, unordered: bool, pred: u8) -> bool {
     let (lt, eq, gt) = (a < b, a == b, a > b);
     match pred & 15 {
-        0 => eq,                        // EQ_OQ
-        1 => lt,                        // LT_OS
-        2 => lt || eq,                  // LE_OS
-        3 => unordered,                 // UNORD_Q
-        4 => !eq,                       // NEQ_UQ
-        5 => !lt,                       // NLT_US
-        6 => !(lt || eq),               // NLE_US
-        7 => !unordered,                // ORD_Q
-        8 => eq || unordered,           // EQ_UQ
-        9 => !(gt || eq),               // NGE_US
-        10 => !gt,                      // NGT_US
-        11 => false,                    // FALSE_OQ
-        12 => !eq && !unordered,        // NEQ_OQ
-        13 => gt || eq,                 // GE_OS
-        14 => gt,                       // GT_OS
-        _ => true,                      // TRUE_UQ
+        0 => eq,                 // EQ_OQ
+        1 => lt,                 // LT_OS
+        2 => lt || eq,           // LE_OS
+        3 => unordered,          // UNORD_Q
+        4 => !eq,                // NEQ_UQ
+        5 => !lt,                // NLT_US
+        6 => !(lt || eq),        // NLE_US
+        7 => !unordered,         // ORD_Q
+        8 => eq || unordered,    // EQ_UQ
+        9 => !(gt || eq),        // NGE_US
+        10 => !gt,               // NGT_US
+        11 => false,             // FALSE_OQ
+        12 => !eq && !unordered, // NEQ_OQ
+        13 => gt || eq,          // GE_OS
+        14 => gt,                // GT_OS
+        _ => true,               // TRUE_UQ
     }
 }
 
@@ -117,7 +117,7 @@ pub fn cmp64(a: u64, b: u64, pred: u8) -> bool {
 /// `cvttps2dq`: truncation; NaN and out-of-range values give [`INT_INDEFINITE`].
 pub fn cvtt_f32_i32(a: u32) -> u32 {
     let x = f32::from_bits(a);
-    if x.is_nan() || x >= 2147483648.0 || x < -2147483648.0 {
+    if x.is_nan() || !(-2147483648.0..2147483648.0).contains(&x) {
         INT_INDEFINITE
     } else {
         x.trunc() as i32 as u32

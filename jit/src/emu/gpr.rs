@@ -34,7 +34,9 @@ impl Machine {
         match ins.op_kind(i) {
             OpKind::Register => {
                 let r = ins.op_register(i);
-                if !r.is_gpr() || matches!(r, Register::AH | Register::BH | Register::CH | Register::DH) {
+                if !r.is_gpr()
+                    || matches!(r, Register::AH | Register::BH | Register::CH | Register::DH)
+                {
                     return Err(self.unsupported(ins));
                 }
                 Ok(self.gpr[r.full_register().number()] & mask(r.size()))
@@ -62,7 +64,9 @@ impl Machine {
         match ins.op_kind(i) {
             OpKind::Register => {
                 let r = ins.op_register(i);
-                if !r.is_gpr() || matches!(r, Register::AH | Register::BH | Register::CH | Register::DH) {
+                if !r.is_gpr()
+                    || matches!(r, Register::AH | Register::BH | Register::CH | Register::DH)
+                {
                     return Err(self.unsupported(ins));
                 }
                 let n = r.full_register().number();
@@ -227,7 +231,10 @@ impl Machine {
                     M::Shr => (a.checked_shr(count).unwrap_or(0), a >> (count - 1) & 1 != 0),
                     _ => {
                         let s = if sign(a, size) { a | !mask(size) } else { a } as i64;
-                        ((s >> count.min(63)) as u64 & mask(size), s >> (count - 1).min(63) & 1 != 0)
+                        (
+                            (s >> count.min(63)) as u64 & mask(size),
+                            s >> (count - 1).min(63) & 1 != 0,
+                        )
                     }
                 };
                 self.logic_flags(r, size);
@@ -275,8 +282,18 @@ impl Machine {
                     self.gset(ins, 0, u64::from(a.trailing_zeros()))
                 }
             }
-            M::Cmova | M::Cmovae | M::Cmovb | M::Cmovbe | M::Cmove | M::Cmovne | M::Cmovg
-            | M::Cmovge | M::Cmovl | M::Cmovle | M::Cmovs | M::Cmovns => {
+            M::Cmova
+            | M::Cmovae
+            | M::Cmovb
+            | M::Cmovbe
+            | M::Cmove
+            | M::Cmovne
+            | M::Cmovg
+            | M::Cmovge
+            | M::Cmovl
+            | M::Cmovle
+            | M::Cmovs
+            | M::Cmovns => {
                 let size = self.gsize(ins, 0)?;
                 let v = if self.condition(ins)? {
                     self.gget(ins, 1)?
@@ -293,8 +310,20 @@ impl Machine {
                 self.rip = ins.near_branch64();
                 Ok(())
             }
-            M::Ja | M::Jae | M::Jb | M::Jbe | M::Je | M::Jne | M::Jg | M::Jge | M::Jl | M::Jle
-            | M::Js | M::Jns | M::Jo | M::Jno => {
+            M::Ja
+            | M::Jae
+            | M::Jb
+            | M::Jbe
+            | M::Je
+            | M::Jne
+            | M::Jg
+            | M::Jge
+            | M::Jl
+            | M::Jle
+            | M::Js
+            | M::Jns
+            | M::Jo
+            | M::Jno => {
                 if self.condition(ins)? {
                     self.rip = ins.near_branch64();
                 }

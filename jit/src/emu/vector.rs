@@ -10,7 +10,9 @@ use super::{EmuError, Machine};
 type V = [u8; 64];
 
 fn u32s(v: &V) -> [u32; 16] {
-    std::array::from_fn(|i| u32::from_le_bytes([v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]]))
+    std::array::from_fn(|i| {
+        u32::from_le_bytes([v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]])
+    })
 }
 
 fn from_u32s(a: &[u32; 16]) -> V {
@@ -128,7 +130,13 @@ impl Machine {
 
     /// Writes `value` (`len` bytes, elements of `elem` bytes for masking) to operand 0 with the
     /// encoding's rules.
-    fn vout(&mut self, ins: &Instruction, value: &V, len: usize, elem: usize) -> Result<(), EmuError> {
+    fn vout(
+        &mut self,
+        ins: &Instruction,
+        value: &V,
+        len: usize,
+        elem: usize,
+    ) -> Result<(), EmuError> {
         let evex = ins.encoding() == EncodingKind::EVEX;
         let mask = if evex { self.opmask(ins) } else { u64::MAX };
         match ins.op_kind(0) {
@@ -199,7 +207,12 @@ impl Machine {
     }
 
     /// A lane-wise result: into a vector destination, or (EVEX compares) an opmask.
-    fn lanes32_out(&mut self, ins: &Instruction, bools: impl Fn(usize) -> bool, len: usize) -> Result<(), EmuError> {
+    fn lanes32_out(
+        &mut self,
+        ins: &Instruction,
+        bools: impl Fn(usize) -> bool,
+        len: usize,
+    ) -> Result<(), EmuError> {
         if ins.op_register(0).is_k() {
             let bits = (0..len / 4).fold(0u64, |acc, i| acc | u64::from(bools(i)) << i);
             self.kout(ins, bits, len / 4)
@@ -213,7 +226,9 @@ impl Machine {
     /// operands take the length of the registers beside them).
     fn width(&self, ins: &Instruction) -> usize {
         (0..ins.op_count())
-            .filter(|&i| ins.op_kind(i) == OpKind::Register && ins.op_register(i).is_vector_register())
+            .filter(|&i| {
+                ins.op_kind(i) == OpKind::Register && ins.op_register(i).is_vector_register()
+            })
             .map(|i| ins.op_register(i).size())
             .max()
             .unwrap_or(16)
@@ -221,7 +236,9 @@ impl Machine {
 
     fn k_operand(&self, ins: &Instruction, i: u32) -> Result<u64, EmuError> {
         match ins.op_kind(i) {
-            OpKind::Register if ins.op_register(i).is_k() => Ok(self.k[ins.op_register(i).number()]),
+            OpKind::Register if ins.op_register(i).is_k() => {
+                Ok(self.k[ins.op_register(i).number()])
+            }
             OpKind::Register if ins.op_register(i).is_gpr32() => {
                 Ok(self.gpr[ins.op_register(i).full_register().number()] & 0xFFFF_FFFF)
             }
@@ -289,16 +306,38 @@ impl Machine {
         let len = self.width(ins);
         let m = ins.mnemonic();
         match m {
-            M::Kmovw | M::Kandw | M::Kandnw | M::Korw | M::Kxorw | M::Kxnorw | M::Knotw
+            M::Kmovw
+            | M::Kandw
+            | M::Kandnw
+            | M::Korw
+            | M::Kxorw
+            | M::Kxnorw
+            | M::Knotw
             | M::Kortestw => return self.exec_k(ins, 16),
-            M::Kmovb | M::Kandb | M::Kandnb | M::Korb | M::Kxorb | M::Kxnorb | M::Knotb
+            M::Kmovb
+            | M::Kandb
+            | M::Kandnb
+            | M::Korb
+            | M::Kxorb
+            | M::Kxnorb
+            | M::Knotb
             | M::Kortestb => return self.exec_k(ins, 8),
             _ => {}
         }
         match m {
             // Lane-wise float arithmetic.
-            M::Addps | M::Vaddps | M::Subps | M::Vsubps | M::Mulps | M::Vmulps | M::Divps
-            | M::Vdivps | M::Minps | M::Vminps | M::Maxps | M::Vmaxps => {
+            M::Addps
+            | M::Vaddps
+            | M::Subps
+            | M::Vsubps
+            | M::Mulps
+            | M::Vmulps
+            | M::Divps
+            | M::Vdivps
+            | M::Minps
+            | M::Vminps
+            | M::Maxps
+            | M::Vmaxps => {
                 let (a, b) = self.two(ins, len)?;
                 let f: fn(u32, u32) -> u32 = match m {
                     M::Addps | M::Vaddps => |a, b| fp::arith32(a, b, |x, y| x + y),
@@ -310,7 +349,13 @@ impl Machine {
                 };
                 self.vout(ins, &map32(&a, &b, f), len, 4)
             }
-            M::Addpd | M::Vaddpd | M::Subpd | M::Vsubpd | M::Mulpd | M::Vmulpd | M::Divpd
+            M::Addpd
+            | M::Vaddpd
+            | M::Subpd
+            | M::Vsubpd
+            | M::Mulpd
+            | M::Vmulpd
+            | M::Divpd
             | M::Vdivpd => {
                 let (a, b) = self.two(ins, len)?;
                 let f: fn(u64, u64) -> u64 = match m {
@@ -322,13 +367,40 @@ impl Machine {
                 self.vout(ins, &map64(&a, &b, f), len, 8)
             }
             // Bitwise.
-            M::Andps | M::Vandps | M::Andnps | M::Vandnps | M::Orps | M::Vorps | M::Xorps
-            | M::Vxorps | M::Pand | M::Vpand | M::Pandn | M::Vpandn | M::Por | M::Vpor
-            | M::Pxor | M::Vpxor | M::Vpandd | M::Vpandnd | M::Vpord | M::Vpxord | M::Andpd
-            | M::Vandpd | M::Orpd | M::Vorpd | M::Xorpd | M::Vxorpd => {
+            M::Andps
+            | M::Vandps
+            | M::Andnps
+            | M::Vandnps
+            | M::Orps
+            | M::Vorps
+            | M::Xorps
+            | M::Vxorps
+            | M::Pand
+            | M::Vpand
+            | M::Pandn
+            | M::Vpandn
+            | M::Por
+            | M::Vpor
+            | M::Pxor
+            | M::Vpxor
+            | M::Vpandd
+            | M::Vpandnd
+            | M::Vpord
+            | M::Vpxord
+            | M::Andpd
+            | M::Vandpd
+            | M::Orpd
+            | M::Vorpd
+            | M::Xorpd
+            | M::Vxorpd => {
                 let (a, b) = self.two(ins, len)?;
                 let f: fn(u32, u32) -> u32 = match m {
-                    M::Andps | M::Vandps | M::Pand | M::Vpand | M::Vpandd | M::Andpd
+                    M::Andps
+                    | M::Vandps
+                    | M::Pand
+                    | M::Vpand
+                    | M::Vpandd
+                    | M::Andpd
                     | M::Vandpd => |a, b| a & b,
                     M::Andnps | M::Vandnps | M::Pandn | M::Vpandn | M::Vpandnd => |a, b| !a & b,
                     M::Orps | M::Vorps | M::Por | M::Vpor | M::Vpord | M::Orpd | M::Vorpd => {
@@ -339,7 +411,13 @@ impl Machine {
                 self.vout(ins, &map32(&a, &b, f), len, 4)
             }
             // Integer lanes.
-            M::Paddd | M::Vpaddd | M::Psubd | M::Vpsubd | M::Pminsd | M::Vpminsd | M::Pmaxsd
+            M::Paddd
+            | M::Vpaddd
+            | M::Psubd
+            | M::Vpsubd
+            | M::Pminsd
+            | M::Vpminsd
+            | M::Pmaxsd
             | M::Vpmaxsd => {
                 let (a, b) = self.two(ins, len)?;
                 let f: fn(u32, u32) -> u32 = match m {
@@ -360,7 +438,13 @@ impl Machine {
                 let eq = matches!(m, M::Pcmpeqd | M::Vpcmpeqd);
                 self.lanes32_out(
                     ins,
-                    |i| if eq { a[i] == b[i] } else { (a[i] as i32) > (b[i] as i32) },
+                    |i| {
+                        if eq {
+                            a[i] == b[i]
+                        } else {
+                            (a[i] as i32) > (b[i] as i32)
+                        }
+                    },
                     len,
                 )
             }
@@ -464,14 +548,26 @@ impl Machine {
                 self.vout(ins, &v, dst, 4)
             }
             // Moves.
-            M::Movaps | M::Vmovaps | M::Movups | M::Vmovups | M::Movdqa | M::Vmovdqa
-            | M::Movdqu | M::Vmovdqu | M::Vmovdqu32 | M::Vmovdqa32 => {
+            M::Movaps
+            | M::Vmovaps
+            | M::Movups
+            | M::Vmovups
+            | M::Movdqa
+            | M::Vmovdqa
+            | M::Movdqu
+            | M::Vmovdqu
+            | M::Vmovdqu32
+            | M::Vmovdqa32 => {
                 let n = self.vlen(ins, 0)?.min(self.vlen(ins, 1)?);
                 let v = self.vsrc(ins, 1, n)?;
                 self.vout(ins, &v, n, 4)
             }
             M::Movss | M::Vmovss | M::Movsd | M::Vmovsd | M::Movlps | M::Vmovlps => {
-                let e = if matches!(m, M::Movss | M::Vmovss) { 4 } else { 8 };
+                let e = if matches!(m, M::Movss | M::Vmovss) {
+                    4
+                } else {
+                    8
+                };
                 match (ins.op_kind(0), ins.op_count()) {
                     (OpKind::Memory, _) => {
                         let v = self.vsrc(ins, 1, 16)?;
@@ -519,7 +615,11 @@ impl Machine {
                     v[..4].copy_from_slice(&(x as u32).to_le_bytes());
                     // movd zeroes bits 127:32 in every encoding.
                     let n = ins.op_register(0).number();
-                    let keep = if Self::legacy(ins) { self.vec[n] } else { [0u8; 64] };
+                    let keep = if Self::legacy(ins) {
+                        self.vec[n]
+                    } else {
+                        [0u8; 64]
+                    };
                     self.vec[n] = keep;
                     self.vec[n][..16].copy_from_slice(&v[..16]);
                     Ok(())
@@ -539,9 +639,7 @@ impl Machine {
                 }
             }
             M::Vbroadcastss | M::Vpbroadcastd => {
-                let s = if ins.op_kind(1) == OpKind::Register
-                    && ins.op_register(1).is_gpr32()
-                {
+                let s = if ins.op_kind(1) == OpKind::Register && ins.op_register(1).is_gpr32() {
                     (self.gpr[ins.op_register(1).full_register().number()] as u32).to_le_bytes()
                 } else {
                     let v = self.vsrc(ins, 1, 4)?;
@@ -584,14 +682,19 @@ impl Machine {
                 let (a, b) = (u32s(&a), u32s(&b));
                 let imm = self.imm8(ins)?;
                 let sel = |e: usize| ((imm >> (2 * e)) & 3) as usize;
-                let v = shuffle32(len, |base, e| if e < 2 { a[base + sel(e)] } else { b[base + sel(e)] });
+                let v = shuffle32(len, |base, e| {
+                    if e < 2 {
+                        a[base + sel(e)]
+                    } else {
+                        b[base + sel(e)]
+                    }
+                });
                 self.vout(ins, &from_u32s(&v), len, 4)
             }
             M::Pshufd | M::Vpshufd | M::Vpermilps
                 if ins.op_kind(ins.op_count() - 1) == OpKind::Immediate8 =>
             {
-                let src = if Self::legacy(ins) { 1 } else { 1 };
-                let a = u32s(&self.vsrc(ins, src, len)?);
+                let a = u32s(&self.vsrc(ins, 1, len)?);
                 let imm = self.imm8(ins)?;
                 let v = shuffle32(len, |base, e| a[base + ((imm >> (2 * e)) & 3) as usize]);
                 self.vout(ins, &from_u32s(&v), len, 4)
@@ -605,7 +708,11 @@ impl Machine {
             M::Unpcklps | M::Vunpcklps | M::Unpckhps | M::Vunpckhps => {
                 let (a, b) = self.two(ins, len)?;
                 let (a, b) = (u32s(&a), u32s(&b));
-                let hi = if matches!(m, M::Unpckhps | M::Vunpckhps) { 2 } else { 0 };
+                let hi = if matches!(m, M::Unpckhps | M::Vunpckhps) {
+                    2
+                } else {
+                    0
+                };
                 let v = shuffle32(len, |base, e| {
                     let s = base + hi + e / 2;
                     if e % 2 == 0 {
@@ -680,7 +787,8 @@ impl Machine {
                 let (idx, t) = self.two(ins, len)?;
                 let (idx, t) = (u32s(&idx), u32s(&t));
                 let n = len / 4;
-                let v: [u32; 16] = std::array::from_fn(|i| if i < n { t[idx[i] as usize % n] } else { 0 });
+                let v: [u32; 16] =
+                    std::array::from_fn(|i| if i < n { t[idx[i] as usize % n] } else { 0 });
                 self.vout(ins, &from_u32s(&v), len, 4)
             }
             M::Vpermt2ps | M::Vpermt2d | M::Vpermi2ps | M::Vpermi2d => {
@@ -713,14 +821,16 @@ impl Machine {
                     self.vsrc(ins, 3, len)?
                 };
                 let (a, b, sel) = (u32s(&a), u32s(&b), u32s(&sel));
-                let v: [u32; 16] = std::array::from_fn(|i| if sel[i] >> 31 != 0 { b[i] } else { a[i] });
+                let v: [u32; 16] =
+                    std::array::from_fn(|i| if sel[i] >> 31 != 0 { b[i] } else { a[i] });
                 self.vout(ins, &from_u32s(&v), len, 4)
             }
             M::Vblendmps | M::Vpblendmd => {
                 let (a, b) = self.two(ins, len)?;
                 let k = self.opmask(ins);
                 let (a, b) = (u32s(&a), u32s(&b));
-                let v: [u32; 16] = std::array::from_fn(|i| if k >> i & 1 != 0 { b[i] } else { a[i] });
+                let v: [u32; 16] =
+                    std::array::from_fn(|i| if k >> i & 1 != 0 { b[i] } else { a[i] });
                 // The opmask selects, it does not mask the write (except with zeroing).
                 let n = ins.op_register(0).number();
                 let mut out = [0u8; 64];
@@ -741,15 +851,24 @@ impl Machine {
                 let imm = u32::from(self.imm8(ins)?);
                 let v: [u32; 16] = std::array::from_fn(|i| {
                     (0..32).fold(0u32, |acc, bit| {
-                        let idx = (d[i] >> bit & 1) << 2 | (b[i] >> bit & 1) << 1 | (c[i] >> bit & 1);
+                        let idx =
+                            (d[i] >> bit & 1) << 2 | (b[i] >> bit & 1) << 1 | (c[i] >> bit & 1);
                         acc | (imm >> idx & 1) << bit
                     })
                 });
                 self.vout(ins, &from_u32s(&v), len, 4)
             }
             // Shifts.
-            M::Pslld | M::Vpslld | M::Psrld | M::Vpsrld | M::Psrad | M::Vpsrad | M::Psllq
-            | M::Vpsllq | M::Psrlq | M::Vpsrlq => {
+            M::Pslld
+            | M::Vpslld
+            | M::Psrld
+            | M::Vpsrld
+            | M::Psrad
+            | M::Vpsrad
+            | M::Psllq
+            | M::Vpsllq
+            | M::Psrlq
+            | M::Vpsrlq => {
                 let (src, cnt) = if Self::legacy(ins) { (0, 1) } else { (1, 2) };
                 let a = self.vsrc(ins, src, len)?;
                 let count = if ins.op_kind(cnt) == OpKind::Immediate8 {
@@ -758,13 +877,25 @@ impl Machine {
                     u64s(&self.vsrc(ins, cnt, 16)?)[0]
                 };
                 let v = match m {
-                    M::Pslld | M::Vpslld => map32(&a, &a, |x, _| if count > 31 { 0 } else { x << count }),
-                    M::Psrld | M::Vpsrld => map32(&a, &a, |x, _| if count > 31 { 0 } else { x >> count }),
-                    M::Psrad | M::Vpsrad => map32(&a, &a, |x, _| ((x as i32) >> count.min(31)) as u32),
-                    M::Psllq | M::Vpsllq => map64(&a, &a, |x, _| if count > 63 { 0 } else { x << count }),
+                    M::Pslld | M::Vpslld => {
+                        map32(&a, &a, |x, _| if count > 31 { 0 } else { x << count })
+                    }
+                    M::Psrld | M::Vpsrld => {
+                        map32(&a, &a, |x, _| if count > 31 { 0 } else { x >> count })
+                    }
+                    M::Psrad | M::Vpsrad => {
+                        map32(&a, &a, |x, _| ((x as i32) >> count.min(31)) as u32)
+                    }
+                    M::Psllq | M::Vpsllq => {
+                        map64(&a, &a, |x, _| if count > 63 { 0 } else { x << count })
+                    }
                     _ => map64(&a, &a, |x, _| if count > 63 { 0 } else { x >> count }),
                 };
-                let elem = if matches!(m, M::Psllq | M::Vpsllq | M::Psrlq | M::Vpsrlq) { 8 } else { 4 };
+                let elem = if matches!(m, M::Psllq | M::Vpsllq | M::Psrlq | M::Vpsrlq) {
+                    8
+                } else {
+                    4
+                };
                 self.vout(ins, &v, len, elem)
             }
             // Opmask ⇄ vector.
@@ -777,7 +908,9 @@ impl Machine {
             }
             M::Vpmovm2d => {
                 let k = self.k_operand(ins, 1)?;
-                let v = from_u32s(&std::array::from_fn(|i| ones(i < len / 4 && k >> i & 1 != 0)));
+                let v = from_u32s(&std::array::from_fn(|i| {
+                    ones(i < len / 4 && k >> i & 1 != 0)
+                }));
                 self.vout(ins, &v, len, 4)
             }
             M::Vzeroupper => {

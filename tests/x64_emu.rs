@@ -1,0 +1,255 @@
+//! The x86-64 emulator (`picajit_codegen::emu`, the engine the AVX-512 tier's kernels run on
+//! where the host lacks AVX-512) held to the real CPU: the SSE4.1 and AVX2 kernels (AoS and SoA)
+//! of the built-in example shaders, the corpus SHBINs and generated fuzz programs run natively
+//! and emulated, and must agree bit for bit — outputs (NaN payloads included), status words and
+//! the scalar state (step budget, aL, loop slots) the batches leave.
+//!
+//! `PICAJIT_EMU_FUZZ=N` sets how many fuzz programs (default 150).
+
+use std::path::PathBuf;
+
+use picajit::asm::{self, Source};
+use picajit::engine::{Backend, Engine};
+use picajit::fuzz::{self, Config};
+use picajit::program::{Program, Regs16, ShaderKind, Uniforms};
+use picajit::shbin::Shbin;
+use picajit_codegen::abi::Context;
+use picajit_codegen::code::ExecCode;
+use picajit_codegen::emu::kernel::EmuKernel;
+use picajit_codegen::ir::Function;
+use picajit_codegen::x64::{self, IoMode, Tier};
+
+fn tiers() -> Vec<Tier> {
+    [Tier::Sse41, Tier::Avx2]
+        .into_iter()
+        .filter(|t| t.host_supports())
+        .collect()
+}
+
+fn context(uniforms: &Uniforms, budget: u32) -> Context {
+    let mut ctx = Context::default();
+    ctx.uniforms[..96].copy_from_slice(&uniforms.f);
+    for c in 0..96 {
+        for comp in 0..4 {
+            ctx.uniform_rows[c * 4 + comp].0 = [uniforms.f[c][comp]; 16];
+        }
+    }
+    ctx.scalars.bools = u32::from(uniforms.b);
+    ctx.scalars.ints = uniforms.i;
+    ctx.io.budget = budget;
+    ctx
+}
+
+fn bits(v: &[Regs16]) -> Vec<u32> {
+    v.iter().flatten().flatten().map(|x| x.to_bits()).collect()
+}
+
+/// Asserts equal bit patterns, naming the first float that differs.
+#[track_caller]
+fn same_bits(what: &str, native: &[u32], emulated: &[u32]) {
+    assert_eq!(native.len(), emulated.len(), "{what}: lengths");
+    if let Some(i) = (0..native.len()).find(|&i| native[i] != emulated[i]) {
+        panic!(
+            "{what}: float {i} (vertex/plane word) differs: CPU {:#010x}, emulator {:#010x}",
+            native[i], emulated[i]
+        );
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    kernels: usize,
+    batches: usize,
+    steps: u64,
+}
+
+/// Runs `func`'s AoS and SoA kernels of every host tier natively and emulated on `inputs`
+/// (cycled to 32 vertices); panics on any difference.
+fn agree(
+    name: &str,
+    func: &Function,
+    uniforms: &Uniforms,
+    inputs: &[Regs16],
+    budget: u32,
+    t: &mut Tally,
+) {
+    let n = 32;
+    let input: Vec<Regs16> = inputs.iter().cycle().take(n).copied().collect();
+    for tier in tiers() {
+        for io in [IoMode::Aos, IoMode::Soa] {
+            let compiled = match x64::compile(func, tier, io) {
+                Ok(c) => c,
+                Err(e) => panic!("{name} {tier:?} {io:?}: {e}"),
+            };
+            let native = ExecCode::new(&compiled).expect("host runs the tier");
+            let mut emu = EmuKernel::new(&compiled);
+            let (mut ctx_n, mut ctx_e) = (context(uniforms, budget), context(uniforms, budget));
+            let w = tier.lanes();
+            let (mut st_n, mut st_e) = (vec![0u32; n / w], vec![0u32; n / w]);
+            let what = format!("{name} {tier:?} {io:?}");
+            match io {
+                IoMode::Aos => {
+                    let (mut out_n, mut out_e) =
+                        (vec![[[7.0f32; 4]; 16]; n], vec![[[7.0f32; 4]; 16]; n]);
+                    native.run_aos(&mut ctx_n, &input, &mut out_n, &mut st_n, None);
+                    emu.run_aos(&mut ctx_e, &input, &mut out_e, &mut st_e)
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    same_bits(&format!("{what}: outputs"), &bits(&out_n), &bits(&out_e));
+                }
+                IoMode::Soa | IoMode::Draw(_) => {
+                    let mut planar = vec![0f32; 64 * n];
+                    for (v, regs) in input.iter().enumerate() {
+                        for (k, x) in regs.iter().flatten().enumerate() {
+                            planar[k * n + v] = *x;
+                        }
+                    }
+                    let (mut out_n, mut out_e) = (vec![7f32; 64 * n], vec![7f32; 64 * n]);
+                    native.run_soa(&mut ctx_n, &planar, &mut out_n, n, &mut st_n);
+                    emu.run_soa(&mut ctx_e, &planar, &mut out_e, n, &mut st_e)
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    let b = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    same_bits(&format!("{what}: outputs"), &b(&out_n), &b(&out_e));
+                }
+            }
+            assert_eq!(st_n, st_e, "{what}: status words");
+            assert_eq!(ctx_n.scalars, ctx_e.scalars, "{what}: scalar state");
+            t.kernels += 1;
+            t.batches += n / w;
+            t.steps += emu.steps;
+        }
+    }
+}
+
+/// The function a native engine compiles for `program` (None: it runs on the interpreter).
+fn lowered(program: &Program) -> Option<Function> {
+    let engine = Engine::new(Backend::X64Sse41).ok()?;
+    engine.compile(program).ir().cloned()
+}
+
+fn seeded_uniforms(seed: u64) -> Uniforms {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    fuzz::values::uniforms(&mut rng)
+}
+
+fn seeded_inputs(seed: u64) -> Vec<Regs16> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    fuzz::values::inputs(&mut rng, 32)
+}
+
+#[test]
+fn builtin_and_corpus_kernels_run_the_same_emulated() {
+    if tiers().is_empty() {
+        eprintln!("SKIPPED: this host has no SSE4.1");
+        return;
+    }
+    let mut programs: Vec<(String, Program)> = Vec::new();
+    let shaders = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/shaders");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&shaders)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "pica"))
+        .collect();
+    files.sort();
+    for path in files {
+        let src = Source {
+            name: path.display().to_string(),
+            text: std::fs::read_to_string(&path).unwrap(),
+        };
+        let (shbin, _) = asm::assemble(&[src]).unwrap_or_else(|d| panic!("{path:?}: {d:?}"));
+        for k in 0..shbin.dvles.len() {
+            programs.push((
+                format!("{} DVLE {k}", path.display()),
+                shbin.program(k).unwrap(),
+            ));
+        }
+    }
+    let builtins = programs.len();
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/shbin");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&corpus)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "shbin"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 13, "corpus has {} files", files.len());
+    for path in files {
+        let shbin = Shbin::parse(&std::fs::read(&path).unwrap()).unwrap();
+        for k in 0..shbin.dvles.len() {
+            programs.push((
+                format!("{} DVLE {k}", path.display()),
+                shbin.program(k).unwrap(),
+            ));
+        }
+    }
+    let mut t = Tally::default();
+    let mut compiled = 0;
+    for (i, (name, program)) in programs.iter().enumerate() {
+        let Some(func) = lowered(program) else {
+            continue;
+        };
+        compiled += 1;
+        let uniforms = seeded_uniforms(i as u64 + 1);
+        agree(
+            name,
+            &func,
+            &uniforms,
+            &seeded_inputs(i as u64 + 100),
+            4096,
+            &mut t,
+        );
+    }
+    eprintln!(
+        "emulator vs CPU: {builtins} built-in and {} corpus programs ({compiled} native), {} kernels, {} batches, {} emulated instructions, 0 differences",
+        programs.len() - builtins,
+        t.kernels,
+        t.batches,
+        t.steps
+    );
+    assert!(
+        compiled >= 13 + builtins - 1,
+        "only {compiled} programs compiled natively"
+    );
+}
+
+#[test]
+fn fuzz_kernels_run_the_same_emulated() {
+    if tiers().is_empty() {
+        eprintln!("SKIPPED: this host has no SSE4.1");
+        return;
+    }
+    let cases: u64 = std::env::var("PICAJIT_EMU_FUZZ")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(150);
+    let config = Config::default();
+    let mut t = Tally::default();
+    let mut native = 0;
+    for seed in 1..=cases {
+        let case = fuzz::generate(seed, &config);
+        if case.case.kind == ShaderKind::Geometry {
+            continue;
+        }
+        let c = &case.case;
+        let program = Program::from_words(&c.code, &c.descs, c.entry).expect("generated program");
+        let Some(func) = lowered(&program) else {
+            continue;
+        };
+        native += 1;
+        agree(
+            &format!("fuzz seed {seed}"),
+            &func,
+            &c.uniforms,
+            &c.inputs,
+            case.budget,
+            &mut t,
+        );
+    }
+    eprintln!(
+        "emulator vs CPU: {cases} fuzz programs ({native} native), {} kernels, {} batches, {} emulated instructions, 0 differences",
+        t.kernels, t.batches, t.steps
+    );
+    assert!(
+        native * 2 > cases as usize,
+        "only {native} of {cases} fuzz programs compiled natively"
+    );
+}
