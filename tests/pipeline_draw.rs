@@ -862,16 +862,20 @@ fn draw_kernels_equal_the_interpreter_with_every_layout() {
             shbin_of(&[("lighting.v.pica", &example("lighting.v.pica"))]),
         ),
         ("mixed".to_string(), shbin_of(&[("mixed.v.pica", MIXED_VS)])),
+        (
+            "mixed-odd".to_string(),
+            shbin_of(&[("mixed.v.pica", MIXED_VS)]),
+        ),
     ];
     shaders.extend(corpus_shbins());
     assert!(shaders.len() > 2, "the corpus is missing");
-    let setup = |p: &mut Pipeline, shbin: &Shbin, split: bool| {
+    let setup = |p: &mut Pipeline, shbin: &Shbin, name: &str| {
         load(p, shbin, 0);
         let regs = p.regs_mut();
         regs.set_input_attributes(Unit::Vertex, 12, false);
         regs.set_permutation(Unit::Vertex, permutation);
         regs.upload_floats(Unit::Vertex, 0, FloatMode::F32, &uniforms);
-        if split {
+        if name == "mixed" {
             regs.set_output_mask(Unit::Vertex, 0b1111);
             regs.set_output_map(&[
                 [0, 1, 2, 3],
@@ -881,13 +885,18 @@ fn draw_kernels_equal_the_interpreter_with_every_layout() {
                 [22, 23, 31, 31],
             ]);
         }
+        if name == "mixed-odd" {
+            // Every output in the second group of a 32-byte pair whose first group is
+            // constant (position, colour and texcoord0 w… view x all 1.0).
+            regs.set_output_mask(Unit::Vertex, 0b111);
+            regs.set_output_map(&[[4, 5, 6, 7], [12, 13, 14, 15], [20, 21, 22, 23]]);
+        }
     };
     let mut reference = Pipeline::with_backend(Backend::Interp).unwrap();
     for (backend, mut p) in pipelines() {
         for (name, shbin) in &shaders {
-            let split = name == "mixed";
-            setup(&mut reference, shbin, split);
-            setup(&mut p, shbin, split);
+            setup(&mut reference, shbin, name);
+            setup(&mut p, shbin, name);
             for indices in draws {
                 let mut want = DrawOutput::new();
                 reference.draw(indices, &attributes, &mut want).unwrap();

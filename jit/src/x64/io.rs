@@ -13,6 +13,7 @@ use crate::io_plan::{trailing_outputs, Plan};
 pub use crate::io_plan::{DrawLayout, DrawSlot, DRAW_COLOR, DRAW_SLOTS};
 use crate::ir::{Function, Inst};
 use crate::regalloc::Loc;
+use dynasmrt::DynamicLabel;
 
 /// How a kernel finds its vertices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -271,7 +272,9 @@ impl Emitter<'_> {
     /// Stores the batch's output vertices in semantic order (`layout.slots`) at r8, each
     /// output component from `from`: four slots at a time, interleaved from four component
     /// vectors (the colour's as `min(|c|, 1)`); a group of constants is one row stored per
-    /// vertex.
+    /// vertex. AVX2 stores the 32-byte pairs of groups (slots 0–7, 8–15, 16–23) that hold a
+    /// constant group as one store per vertex: two constant groups as one prebuilt row, a
+    /// computed group with the constant half merged in (`vperm2f128` from the pool).
     fn semantic_store(&mut self, layout: &DrawLayout, from: &[[Src; 4]; 16]) {
         let t = self.tier;
         let source = |slot: DrawSlot| match slot {
@@ -282,77 +285,148 @@ impl Emitter<'_> {
             DrawSlot::Zero => (Src::Const(0), 0, 0),
             DrawSlot::One => (Src::Const(1.0f32.to_bits()), 0, 0),
         };
+        let groups: [Group; DRAW_SLOTS / 4] =
+            std::array::from_fn(|g| std::array::from_fn(|k| source(layout.slots[g * 4 + k])));
         // Registers still to be read by the groups not stored yet.
         let mut pending = [0u32; 16];
-        for &slot in &layout.slots {
-            if let (Src::Loc(Loc::Reg(x), _), _, _) = source(slot) {
-                pending[x as usize] += 1;
+        for (src, _, _) in groups.iter().flatten() {
+            if let Src::Loc(Loc::Reg(x), _) = src {
+                pending[*x as usize] += 1;
             }
         }
-        for g in 0..DRAW_SLOTS / 4 {
-            let at = |k: i32| k * abi::DRAW_VERTEX_BYTES + g as i32 * 16;
-            let color = g * 4 == DRAW_COLOR;
-            let srcs: [(Src, u32, u32); 4] =
-                std::array::from_fn(|k| source(layout.slots[g * 4 + k]));
-            for (src, _, _) in srcs {
-                if let Src::Loc(Loc::Reg(x), _) = src {
-                    pending[x as usize] -= 1;
-                }
-            }
-            if let [(Src::Const(a), ..), (Src::Const(b), ..), (Src::Const(c), ..), (Src::Const(d), ..)] =
-                srcs
-            {
-                let row = [a, b, c, d].map(|x| {
-                    if color {
-                        clamp_color(f32::from_bits(x)).to_bits()
-                    } else {
-                        x
+        let mut g = 0;
+        while g < groups.len() {
+            if t == asm::Tier::Avx2 && g % 2 == 0 {
+                let (a, b) = (constant_group(&groups, g), constant_group(&groups, g + 1));
+                let (x, y) = (a.unwrap_or([0; 4]), b.unwrap_or([0; 4]));
+                let pair = [x[0], x[1], x[2], x[3], y[0], y[1], y[2], y[3]];
+                match (a, b) {
+                    (Some(_), Some(_)) => {
+                        let l = self.const_row(&pair);
+                        asm::load(&mut self.ops, t, S0, Mem::Const(l));
+                        for k in 0..t.lanes() as i32 {
+                            let at = k * abi::DRAW_VERTEX_BYTES + g as i32 * 16;
+                            asm::store_pair(&mut self.ops, S0, at);
+                        }
                     }
-                });
-                let l = self.const_row(&row);
-                asm::load(&mut self.ops, t, S0, Mem::Const(l));
-                for k in 0..t.lanes() as i32 {
-                    asm::store_xmm(&mut self.ops, t, S0, Base::R8, at(k));
+                    (Some(a), None) => {
+                        let l = self.const_row(&pair);
+                        if !self.group_store(&groups[g + 1], g + 1, &mut pending, Some(l)) {
+                            self.constant_store(a, g);
+                        }
+                    }
+                    (None, Some(b)) => {
+                        let l = self.const_row(&pair);
+                        if !self.group_store(&groups[g], g, &mut pending, Some(l)) {
+                            self.constant_store(b, g + 1);
+                        }
+                    }
+                    (None, None) => {
+                        self.group_store(&groups[g], g, &mut pending, None);
+                        self.group_store(&groups[g + 1], g + 1, &mut pending, None);
+                    }
                 }
+                g += 2;
                 continue;
             }
-            // Four rows the transpose may overwrite: a source register no later group reads
-            // (once), else a scratch register.
-            let mut scratch = vec![ASM_TEMP, S3, S2, S1, S0];
-            let mut rows = [0u8; 4];
-            for (c, &(src, reg, comp)) in srcs.iter().enumerate() {
-                rows[c] = match src {
-                    Src::Loc(Loc::Reg(x), _)
-                        if pending[x as usize] == 0 && !rows[..c].contains(&x) =>
-                    {
-                        x
-                    }
-                    _ => {
-                        let s = scratch.pop().unwrap_or(S0);
-                        self.component(src, reg, comp, s);
-                        s
-                    }
-                };
-            }
-            if color {
-                let abs = self.const_row(&[0x7FFF_FFFF]);
-                let one = self.const_row(&[1.0f32.to_bits()]);
-                for row in rows {
-                    // |c|, then min(|c|, 1.0): 1.0 unless |c| < 1.0 (NaN included).
-                    asm::vop_m(&mut self.ops, t, asm::VOp::AndPs, row, row, Mem::Const(abs));
-                    asm::vop_m(&mut self.ops, t, asm::VOp::MinPs, row, row, Mem::Const(one));
+            match constant_group(&groups, g) {
+                Some(row) => self.constant_store(row, g),
+                None => {
+                    self.group_store(&groups[g], g, &mut pending, None);
                 }
             }
-            let tmp = scratch.pop().unwrap_or(ASM_TEMP);
-            let plan = asm::unpack_rows(&mut self.ops, t, rows, tmp, 0b1111);
-            for (k, &(op, lo, hi)) in plan.iter().enumerate() {
-                asm::vop(&mut self.ops, t, op, rows[3], lo, hi);
-                asm::store_xmm(&mut self.ops, t, rows[3], Base::R8, at(k as i32));
-                if t == asm::Tier::Avx2 {
-                    asm::extract_high(&mut self.ops, rows[3], at(k as i32 + 4));
+            g += 1;
+        }
+    }
+
+    /// Stores the constant group `g` (`row`, colour already clamped) in every vertex of the
+    /// batch, 16 bytes per vertex.
+    fn constant_store(&mut self, row: [u32; 4], g: usize) {
+        let t = self.tier;
+        let l = self.const_row(&row);
+        asm::load(&mut self.ops, t, S0, Mem::Const(l));
+        for k in 0..t.lanes() as i32 {
+            let at = k * abi::DRAW_VERTEX_BYTES + g as i32 * 16;
+            asm::store_xmm(&mut self.ops, t, S0, Base::R8, at);
+        }
+    }
+
+    /// Stores the computed group `g` (slots `4 g`…) of every vertex of the batch: its four
+    /// component vectors interleaved into one row per vertex. With `pair` (AVX2: the 32-byte
+    /// pool row of the group's pair, whose other half is a constant group) each vertex's row is
+    /// merged with the constant half and the pair stored at once; returns false when no
+    /// register was free for that (the group is then stored alone, 16 bytes per vertex).
+    fn group_store(
+        &mut self,
+        srcs: &Group,
+        g: usize,
+        pending: &mut [u32; 16],
+        pair: Option<DynamicLabel>,
+    ) -> bool {
+        let t = self.tier;
+        let at = |k: i32| k * abi::DRAW_VERTEX_BYTES + g as i32 * 16;
+        let color = g * 4 == DRAW_COLOR;
+        for (src, _, _) in srcs {
+            if let Src::Loc(Loc::Reg(x), _) = src {
+                pending[*x as usize] -= 1;
+            }
+        }
+        // Four rows the transpose may overwrite: a source register no later group reads
+        // (once), else a scratch register.
+        let mut scratch = vec![ASM_TEMP, S3, S2, S1, S0];
+        let mut rows = [0u8; 4];
+        for (c, &(src, reg, comp)) in srcs.iter().enumerate() {
+            rows[c] = match src {
+                Src::Loc(Loc::Reg(x), _) if pending[x as usize] == 0 && !rows[..c].contains(&x) => {
+                    x
+                }
+                _ => {
+                    let s = scratch.pop().unwrap_or(S0);
+                    self.component(src, reg, comp, s);
+                    s
+                }
+            };
+        }
+        if color {
+            let abs = self.const_row(&[0x7FFF_FFFF]);
+            let one = self.const_row(&[1.0f32.to_bits()]);
+            for row in rows {
+                // |c|, then min(|c|, 1.0): 1.0 unless |c| < 1.0 (NaN included).
+                asm::vop_m(&mut self.ops, t, asm::VOp::AndPs, row, row, Mem::Const(abs));
+                asm::vop_m(&mut self.ops, t, asm::VOp::MinPs, row, row, Mem::Const(one));
+            }
+        }
+        let tmp = scratch.pop().unwrap_or(ASM_TEMP);
+        // The merge needs a register besides the rows and `tmp`.
+        let merge = pair.zip(scratch.pop());
+        let plan = asm::unpack_rows(&mut self.ops, t, rows, tmp, 0b1111);
+        for (k, &(op, lo, hi)) in plan.iter().enumerate() {
+            let (row, k) = (rows[3], k as i32);
+            asm::vop(&mut self.ops, t, op, row, lo, hi);
+            match merge {
+                Some((l, spare)) => {
+                    // vperm2f128 halves: 0/1 = the row's low/high half (vertex k / k + 4),
+                    // 2/3 = the pool row's low/high half (the constant group).
+                    let (first, high) = if g % 2 == 0 {
+                        (0x30, 0x31)
+                    } else {
+                        (0x02, 0x12)
+                    };
+                    let pair_at = |k: i32| k * abi::DRAW_VERTEX_BYTES + (g & !1) as i32 * 16;
+                    asm::halves_with_const(&mut self.ops, spare, row, l, first);
+                    asm::store_pair(&mut self.ops, spare, pair_at(k));
+                    asm::halves_with_const(&mut self.ops, row, row, l, high);
+                    asm::store_pair(&mut self.ops, row, pair_at(k + 4));
+                }
+                None => {
+                    asm::store_xmm(&mut self.ops, t, row, Base::R8, at(k));
+                    if t == asm::Tier::Avx2 {
+                        asm::extract_high(&mut self.ops, row, at(k + 4));
+                    }
                 }
             }
         }
+        merge.is_some()
     }
 
     /// The prologue's part: the invariant rows of [`Plan::rows`], each interleaved from its
@@ -605,6 +679,26 @@ impl Emitter<'_> {
                 }
             }
         }
+    }
+}
+
+/// The four slots of one semantic group: each one's source, output register and component.
+type Group = [(Src, u32, u32); 4];
+
+/// Group `g`'s four constants (the colour's clamped), if every slot of it is a constant.
+fn constant_group(groups: &[Group], g: usize) -> Option<[u32; 4]> {
+    let color = g * 4 == DRAW_COLOR;
+    match groups.get(g)? {
+        [(Src::Const(a), ..), (Src::Const(b), ..), (Src::Const(c), ..), (Src::Const(d), ..)] => {
+            Some([*a, *b, *c, *d].map(|x| {
+                if color {
+                    clamp_color(f32::from_bits(x)).to_bits()
+                } else {
+                    x
+                }
+            }))
+        }
+        _ => None,
     }
 }
 
