@@ -175,11 +175,9 @@ impl Pipeline {
         attributes: &[Attribute],
         out: &mut DrawOutput,
     ) -> Result<(), DrawError> {
-        // Output vertices and raw records keep their length (every one the draw keeps is
-        // overwritten): no clearing of buffers the draw fills anyway.
-        out.indices.clear();
+        // Output vertices, raw records, indices and vertex ids keep their length (every one
+        // the draw keeps is overwritten): no clearing of buffers the draw fills anyway.
         out.windings.clear();
-        out.vertex_ids.clear();
         let result = self.run_draw(indices, attributes, out);
         if let Err(e) = &result {
             if !matches!(e, DrawError::BudgetExhausted { .. }) {
@@ -202,6 +200,8 @@ impl Pipeline {
         }
         let vs = self.vs.get(&mut self.regs, Unit::Vertex, &self.engine)?;
         if self.regs.geometry_in_use() {
+            out.indices.clear();
+            out.vertex_ids.clear();
             let gs = self.gs.get(&mut self.regs, Unit::Geometry, &self.engine)?;
             return geometry::draw(
                 &mut self.regs,

@@ -12,31 +12,73 @@ use super::types::Indices;
 /// sorting.
 const TABLE_LIMIT: usize = 1 << 20;
 
-/// A direct-mapped table from vertex index to unique number: entry = draw stamp (high 32
-/// bits) | unique number (low 32 bits). An entry whose stamp is not the current draw's is
-/// unseen, so a new draw only bumps the stamp.
+/// A direct-mapped table from vertex index to unique number: entry = the draw's base + the
+/// number, where base = the stamp shifted past every number the list can have. Stamps only grow, so an entry below the current base is from an earlier draw
+/// (unseen): a new draw only raises the stamp, and one compare tells a fresh index.
 #[derive(Clone, Debug, Default)]
-struct Table {
-    entries: Vec<u64>,
-    stamp: u32,
+struct Table<E> {
+    entries: Vec<E>,
+    stamp: u64,
 }
 
-impl Table {
+/// A table entry: u32 for u8 and u16 lists (numbers below 2^8 and 2^16), u64 for u32 lists.
+trait Entry: Copy + Ord + Default {
+    /// The largest stamp (the stamp shifted must fit the entry).
+    const MAX_STAMP: u64;
+    fn base(stamp: u64) -> Self;
+    /// `base + number`.
+    fn tag(self, number: u32) -> Self;
+    /// The number of an entry tagged with `base`.
+    fn number(self, base: Self) -> u32;
+}
+
+/// u32 entries whose numbers take the low `BITS` bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct Narrow<const BITS: u32>(u32);
+
+impl<const BITS: u32> Entry for Narrow<BITS> {
+    const MAX_STAMP: u64 = (1 << (32 - BITS)) - 1;
+    fn base(stamp: u64) -> Self {
+        Narrow((stamp as u32) << BITS)
+    }
+    fn tag(self, number: u32) -> Self {
+        Narrow(self.0 + number)
+    }
+    fn number(self, base: Self) -> u32 {
+        self.0.wrapping_sub(base.0)
+    }
+}
+
+impl Entry for u64 {
+    const MAX_STAMP: u64 = u32::MAX as u64;
+    fn base(stamp: u64) -> Self {
+        stamp << 32
+    }
+    fn tag(self, number: u32) -> Self {
+        self + u64::from(number)
+    }
+    fn number(self, base: Self) -> u32 {
+        self.wrapping_sub(base) as u32
+    }
+}
+
+impl<E: Entry> Table<E> {
     /// Starts a draw over indices below `size`: the table grows to `size` entries and gets a
-    /// fresh stamp (cleared only when the stamp wraps, once in 2^32 draws).
-    fn begin(&mut self, size: usize) -> u64 {
+    /// fresh stamp (cleared only when the stamps run out: once in 2^16 draws of u16 lists).
+    /// Returns the draw's base.
+    fn begin(&mut self, size: usize) -> E {
         if self.entries.len() < size {
             // A fresh zeroed table (all unseen under any stamp but 0): large ones come from
             // the allocator as untouched zero pages, so a first draw pays only for the
             // entries it uses, not for clearing up to 512 KiB.
-            self.entries = vec![0; size.next_power_of_two()];
+            self.entries = vec![E::default(); size.next_power_of_two()];
         }
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.entries.fill(0);
+        self.stamp += 1;
+        if self.stamp > E::MAX_STAMP {
+            self.entries.fill(E::default());
             self.stamp = 1;
         }
-        u64::from(self.stamp) << 32
+        E::base(self.stamp)
     }
 }
 
@@ -44,27 +86,28 @@ impl Table {
 #[derive(Clone, Debug, Default)]
 pub(super) struct Dedup {
     /// Tables for u8 and u16 lists (their size never changes).
-    small: Table,
-    short: Table,
+    small: Table<Narrow<8>>,
+    short: Table<Narrow<16>>,
     /// The table for u32 lists.
-    wide: Table,
+    wide: Table<u64>,
     sorted: Vec<(u32, u32)>,
 }
 
 impl Dedup {
     /// Fills `ids` with the unique vertex indices in order of first use and `remap` with the
-    /// unique number of each index (both cleared first). Returns the largest vertex index
-    /// (0 for no index).
+    /// unique number of each index (both overwritten: their old contents are not cleared
+    /// first, so buffers reused from the last draw are not zero-filled again). Returns the
+    /// largest vertex index (0 for no index).
     pub(super) fn run(
         &mut self,
         indices: Indices,
         ids: &mut Vec<u32>,
         remap: &mut Vec<u32>,
     ) -> u32 {
-        ids.clear();
-        remap.clear();
         match indices {
             Indices::Range { first, count } => {
+                ids.clear();
+                remap.clear();
                 ids.extend((0..count).map(|k| first.wrapping_add(k)));
                 remap.extend(0..count);
                 first.wrapping_add(count.saturating_sub(1))
@@ -93,6 +136,7 @@ impl Dedup {
     /// Deduplication for lists whose indices are too spread for a table.
     fn by_sorting(&mut self, indices: Indices, ids: &mut Vec<u32>, remap: &mut Vec<u32>) {
         let n = indices.len();
+        ids.clear();
         self.sorted.clear();
         self.sorted
             .extend((0..n).map(|p| (indices.get(p), p as u32)));
@@ -125,12 +169,13 @@ impl Dedup {
 
 /// The branch-free pass over `list` (every index below `size` ≤ `table.len()`): a fresh
 /// index takes the next unique number (and is written to `ids` at that number); a seen one
-/// gets its number back from the table. Returns the largest index.
+/// gets its number back from the table. `ids` and `remap` end with the unique indices and
+/// one number per index. Returns the largest index.
 #[inline(always)]
-fn pass<T: Copy + Into<u32>>(
-    table: &mut [u64],
+fn pass<T: Copy + Into<u32>, E: Entry>(
+    table: &mut [E],
     size: usize,
-    stamp: u64,
+    base: E,
     list: &[T],
     ids: &mut Vec<u32>,
     remap: &mut Vec<u32>,
@@ -138,7 +183,8 @@ fn pass<T: Copy + Into<u32>>(
     // A table of a constant size lets u8 and u16 lookups go unchecked.
     let table = &mut table[..size];
     // `ids` is written at the next number whether the index is fresh or not (then
-    // overwritten or cut off), so it needs room for every index.
+    // overwritten or cut off), so it needs room for every index. Both keep what they hold
+    // (every element up to the list's length is written below).
     ids.resize(list.len(), 0);
     remap.resize(list.len(), 0);
     let mut next = 0usize;
@@ -147,13 +193,59 @@ fn pass<T: Copy + Into<u32>>(
         let i: u32 = i.into();
         max = max.max(i);
         let entry = &mut table[i as usize];
-        let fresh = *entry & !0xFFFF_FFFF != stamp;
-        let number = if fresh { next as u32 } else { *entry as u32 };
-        *entry = stamp | u64::from(number);
+        let fresh = *entry < base;
+        let tagged = if fresh { base.tag(next as u32) } else { *entry };
+        *entry = tagged;
         ids[next] = i;
         next += usize::from(fresh);
-        *number_out = number;
+        *number_out = tagged.number(base);
     }
     ids.truncate(next);
     max
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The unique indices in order of first use and each index's number, the obvious way.
+    fn reference(indices: Indices) -> (Vec<u32>, Vec<u32>) {
+        let (mut ids, mut remap) = (Vec::new(), Vec::new());
+        for p in 0..indices.len() {
+            let i = indices.get(p);
+            let n = ids.iter().position(|&x| x == i).unwrap_or_else(|| {
+                ids.push(i);
+                ids.len() - 1
+            });
+            remap.push(n as u32);
+        }
+        (ids, remap)
+    }
+
+    #[test]
+    fn every_draw_equals_first_use_numbering_across_stamp_wraps_and_reused_buffers() {
+        let mut rng = fastrand::Rng::with_seed(5);
+        let mut dedup = Dedup::default();
+        // Stamps two draws before they run out: the third draw of each width clears its table.
+        dedup.small.stamp = Narrow::<8>::MAX_STAMP - 2;
+        dedup.short.stamp = Narrow::<16>::MAX_STAMP - 2;
+        dedup.wide.stamp = u64::MAX_STAMP - 2;
+        // Buffers keep what the last draw left: longer and shorter lists alternate.
+        let (mut ids, mut remap) = (vec![7; 900], vec![9; 3]);
+        for draw in 0..12 {
+            let len = [500, 3, 0, 257, 1000, 64][draw % 6];
+            let u8s: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
+            let u16s: Vec<u16> = (0..len).map(|_| rng.u16(..700)).collect();
+            let u32s: Vec<u32> = (0..len).map(|_| rng.u32(5..900)).collect();
+            for indices in [Indices::U8(&u8s), Indices::U16(&u16s), Indices::U32(&u32s)] {
+                let max = dedup.run(indices, &mut ids, &mut remap);
+                let (want_ids, want_remap) = reference(indices);
+                assert_eq!(ids, want_ids, "draw {draw}, {len} indices");
+                assert_eq!(remap, want_remap, "draw {draw}, {len} indices");
+                let want_max = (0..len).map(|p| indices.get(p)).max().unwrap_or(0);
+                assert_eq!(max, want_max);
+            }
+        }
+        assert!(dedup.small.stamp < 20 && dedup.short.stamp < 20 && dedup.wide.stamp < 20);
+    }
 }
