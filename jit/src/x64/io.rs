@@ -296,7 +296,7 @@ impl Emitter<'_> {
         }
         let mut g = 0;
         while g < groups.len() {
-            if t == asm::Tier::Avx2 && g % 2 == 0 {
+            if t == asm::Tier::Avx2 && g & 1 == 0 {
                 let (a, b) = (constant_group(&groups, g), constant_group(&groups, g + 1));
                 let (x, y) = (a.unwrap_or([0; 4]), b.unwrap_or([0; 4]));
                 let pair = [x[0], x[1], x[2], x[3], y[0], y[1], y[2], y[3]];
@@ -407,7 +407,7 @@ impl Emitter<'_> {
                 Some((l, spare)) => {
                     // vperm2f128 halves: 0/1 = the row's low/high half (vertex k / k + 4),
                     // 2/3 = the pool row's low/high half (the constant group).
-                    let (first, high) = if g % 2 == 0 {
+                    let (first, high) = if g & 1 == 0 {
                         (0x30, 0x31)
                     } else {
                         (0x02, 0x12)
