@@ -204,6 +204,65 @@ fn dot_products_and_dph_fourth_term() {
 }
 
 #[test]
+fn dot_products_with_a_square_term_need_no_seed() {
+    // dp3 and dp4 of a temporary with itself (squared lengths) need no +0.0 seed add; a dp4
+    // of two registers keeps it. The same values as the interpreter on every engine (-0, ±inf,
+    // NaN and subnormal inputs included), and +0.0 where every term is zero.
+    let descs = [
+        desc(0xF),
+        desc_sw(0xF, [(false, "xyzw"), (false, "xyzx"), (false, "xyzw")]),
+    ];
+    let code = [
+        f1u(Instruction::Mov, rd(0), v(0), 0),
+        f1u(Instruction::Mov, rd(1), v(1), 0),
+        f1(Instruction::Dp3, o(0), r(0), r(0), 0),
+        f1(Instruction::Dp4, o(1), r(1), r(1), 0),
+        // r1.x·r0.x + r1.y·r0.y + r1.z·r0.z + r1.w·r0.x: no term is a square.
+        f1(Instruction::Dp4, o(2), r(1), r(0), 1),
+        end(),
+    ];
+    let p = program(&code, &descs);
+    let u = uniforms([[0; 4]; 4], 0);
+    for seed in 0..20 {
+        let inputs = random_inputs(&mut fastrand::Rng::with_seed(seed), 16);
+        check(&p, &u, &inputs, 16).unwrap();
+    }
+    let mut inputs = ramp_inputs(4);
+    let special = [
+        [-0.0; 4],
+        [-0.0, f32::NEG_INFINITY, 0.0, f32::NAN],
+        [-1e-30, -0.0, -0.0, -0.0],
+        [-0.0, -0.0, -0.0, f32::from_bits(0x8000_0001)],
+    ];
+    for (k, v) in special.iter().enumerate() {
+        inputs[k][0] = *v;
+        inputs[k][1] = *v;
+    }
+    let l = check(&p, &u, &inputs, 16).unwrap();
+    let out = eval::run(&l.func, &u, &inputs, 16);
+    for k in [0, 2, 3] {
+        assert_eq!(out[k].0[0][0].to_bits(), 0, "vertex {k}: dp3 +0.0");
+        assert_eq!(out[k].0[1][0].to_bits(), 0, "vertex {k}: dp4 +0.0");
+    }
+    assert_eq!(
+        out[0].0[2][0].to_bits(),
+        0,
+        "-0·-0 terms: the seed gives +0.0"
+    );
+    assert_eq!(out[1].0[0][0], f32::INFINITY);
+    assert!(out[1].0[1][0].is_nan());
+    // 2 + 3 adds for the squares, 3 + the seed's for the last dot product.
+    let adds = l
+        .func
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .filter(|i| i.op == picajit_codegen::ir::Op::Add)
+        .count();
+    assert_eq!(adds, 2 + 3 + 4, "{}", l.func);
+}
+
+#[test]
 fn litp_mova_and_special_values() {
     let descs = [
         desc(0xF),

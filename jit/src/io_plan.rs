@@ -10,7 +10,8 @@
 //!   0.0 where nothing writes them). An AoS output register that is a whole copy of an input
 //!   register is copied vertex by vertex ([`passthrough`]); one whose four components are the
 //!   same for the whole run is interleaved once per run and stored as a row ([`Plan::rows`]).
-//!   Only components some exit reads from the bank are zeroed at the start of a batch — unless
+//!   Only components some exit reads from the bank, and that some path to it leaves unwritten
+//!   ([`surely_written`]), are zeroed at the start of a batch — unless
 //!   the batch can stop elsewhere (budget exhausted, a geometry shader, lanes retired by the
 //!   lane-position model or a per-lane budget): then the stub that stores every output register from
 //!   the bank (or the retired lanes' outputs) is kept ([`Plan::stub`]) and every output
@@ -129,8 +130,10 @@ impl Plan {
             cleared[r] = if stub { 0b1111 } else { 0 };
         }
         if direct_exits && !stub {
-            // Components an exit reads from the bank: written somewhere, not by its tail.
-            for block in &func.blocks {
+            // Components an exit reads from the bank: written somewhere, not by its tail, and
+            // not on every path to the exit (there the bank holds this batch's value already).
+            let sure = surely_written(func);
+            for (b, block) in func.blocks.iter().enumerate() {
                 if block.term == Terminator::Exit {
                     let tail = trailing_outputs(&block.insts);
                     let mut from_tail = [0u8; 16];
@@ -138,7 +141,7 @@ impl Plan {
                         from_tail[(inst.imm[0] & 15) as usize] |= 1 << (inst.imm[1] & 3);
                     }
                     for r in 0..16 {
-                        cleared[r] |= written[r] & !from_tail[r];
+                        cleared[r] |= written[r] & !from_tail[r] & !sure[b][r];
                     }
                 }
             }
@@ -205,6 +208,49 @@ impl Plan {
             }
         }
     }
+}
+
+/// Per block: the output components (bit c of register r) some `Output` writes on every path
+/// from the entry to the block's end — a forward "must" data-flow problem (the intersection
+/// over predecessors), solved by iterating to the greatest fixed point. An `Output` writes
+/// every lane of the bank (a per-lane write is a `Select` into the value it stores), so a
+/// component in the set holds the current batch's value at the block's end in every lane;
+/// blocks no path reaches keep the full set (they never run).
+pub(crate) fn surely_written(func: &Function) -> Vec<[u8; 16]> {
+    let n = func.blocks.len();
+    let mut gen = vec![[0u8; 16]; n];
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (b, block) in func.blocks.iter().enumerate() {
+        for inst in block.insts.iter().filter(|i| i.op == Op::Output) {
+            gen[b][(inst.imm[0] & 15) as usize] |= 1 << (inst.imm[1] & 3);
+        }
+        for s in block.term.successors() {
+            preds[s.0 as usize].push(b);
+        }
+    }
+    let order = crate::regalloc::reverse_post_order(func);
+    let mut out = vec![[0b1111u8; 16]; n];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in &order {
+            let b = b.0 as usize;
+            let mut state = if b == 0 { [0u8; 16] } else { [0b1111u8; 16] };
+            for &p in &preds[b] {
+                for r in 0..16 {
+                    state[r] &= out[p][r];
+                }
+            }
+            for r in 0..16 {
+                state[r] |= gen[b][r];
+            }
+            if state != out[b] {
+                out[b] = state;
+                changed = true;
+            }
+        }
+    }
+    out
 }
 
 /// How each variable is defined and used, for [`passthrough`].
@@ -286,4 +332,63 @@ pub(crate) fn trailing_outputs(insts: &[Inst]) -> &[Inst] {
         .take_while(|i| i.op == Op::Output)
         .count();
     &insts[insts.len() - n..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Builder, Op, Terminator};
+
+    /// b0 branches on a bool to b1 (writes o0.x, o0.y) or b2 (writes o0.x, then loops back to
+    /// itself once through a LOOP edge); both end in b3, which writes o1.x last and exits.
+    fn diamond() -> Function {
+        let mut b = Builder::new();
+        let (left, right, exit) = (b.block(), b.block(), b.block());
+        b.use_loop_slots(1);
+        b.terminate(Terminator::BranchBool {
+            id: 0,
+            then: left,
+            other: right,
+        });
+        b.switch_to(left);
+        let x = b.fconst(1.0);
+        b.effect(Op::Output, &[x], [0, 0]);
+        b.effect(Op::Output, &[x], [0, 1]);
+        b.terminate(Terminator::Jump(exit));
+        b.switch_to(right);
+        let y = b.fconst(2.0);
+        b.effect(Op::Output, &[y], [0, 0]);
+        b.terminate(Terminator::LoopNext {
+            slot: 0,
+            repeat: right,
+            exit,
+        });
+        b.switch_to(exit);
+        let z = b.fconst(3.0);
+        b.effect(Op::Output, &[z], [1, 0]);
+        b.terminate(Terminator::Exit);
+        b.finish()
+    }
+
+    #[test]
+    fn surely_written_intersects_paths() {
+        let f = diamond();
+        let sure = surely_written(&f);
+        assert_eq!(sure[0], [0; 16]);
+        assert_eq!(sure[1][0], 0b0011);
+        assert_eq!(sure[2][0], 0b0001);
+        // At the exit: o0.x on both paths, o0.y on one only; o1.x by the exit itself.
+        assert_eq!((sure[3][0], sure[3][1], sure[3][2]), (0b0001, 0b0001, 0));
+    }
+
+    #[test]
+    fn only_components_some_path_leaves_unwritten_are_zeroed() {
+        let f = diamond();
+        let plan = Plan::new(&f, 0b11, false, false);
+        assert!(plan.direct_exits && !plan.stub);
+        // o0.x is written on every path, o1.x by the exit's tail: only o0.y reads a zero.
+        assert_eq!(plan.cleared[0], 0b0010);
+        assert_eq!(plan.cleared[1], 0);
+        assert_eq!(plan.written[0], 0b0011);
+    }
 }

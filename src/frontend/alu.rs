@@ -173,8 +173,14 @@ impl Emit<'_> {
     /// under round-to-nearest (both sides differ from `x + y` only in the sign of a zero, and
     /// a sum is −0.0 only when both terms are). The seed then rides on the last term, which is
     /// often computed once per run (a uniform times the constant w of a position).
+    ///
+    /// No seed where some term is a square `pmul(x, x)` (the same variable twice, as in the
+    /// squared length of a normalize): a sum is −0.0 only when every term is, and a square never
+    /// is (±0 squares to +0, NaN stays NaN, everything else is positive), so the unseeded sum
+    /// is never −0.0 and equals the seeded one, which differs from it only in the sign of a zero.
     fn dot(&mut self, n: usize, homogeneous: bool) -> Var {
         let mut sum = None;
+        let mut square = false;
         for i in 0..n {
             let a = if homogeneous && i == 3 {
                 self.fconst(1.0)
@@ -182,8 +188,9 @@ impl Emit<'_> {
                 self.src(0, i)
             };
             let b = self.src(1, i);
+            square |= a == b;
             let mut term = self.op(Op::PMul, &[a, b], [0, 0]);
-            if i == n - 1 {
+            if i == n - 1 && !square {
                 let zero = self.fconst(0.0);
                 term = self.op(Op::Add, &[term, zero], [0, 0]);
             }
