@@ -233,6 +233,65 @@ fn background_compiles_never_change_results_and_prepare_compiles_everything() {
 }
 
 #[test]
+fn negated_uniform_factors_specialize_exactly() {
+    // Multiplies by -c0 (a source negation) and by r0 = -c1 (a copy of a negated uniform):
+    // the uniform-specialized kernel makes those by finite non-zero components plain
+    // multiplies; every engine gives the interpreter's values, 0·inf = +0 included.
+    let p = program(
+        ".out o0 position\n.out o1 color\n.proc main\n    mul o0, -c0, v0\n    \
+         mov r0, -c1\n    mul o1, r0, v0\n    end\n.end\n",
+    );
+    let mut u = Uniforms::default();
+    u.f[0] = [2.0, -0.0, f32::INFINITY, f32::NAN];
+    u.f[1] = [-3.0, 0.0, -f32::INFINITY, 1e-40];
+    let specials = [
+        f32::INFINITY,
+        -f32::INFINITY,
+        0.0,
+        -0.0,
+        f32::NAN,
+        1.5,
+        1e-40,
+        -7.0,
+    ];
+    let mut inp: Vec<Regs16> = (0..16)
+        .map(|k| {
+            let mut r = [[0.0; 4]; 16];
+            r[0] = std::array::from_fn(|c| specials[(k + c * 3) % specials.len()]);
+            r
+        })
+        .collect();
+    inp[0][0] = [f32::INFINITY, f32::INFINITY, -0.0, 1e-40];
+    let want = interp(&p, &u, &inp);
+    assert_eq!(want[0][0][0], f32::NEG_INFINITY); // -2 · inf
+    assert_eq!(want[0][0][1].to_bits(), 0); // +0 · inf = +0
+    assert_eq!(want[0][1][0], f32::INFINITY); // 3 · inf
+    assert_eq!(want[0][1][1].to_bits(), 0); // -0 · inf = +0
+    for backend in backends() {
+        let engine = Engine::new(backend).unwrap();
+        let shader = engine.compile(&p);
+        shader.prepare(&u);
+        if backend != Backend::Interp {
+            // The generic kernels and the variant's.
+            assert!(
+                engine.stats().compiles >= 2,
+                "{backend:?}: {:?}",
+                engine.stats()
+            );
+        }
+        let mut out = vec![[[0.0; 4]; 16]; inp.len()];
+        let mut status = vec![VertexStatus::Ended; inp.len()];
+        shader.run(&u, &inp, &mut out, &mut status).unwrap();
+        assert!(same(&out, &want), "{backend:?} run");
+        let mut soa = SoaBuffer::new(inp.len());
+        shader
+            .run_soa(&u, &SoaBuffer::from_aos(&inp), &mut soa, &mut status)
+            .unwrap();
+        assert!(same(&soa.to_aos(), &want), "{backend:?} run_soa");
+    }
+}
+
+#[test]
 fn inputs_read_names_the_registers_a_run_loads() {
     let lighting = program(
         &std::fs::read_to_string(concat!(

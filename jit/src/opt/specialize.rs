@@ -56,21 +56,31 @@ pub fn square_pmul(func: &mut Function) -> usize {
 }
 
 /// Per variable: `Some((index, component))` if its only definition in the function is a
-/// `Uniform` op of c0..c95.
+/// `Uniform` op of c0..c95, or a `Mov`, `Neg` or `Abs` of such a variable (a source negation
+/// or `-c` hoisted out of the loop): the variable is finite and non-zero exactly when that
+/// uniform component is.
 fn uniform_defs(func: &Function) -> Vec<Option<(u32, u32)>> {
     let mut defs: Vec<Option<(u32, u32)>> = vec![None; func.vars.len()];
     let mut count = vec![0u32; func.vars.len()];
     for inst in func.blocks.iter().flat_map(|b| &b.insts) {
         if let Some(d) = inst.dst {
             count[d.0 as usize] += 1;
-            if inst.op == Op::Uniform && (inst.imm[0] & 0x7F) < 96 {
-                defs[d.0 as usize] = Some((inst.imm[0] & 0x7F, inst.imm[1] & 3));
-            }
         }
     }
-    for (d, &n) in defs.iter_mut().zip(&count) {
-        if n != 1 {
-            *d = None;
+    // In reverse post-order a copy's source is defined before the copy.
+    for b in crate::regalloc::reverse_post_order(func) {
+        for inst in &func.blocks[b.0 as usize].insts {
+            let Some(d) = inst.dst else { continue };
+            if count[d.0 as usize] != 1 {
+                continue;
+            }
+            defs[d.0 as usize] = match inst.op {
+                Op::Uniform if (inst.imm[0] & 0x7F) < 96 => {
+                    Some((inst.imm[0] & 0x7F, inst.imm[1] & 3))
+                }
+                Op::Mov | Op::Neg | Op::Abs => defs[inst.args[0].0 as usize],
+                _ => None,
+            };
         }
     }
     defs
@@ -119,6 +129,34 @@ mod tests {
         assert_eq!(ops[3], Op::Mul);
         assert_eq!(ops[4], Op::PMul);
         assert_eq!(ops[5], Op::PMul);
+        g.verify().unwrap();
+    }
+
+    #[test]
+    fn negated_and_copied_uniforms_are_safe_as_the_uniform_is() {
+        let mut b = Builder::new();
+        let x = b.inst(Op::Input, &[], [0, 0]);
+        let u = b.inst(Op::Uniform, &[], [5, 2]);
+        let n = b.unary(Op::Neg, u);
+        let m = b.unary(Op::Mov, n);
+        let a = b.unary(Op::Abs, u);
+        let w = b.inst(Op::Uniform, &[], [6, 0]);
+        let nw = b.unary(Op::Neg, w);
+        let p0 = b.binary(Op::PMul, n, x);
+        let p1 = b.binary(Op::PMul, x, m);
+        let p2 = b.binary(Op::PMul, a, x);
+        let p3 = b.binary(Op::PMul, x, nw);
+        let s = b.binary(Op::Add, p0, p1);
+        let s = b.binary(Op::Add, s, p2);
+        let s = b.binary(Op::Add, s, p3);
+        b.effect(Op::Output, &[s], [0, 0]);
+        b.terminate(Terminator::Exit);
+        let f = b.finish();
+        assert_eq!(pmul_uniform_operands(&f), vec![(5, 2), (6, 0)]);
+        let (g, rewritten) = specialize_pmul(&f, &|c, comp| (c, comp) == (5, 2));
+        assert_eq!(rewritten, 3);
+        let ops: Vec<Op> = g.blocks[0].insts.iter().map(|i| i.op).collect();
+        assert_eq!(&ops[7..11], &[Op::Mul, Op::Mul, Op::Mul, Op::PMul]);
         g.verify().unwrap();
     }
 }
