@@ -61,6 +61,8 @@ struct Tally {
     kernels: usize,
     batches: usize,
     steps: u64,
+    /// Distinct instruction forms executed (iced-x86 codes).
+    codes: std::collections::BTreeSet<String>,
 }
 
 /// Runs `func`'s AoS and SoA kernels of every host tier natively and emulated on `inputs`
@@ -116,6 +118,7 @@ fn agree(
             t.kernels += 1;
             t.batches += n / w;
             t.steps += emu.steps;
+            t.codes.extend(emu.codes.iter().map(|c| format!("{c:?}")));
         }
     }
 }
@@ -199,11 +202,12 @@ fn builtin_and_corpus_kernels_run_the_same_emulated() {
         );
     }
     eprintln!(
-        "emulator vs CPU: {builtins} built-in and {} corpus programs ({compiled} native), {} kernels, {} batches, {} emulated instructions, 0 differences",
+        "emulator vs CPU: {builtins} built-in and {} corpus programs ({compiled} native), {} kernels, {} batches, {} emulated instructions of {} forms, 0 differences",
         programs.len() - builtins,
         t.kernels,
         t.batches,
-        t.steps
+        t.steps,
+        t.codes.len()
     );
     assert!(
         compiled >= 13 + builtins - 1,
@@ -245,9 +249,15 @@ fn fuzz_kernels_run_the_same_emulated() {
         );
     }
     eprintln!(
-        "emulator vs CPU: {cases} fuzz programs ({native} native), {} kernels, {} batches, {} emulated instructions, 0 differences",
-        t.kernels, t.batches, t.steps
+        "emulator vs CPU: {cases} fuzz programs ({native} native), {} kernels, {} batches, {} emulated instructions of {} forms, 0 differences",
+        t.kernels,
+        t.batches,
+        t.steps,
+        t.codes.len()
     );
+    if std::env::var_os("PICAJIT_EMU_FORMS").is_some() {
+        eprintln!("forms: {:?}", t.codes);
+    }
     assert!(
         native * 2 > cases as usize,
         "only {native} of {cases} fuzz programs compiled natively"

@@ -69,6 +69,8 @@ pub struct EmuKernel {
     io: IoMode,
     /// Instructions executed by the last run.
     pub steps: u64,
+    /// The distinct instruction forms the last run executed.
+    pub codes: Vec<iced_x86::Code>,
 }
 
 impl EmuKernel {
@@ -79,6 +81,7 @@ impl EmuKernel {
             lanes: compiled.tier.lanes(),
             io: compiled.io,
             steps: 0,
+            codes: Vec::new(),
         }
     }
 
@@ -102,6 +105,7 @@ impl EmuKernel {
         ]);
         m.call(CODE_BASE, DATA_BASE, STACK_BASE)?;
         self.steps = m.steps;
+        self.codes = m.executed_codes();
         Ok(std::mem::take(&mut m.regions_mut()[1].bytes))
     }
 

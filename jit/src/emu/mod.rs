@@ -98,6 +98,14 @@ impl Machine {
         &self.regions
     }
 
+    /// The distinct instructions (iced-x86 `Code`s: mnemonic and operand form) executed so far.
+    pub fn executed_codes(&self) -> Vec<iced_x86::Code> {
+        let mut codes: Vec<iced_x86::Code> = self.decoded.values().map(|i| i.code()).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        codes
+    }
+
     /// Mutable access to the regions between calls.
     pub fn regions_mut(&mut self) -> &mut [Region] {
         self.decoded.clear();
