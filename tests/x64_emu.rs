@@ -4,7 +4,11 @@
 //! and emulated, and must agree bit for bit — outputs (NaN payloads included), status words and
 //! the scalar state (step budget, aL, loop slots) the batches leave.
 //!
-//! `PICAJIT_EMU_FUZZ=N` sets how many fuzz programs (default 150).
+//! Geometry shaders' triangles and their lane masks are compared too, and the kernels of
+//! generated AGAL programs (whose sin/cos/pow sequences PICA programs never use) likewise.
+//!
+//! `PICAJIT_EMU_FUZZ=N` sets how many fuzz programs (default 150; geometry and AGAL a third
+//! of that each).
 
 use std::path::PathBuf;
 
@@ -13,7 +17,8 @@ use picajit::engine::{Backend, Engine};
 use picajit::fuzz::{self, Config};
 use picajit::program::{Program, Regs16, ShaderKind, Uniforms};
 use picajit::shbin::Shbin;
-use picajit_codegen::abi::Context;
+use picajit_codegen::abi::{Context, Lanes, Triangle, TriangleMasks, CONST_ENTRIES};
+use picajit_codegen::code::EmitBuffer;
 use picajit_codegen::code::ExecCode;
 use picajit_codegen::emu::kernel::EmuKernel;
 use picajit_codegen::ir::Function;
@@ -37,6 +42,11 @@ fn context(uniforms: &Uniforms, budget: u32) -> Context {
     ctx.scalars.bools = u32::from(uniforms.b);
     ctx.scalars.ints = uniforms.i;
     ctx.io.budget = budget;
+    // The constant table of AGAL programs (PICA programs never read it).
+    let mut rng = fastrand::Rng::with_seed(budget.into());
+    for c in ctx.constants[..CONST_ENTRIES].iter_mut() {
+        *c = fuzz::values::special_vec4(&mut rng);
+    }
     ctx
 }
 
@@ -61,6 +71,8 @@ struct Tally {
     kernels: usize,
     batches: usize,
     steps: u64,
+    /// Triangle records geometry batches made.
+    triangles: u64,
     /// Distinct instruction forms executed (iced-x86 codes).
     codes: std::collections::BTreeSet<String>,
 }
@@ -94,7 +106,7 @@ fn agree(
                     let (mut out_n, mut out_e) =
                         (vec![[[7.0f32; 4]; 16]; n], vec![[[7.0f32; 4]; 16]; n]);
                     native.run_aos(&mut ctx_n, &input, &mut out_n, &mut st_n, None);
-                    emu.run_aos(&mut ctx_e, &input, &mut out_e, &mut st_e)
+                    emu.run_aos(&mut ctx_e, &input, &mut out_e, &mut st_e, None)
                         .unwrap_or_else(|e| panic!("{what}: {e}"));
                     same_bits(&format!("{what}: outputs"), &bits(&out_n), &bits(&out_e));
                 }
@@ -221,10 +233,7 @@ fn fuzz_kernels_run_the_same_emulated() {
         eprintln!("SKIPPED: this host has no SSE4.1");
         return;
     }
-    let cases: u64 = std::env::var("PICAJIT_EMU_FUZZ")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(150);
+    let cases = fuzz_count();
     let config = Config::default();
     let mut t = Tally::default();
     let mut native = 0;
@@ -262,4 +271,160 @@ fn fuzz_kernels_run_the_same_emulated() {
         native * 2 > cases as usize,
         "only {native} of {cases} fuzz programs compiled natively"
     );
+}
+
+fn fuzz_count() -> u64 {
+    std::env::var("PICAJIT_EMU_FUZZ")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(150)
+}
+
+/// A geometry kernel, one batch at a time (as the engine runs them), natively and emulated:
+/// outputs, status, scalar state (the batch's triangle count), triangles and masks.
+fn agree_geometry(
+    name: &str,
+    func: &Function,
+    uniforms: &Uniforms,
+    inputs: &[Regs16],
+    budget: u32,
+    t: &mut Tally,
+) {
+    const CAPACITY: usize = 16;
+    for tier in tiers() {
+        let w = tier.lanes();
+        let compiled = x64::compile(func, tier, IoMode::Aos)
+            .unwrap_or_else(|e| panic!("{name} {tier:?}: {e}"));
+        let native = ExecCode::new(&compiled).expect("host runs the tier");
+        let mut emu = EmuKernel::new(&compiled);
+        let input: Vec<Regs16> = inputs.iter().cycle().take(2 * w).copied().collect();
+        for (b, batch) in input.chunks(w).enumerate() {
+            let what = format!("{name} {tier:?} batch {b}");
+            let blank: Triangle = [[[Lanes::default(); 4]; 16]; 3];
+            let (mut tri_n, mut tri_e) = (vec![blank; CAPACITY], vec![blank; CAPACITY]);
+            let (mut mask_n, mut mask_e): (Vec<TriangleMasks>, Vec<TriangleMasks>) =
+                (vec![[0; 2]; CAPACITY], vec![[0; 2]; CAPACITY]);
+            let (mut ctx_n, mut ctx_e) = (context(uniforms, budget), context(uniforms, budget));
+            let (mut out_n, mut out_e) = (vec![[[7.0f32; 4]; 16]; w], vec![[[7.0f32; 4]; 16]; w]);
+            let (mut st_n, mut st_e) = ([0u32], [0u32]);
+            let emit_n = EmitBuffer {
+                triangles: &mut tri_n,
+                masks: &mut mask_n,
+            };
+            native.run_aos(&mut ctx_n, batch, &mut out_n, &mut st_n, Some(emit_n));
+            let emit_e = EmitBuffer {
+                triangles: &mut tri_e,
+                masks: &mut mask_e,
+            };
+            emu.run_aos(&mut ctx_e, batch, &mut out_e, &mut st_e, Some(emit_e))
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            same_bits(&format!("{what}: outputs"), &bits(&out_n), &bits(&out_e));
+            assert_eq!(st_n, st_e, "{what}: status word");
+            assert_eq!(ctx_n.scalars, ctx_e.scalars, "{what}: scalar state");
+            let tri_bits = |v: &[Triangle]| -> Vec<u32> {
+                v.iter()
+                    .flatten()
+                    .flatten()
+                    .flatten()
+                    .flat_map(|l| l.0.map(f32::to_bits))
+                    .collect()
+            };
+            same_bits(
+                &format!("{what}: triangles"),
+                &tri_bits(&tri_n),
+                &tri_bits(&tri_e),
+            );
+            assert_eq!(mask_n, mask_e, "{what}: triangle masks");
+            t.triangles += u64::from(ctx_n.scalars.emit_count);
+            t.kernels += 1;
+            t.batches += 1;
+            t.steps += emu.steps;
+            t.codes.extend(emu.codes.iter().map(|c| format!("{c:?}")));
+        }
+    }
+}
+
+#[test]
+fn geometry_fuzz_kernels_run_the_same_emulated() {
+    if tiers().is_empty() {
+        eprintln!("SKIPPED: this host has no SSE4.1");
+        return;
+    }
+    let cases = fuzz_count().div_ceil(3);
+    let config = Config::default();
+    let (mut t, mut native, mut triangles) = (Tally::default(), 0, 0);
+    for seed in 1..=cases {
+        let case = fuzz::generate_geometry(seed, &config);
+        let c = &case.case;
+        let mut program =
+            Program::from_words(&c.code, &c.descs, c.entry).expect("generated program");
+        program.kind = c.kind;
+        let Some(func) = lowered(&program) else {
+            continue;
+        };
+        native += 1;
+        triangles += usize::from(
+            func.blocks
+                .iter()
+                .flat_map(|b| &b.insts)
+                .any(|i| i.op == picajit_codegen::ir::Op::EmitTri),
+        );
+        agree_geometry(
+            &format!("geometry seed {seed}"),
+            &func,
+            &c.uniforms,
+            &c.inputs,
+            case.budget,
+            &mut t,
+        );
+    }
+    eprintln!(
+        "emulator vs CPU: {cases} geometry programs ({native} native, {triangles} with triangles), {} batches, {} triangle records, {} emulated instructions of {} forms, 0 differences",
+        t.batches,
+        t.triangles,
+        t.steps,
+        t.codes.len()
+    );
+    assert!(
+        native * 2 > cases as usize,
+        "only {native} of {cases} geometry programs compiled natively"
+    );
+}
+
+#[test]
+fn agal_kernels_run_the_same_emulated() {
+    if tiers().is_empty() {
+        eprintln!("SKIPPED: this host has no SSE4.1");
+        return;
+    }
+    let cases = fuzz_count().div_ceil(3);
+    let engine = Engine::new(Backend::X64Sse41).expect("engine");
+    let (mut t, mut native) = (Tally::default(), 0);
+    for seed in 1..=cases {
+        let case = fuzz::agal::agal_case(seed);
+        let Ok((program, _)) = case.prepare() else {
+            continue;
+        };
+        let shader = engine.compile_agal(&program);
+        let Some(funcs) = shader.ir() else { continue };
+        native += 1;
+        for (k, func) in funcs.iter().enumerate() {
+            agree(
+                &format!("AGAL seed {seed} function {k}"),
+                func,
+                &seeded_uniforms(seed),
+                &seeded_inputs(seed + 7),
+                4096,
+                &mut t,
+            );
+        }
+    }
+    eprintln!(
+        "emulator vs CPU: {cases} AGAL programs ({native} native), {} kernels, {} batches, {} emulated instructions of {} forms, 0 differences",
+        t.kernels,
+        t.batches,
+        t.steps,
+        t.codes.len()
+    );
+    assert!(native > 0, "no AGAL program compiled natively");
 }

@@ -7,8 +7,8 @@
 use std::mem::offset_of;
 
 use super::{EmuError, Machine, Region};
-use crate::abi::{Context, Scalars, LOOP_SLOTS};
-use crate::code::Vertex;
+use crate::abi::{Context, Scalars, Triangle, LOOP_SLOTS};
+use crate::code::{EmitBuffer, Vertex};
 use crate::x64::{Compiled, IoMode};
 
 /// Guest address of the code region.
@@ -109,14 +109,16 @@ impl EmuKernel {
         Ok(std::mem::take(&mut m.regions_mut()[1].bytes))
     }
 
-    /// [`crate::code::ExecCode::run_aos`] (without an emit buffer): whole batches of `input`,
-    /// outputs and one status word per batch; `ctx.scalars` as the last batch left them.
+    /// [`crate::code::ExecCode::run_aos`]: whole batches of `input`, outputs and one status
+    /// word per batch, a geometry kernel's triangles and their masks into `emit`;
+    /// `ctx.scalars` as the last batch left them.
     pub fn run_aos(
         &mut self,
         ctx: &mut Context,
         input: &[Vertex],
         output: &mut [Vertex],
         status: &mut [u32],
+        mut emit: Option<EmitBuffer<'_>>,
     ) -> Result<usize, KernelError> {
         if self.io != IoMode::Aos {
             return Err(KernelError::WrongMode("aos"));
@@ -127,15 +129,20 @@ impl EmuKernel {
         let in_at = round_up(std::mem::size_of::<Context>());
         let out_at = in_at + vbytes;
         let status_at = out_at + vbytes;
-        let mut image = vec![0u8; status_at + 4 * batches];
+        let capacity = emit
+            .as_ref()
+            .map_or(0, |e| e.triangles.len().min(e.masks.len()));
+        let tri_at = round_up(status_at + 4 * batches);
+        let masks_at = tri_at + capacity * std::mem::size_of::<Triangle>();
+        let mut image = vec![0u8; masks_at + 4 * capacity];
         let mut io = ctx.io;
         io.input = DATA_BASE as usize + in_at;
         io.output = DATA_BASE as usize + out_at;
         io.status = DATA_BASE as usize + status_at;
         io.batches = batches as u64;
-        io.triangles = 0;
-        io.masks = 0;
-        io.triangle_capacity = 0;
+        io.triangles = DATA_BASE as usize + tri_at;
+        io.masks = DATA_BASE as usize + masks_at;
+        io.triangle_capacity = capacity as u64;
         crate::aarch64::runner::context_image(ctx, &io, &mut image);
         let flat = |vs: &[Vertex]| vs.iter().flatten().flatten().copied().collect::<Vec<f32>>();
         f32_bytes(flat(&input[..verts]).into_iter(), &mut image[in_at..out_at]);
@@ -143,7 +150,32 @@ impl EmuKernel {
             flat(&output[..verts]).into_iter(),
             &mut image[out_at..status_at],
         );
+        if let Some(e) = &emit {
+            let lanes = e.triangles[..capacity].iter().flatten().flatten().flatten();
+            f32_bytes(lanes.flat_map(|l| l.0), &mut image[tri_at..masks_at]);
+            for (k, m) in e.masks[..capacity].iter().flatten().enumerate() {
+                image[masks_at + 2 * k..masks_at + 2 * k + 2].copy_from_slice(&m.to_le_bytes());
+            }
+        }
         let image = self.run_image(image)?;
+        if let Some(e) = &mut emit {
+            let mut at = tri_at;
+            for l in e.triangles[..capacity]
+                .iter_mut()
+                .flatten()
+                .flatten()
+                .flatten()
+            {
+                for x in l.0.iter_mut() {
+                    *x = f32::from_bits(word(&image, at));
+                    at += 4;
+                }
+            }
+            for (k, m) in e.masks[..capacity].iter_mut().flatten().enumerate() {
+                let o = masks_at + 2 * k;
+                *m = u16::from_le_bytes([image[o], image[o + 1]]);
+            }
+        }
         let mut at = out_at;
         for x in output[..verts].iter_mut().flatten().flatten() {
             *x = f32::from_bits(word(&image, at));
