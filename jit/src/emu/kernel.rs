@@ -85,6 +85,18 @@ impl EmuKernel {
         }
     }
 
+    /// Prepares raw kernel `code` of `lanes` lanes and I/O mode `io` (a kernel of a tier
+    /// [`Compiled`] cannot name yet, such as [`crate::x64::avx512`]'s).
+    pub fn with_code(code: Vec<u8>, lanes: usize, io: IoMode) -> EmuKernel {
+        EmuKernel {
+            code,
+            lanes,
+            io,
+            steps: 0,
+            codes: Vec::new(),
+        }
+    }
+
     fn run_image(&mut self, image: Vec<u8>) -> Result<Vec<u8>, EmuError> {
         let mut m = Machine::new(vec![
             Region {

@@ -23,6 +23,7 @@
 pub mod asm;
 
 mod arith;
+pub mod avx512;
 #[cfg(feature = "dump")]
 mod dump;
 pub mod evex;
