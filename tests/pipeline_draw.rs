@@ -657,6 +657,62 @@ fn the_first_draw_of_a_new_shader_runs_at_once_and_matches() {
     }
 }
 
+#[test]
+fn prepare_draw_compiles_the_draw_kernel_so_the_first_draw_compiles_nothing() {
+    // Engines that compile on the drawing thread: without `prepare_draw` the first draw of a
+    // native engine compiles its draw kernel (one compile); after `prepare_draw` with the same
+    // attributes (their kinds and counts: contents do not matter) it compiles nothing. Either
+    // way the draw equals the interpreter's.
+    let s = scene(64);
+    let list: Vec<u16> = (0..200u32).map(|k| ((k * 7) % 64) as u16).collect();
+    let mut want = DrawOutput::new();
+    let mut reference = Pipeline::with_backend(Backend::Interp).unwrap();
+    lighting_setup(&mut reference, &s);
+    reference
+        .draw(Indices::U16(&list), &s.attributes(), &mut want)
+        .unwrap();
+    for (backend, mut p) in pipelines() {
+        let native = backend != Backend::Interp;
+        for prepared in [false, true] {
+            lighting_setup(&mut p, &s);
+            // A new program for each round (an unused descriptor changed): nothing is cached.
+            p.regs_mut()
+                .upload_descs(Unit::Vertex, 127, &[u32::from(prepared)]);
+            if prepared {
+                let empty: [f32; 0] = [];
+                let kinds: Vec<Attribute> = s
+                    .attributes()
+                    .iter()
+                    .map(|a| match *a {
+                        Attribute::Array { components, .. } => Attribute::Array {
+                            data: &empty,
+                            offset: 0,
+                            stride: 0,
+                            components,
+                        },
+                        fixed @ Attribute::Fixed(_) => fixed,
+                    })
+                    .collect();
+                p.prepare_draw(&kinds).unwrap();
+            } else {
+                p.prepare().unwrap();
+            }
+            let before = p.engine().stats().compiles;
+            let mut out = DrawOutput::new();
+            p.draw(Indices::U16(&list), &s.attributes(), &mut out)
+                .unwrap();
+            let compiled = p.engine().stats().compiles - before;
+            let what = format!("{backend:?} prepared {prepared}");
+            assert_eq!(compiled, u64::from(native && !prepared), "{what}");
+            assert_eq!(out.indices, want.indices, "{what}");
+            for (g, w) in out.vertices.iter().zip(&want.vertices) {
+                assert_eq!(bits(&g.slots), bits(&w.slots), "{what}");
+            }
+            assert_eq!(out.vertices.len(), want.vertices.len(), "{what}");
+        }
+    }
+}
+
 const LOOPING_VS: &str = "
 .out outpos position
 .proc main

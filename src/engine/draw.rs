@@ -67,4 +67,18 @@ impl Shader {
         .ok()
         .map(|_| ())
     }
+
+    /// Compiles, on this thread, the draw kernel a draw with `layout` and these uniforms runs
+    /// (that of the uniform-specialized variant, compiled now too if needed); nothing for the
+    /// interpreter or a geometry shader.
+    pub(crate) fn prepare_draw(&self, uniforms: &Uniforms, layout: &DrawLayout) {
+        let Exec::Native(native) = &self.exec else {
+            return;
+        };
+        if native.geometry {
+            return;
+        }
+        let kernels = native.kernels_for(uniforms, true);
+        let _ = kernels.draw(layout, native.target, &native.counters);
+    }
 }

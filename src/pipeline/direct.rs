@@ -17,7 +17,11 @@ use crate::program::{Uniforms, Vec4};
 /// The draw kernel's layout: per register the shader reads, its array's component count (a
 /// fixed value or an unloaded register is read as a 4-component array of stride 0); the
 /// output map's slots (whose constants are 0.0 and 1.0).
-fn layout(feeds: &[Feed; 16], read: &[u8; 16], table: &[Slot; SEMANTIC_SLOTS]) -> DrawLayout {
+pub(super) fn layout(
+    feeds: &[Feed; 16],
+    read: &[u8; 16],
+    table: &[Slot; SEMANTIC_SLOTS],
+) -> DrawLayout {
     DrawLayout {
         components: std::array::from_fn(|r| match feeds[r] {
             _ if read[r] == 0 => 0,

@@ -94,7 +94,7 @@ pub(super) fn draw(
         usize::from(config_vs.max_attribute) + 1,
         regs.permutation(Unit::Vertex),
         vs.input_components(),
-        max_id,
+        Some(max_id),
     )?;
     let enabled: Vec<u8> = (0..16)
         .filter(|r| regs.output_mask(Unit::Vertex) >> r & 1 != 0)

@@ -164,6 +164,38 @@ impl Pipeline {
         Ok(())
     }
 
+    /// [`Pipeline::prepare`], and the vertex shader's draw kernel for draws with these
+    /// attributes, compiled on this thread: the attributes' kinds and component counts, the
+    /// permutation and the output map fix the kernel's layout (the arrays' contents and
+    /// lengths do not matter). The first draw with them then neither compiles nor takes the
+    /// record path while a draw kernel compiles. Nothing more with the geometry stage on, a
+    /// backend without draw kernels, or raw records asked for at the draw (those draws take
+    /// the record path).
+    pub fn prepare_draw(&mut self, attributes: &[Attribute]) -> Result<(), DrawError> {
+        self.prepare()?;
+        if self.regs.geometry_in_use() {
+            return Ok(());
+        }
+        let vs = self.vs.get(&mut self.regs, Unit::Vertex, &self.engine)?;
+        let config = self.regs.input_config(Unit::Vertex);
+        let read = vs.input_components();
+        let feeds = vertex::feeds(
+            attributes,
+            usize::from(config.max_attribute) + 1,
+            self.regs.permutation(Unit::Vertex),
+            read,
+            None,
+        )?;
+        let table = semantic::table(
+            &self.regs.output_map(),
+            self.regs.output_mask(Unit::Vertex),
+            vs.outputs_written(),
+        );
+        let layout = direct::layout(&feeds, &read, &table);
+        vs.prepare_draw(self.regs.uniforms(Unit::Vertex), &layout);
+        Ok(())
+    }
+
     /// Runs a draw: the vertex shader once per unique vertex of `indices` with inputs from
     /// `attributes` (attribute k is loaded into the register the vertex unit's permutation
     /// names; the unit's INPUTBUFFER_CONFIG says how many), then, if the geometry stage is
@@ -235,7 +267,7 @@ fn vertex_only(
         usize::from(config.max_attribute) + 1,
         regs.permutation(Unit::Vertex),
         vs.input_components(),
-        max_id,
+        Some(max_id),
     )?;
     let n = out.vertex_ids.len();
     let table = semantic::table(

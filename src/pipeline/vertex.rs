@@ -34,13 +34,13 @@ pub(super) enum Feed<'a> {
 
 /// The feed of each input register the shader reads: the last attribute the permutation
 /// loads into it (attributes are loaded in order, so a later one overwrites an earlier one).
-/// Checks the attributes and that every vertex up to `max_id` is inside its array.
+/// Checks the attributes and, given `max_id`, that every vertex up to it is inside its array.
 pub(super) fn feeds<'a>(
     attributes: &[Attribute<'a>],
     count: usize,
     permutation: [u8; 16],
     read: [u8; 16],
-    max_id: u32,
+    max_id: Option<u32>,
 ) -> Result<[Feed<'a>; 16], DrawError> {
     let mut feeds = [Feed::Zero; 16];
     for (k, &target) in permutation.iter().enumerate().take(count) {
@@ -64,20 +64,22 @@ pub(super) fn feeds<'a>(
                     });
                 }
                 let components = usize::from(components);
-                let start = stride
-                    .checked_mul(max_id as usize)
-                    .and_then(|s| s.checked_add(offset));
-                let end = start.and_then(|s| s.checked_add(components));
-                match (start, end) {
-                    (Some(_), Some(end)) if end <= data.len() => {}
-                    _ => {
-                        return Err(DrawError::AttributeOutOfBounds {
-                            attribute: k,
-                            vertex: max_id,
-                            start: start.unwrap_or(usize::MAX),
-                            end: end.unwrap_or(usize::MAX),
-                            len: data.len(),
-                        })
+                if let Some(max_id) = max_id {
+                    let start = stride
+                        .checked_mul(max_id as usize)
+                        .and_then(|s| s.checked_add(offset));
+                    let end = start.and_then(|s| s.checked_add(components));
+                    match (start, end) {
+                        (Some(_), Some(end)) if end <= data.len() => {}
+                        _ => {
+                            return Err(DrawError::AttributeOutOfBounds {
+                                attribute: k,
+                                vertex: max_id,
+                                start: start.unwrap_or(usize::MAX),
+                                end: end.unwrap_or(usize::MAX),
+                                len: data.len(),
+                            })
+                        }
                     }
                 }
                 Feed::Array {
