@@ -87,18 +87,6 @@ typedef struct PicajitRegWrite {
   uint32_t value;
 } PicajitRegWrite;
 
-// A draw call.
-typedef struct PicajitDraw {
-  // A `PicajitIndexType`.
-  uint32_t index_type;
-  // The index list (ignored for `PICAJIT_INDEX_TYPE_RANGE`).
-  const void *indices;
-  // Number of indices (or of vertices of a range).
-  size_t count;
-  // First vertex of a range.
-  uint32_t first;
-} PicajitDraw;
-
 // Where one input attribute comes from: an array of floats (`data` not null: vertex `i`
 // reads `components` floats at `data[offset + i * stride]`, and `len` is the number of
 // floats `data` holds), or, with `data` null, the fixed value `fixed`.
@@ -110,6 +98,18 @@ typedef struct PicajitAttribute {
   uint8_t components;
   float fixed[4];
 } PicajitAttribute;
+
+// A draw call.
+typedef struct PicajitDraw {
+  // A `PicajitIndexType`.
+  uint32_t index_type;
+  // The index list (ignored for `PICAJIT_INDEX_TYPE_RANGE`).
+  const void *indices;
+  // Number of indices (or of vertices of a range).
+  size_t count;
+  // First vertex of a range.
+  uint32_t first;
+} PicajitDraw;
 
 // What a draw produced.
 typedef struct PicajitDrawInfo {
@@ -172,6 +172,15 @@ enum PicajitStatus picajit_write_many(struct PicajitPipeline *pipeline,
 // Compiles the shaders the next draw runs, and every kernel their current uniforms can use,
 // on this thread (so that draw neither compiles nor waits). Optional.
 enum PicajitStatus picajit_prepare(struct PicajitPipeline *pipeline);
+
+// `picajit_prepare`, and the vertex shader's draw kernel for draws with these attributes
+// (their kinds and component counts, the permutation and the output map fix it; the arrays'
+// contents and lengths do not matter, `data` may point to no float with `len` 0), compiled
+// on this thread: the first draw with them neither compiles nor takes the slower path.
+// Optional.
+enum PicajitStatus picajit_prepare_draw(struct PicajitPipeline *pipeline,
+                                        const struct PicajitAttribute *attributes,
+                                        size_t attribute_count);
 
 // Keeps (non-zero) or drops (zero) the raw o0–o15 records of the next draws.
 enum PicajitStatus picajit_keep_raw(struct PicajitPipeline *pipeline, uint8_t keep);

@@ -365,6 +365,64 @@ pub unsafe extern "C" fn picajit_prepare(pipeline: *mut PicajitPipeline) -> Pica
     })
 }
 
+/// The attributes of a draw as the pipeline takes them (at most 16: the vertex unit loads no
+/// more), converted on the stack; how many there are.
+///
+/// # Safety
+/// `attributes` is null only with `count` 0, else points to `count` readable entries whose
+/// arrays hold `len` floats each and outlive the returned attributes.
+unsafe fn attributes_of<'a>(
+    attributes: *const PicajitAttribute,
+    count: usize,
+) -> Result<([Attribute<'a>; 16], usize), (PicajitStatus, String)> {
+    let raw: &[PicajitAttribute] = if count == 0 {
+        &[]
+    } else if attributes.is_null() {
+        return Err(null("attributes"));
+    } else {
+        // SAFETY: non-null, `count` entries (the caller's contract).
+        unsafe { std::slice::from_raw_parts(attributes, count) }
+    };
+    let mut converted = [Attribute::Fixed([0.0; 4]); 16];
+    let used = raw.len().min(converted.len());
+    for (slot, a) in converted.iter_mut().zip(raw) {
+        *slot = if a.data.is_null() {
+            Attribute::Fixed(a.fixed)
+        } else {
+            Attribute::Array {
+                // SAFETY: `data` is non-null and holds `len` floats (the caller's contract).
+                data: unsafe { std::slice::from_raw_parts(a.data, a.len) },
+                offset: a.offset,
+                stride: a.stride,
+                components: a.components,
+            }
+        };
+    }
+    Ok((converted, used))
+}
+
+/// `picajit_prepare`, and the vertex shader's draw kernel for draws with these attributes
+/// (their kinds and component counts, the permutation and the output map fix it; the arrays'
+/// contents and lengths do not matter, `data` may point to no float with `len` 0), compiled
+/// on this thread: the first draw with them neither compiles nor takes the slower path.
+/// Optional.
+#[no_mangle]
+pub unsafe extern "C" fn picajit_prepare_draw(
+    pipeline: *mut PicajitPipeline,
+    attributes: *const PicajitAttribute,
+    attribute_count: usize,
+) -> PicajitStatus {
+    guard(|| {
+        // SAFETY: the handle contract of the header.
+        let p = unsafe { pipeline_mut(pipeline) }?;
+        // SAFETY: the header's contract for `attributes` and `attribute_count`.
+        let (converted, used) = unsafe { attributes_of(attributes, attribute_count) }?;
+        p.pipeline
+            .prepare_draw(&converted[..used])
+            .map_err(|e| (draw_status(&e), e.to_string()))
+    })
+}
+
 /// Keeps (non-zero) or drops (zero) the raw o0–o15 records of the next draws.
 #[no_mangle]
 pub unsafe extern "C" fn picajit_keep_raw(
@@ -423,30 +481,8 @@ pub unsafe extern "C" fn picajit_draw(
                 std::slice::from_raw_parts(draw.indices.cast::<u32>(), draw.count)
             }),
         };
-        let raw_attributes: &[PicajitAttribute] = if attribute_count == 0 {
-            &[]
-        } else if attributes.is_null() {
-            return Err(null("attributes"));
-        } else {
-            // SAFETY: non-null, `attribute_count` entries (the header's contract).
-            unsafe { std::slice::from_raw_parts(attributes, attribute_count) }
-        };
-        // The vertex unit loads at most 16 attributes: converted on the stack, no allocation.
-        let mut converted = [Attribute::Fixed([0.0; 4]); 16];
-        let used = raw_attributes.len().min(converted.len());
-        for (slot, a) in converted.iter_mut().zip(raw_attributes) {
-            *slot = if a.data.is_null() {
-                Attribute::Fixed(a.fixed)
-            } else {
-                Attribute::Array {
-                    // SAFETY: `data` is non-null and holds `len` floats (the header's contract).
-                    data: unsafe { std::slice::from_raw_parts(a.data, a.len) },
-                    offset: a.offset,
-                    stride: a.stride,
-                    components: a.components,
-                }
-            };
-        }
+        // SAFETY: the header's contract for `attributes` and `attribute_count`.
+        let (converted, used) = unsafe { attributes_of(attributes, attribute_count) }?;
         let result = p.pipeline.draw(indices, &converted[..used], &mut p.output);
         // SAFETY: `info` is null or points to a writable PicajitDrawInfo.
         if let Some(info) = unsafe { info.as_mut() } {

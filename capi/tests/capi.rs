@@ -252,6 +252,11 @@ fn misuse_returns_an_error_status_and_a_message() {
             PicajitStatus::NoProgram
         );
         assert!(last_error().contains("no code word"), "{}", last_error());
+        assert_eq!(picajit_prepare_draw(p, null(), 0), PicajitStatus::NoProgram);
+        assert_eq!(
+            picajit_prepare_draw(null_mut(), null(), 0),
+            PicajitStatus::NullArgument
+        );
         assert_eq!(
             picajit_draw(p, null(), null(), 0, &mut info),
             PicajitStatus::NullArgument
@@ -320,6 +325,25 @@ fn misuse_returns_an_error_status_and_a_message() {
             picajit_draw(p, &draw, null(), 0, &mut info),
             PicajitStatus::AttributeError
         );
+        assert_eq!(
+            picajit_prepare_draw(p, null(), 0),
+            PicajitStatus::AttributeError
+        );
+        assert_eq!(
+            picajit_prepare_draw(p, null(), 2),
+            PicajitStatus::NullArgument
+        );
+        // Preparing needs the attributes' kinds only: an array of no float will do.
+        let no_floats = [0.0f32; 1];
+        let kind = PicajitAttribute {
+            data: no_floats.as_ptr(),
+            len: 0,
+            offset: 0,
+            stride: 3,
+            components: 3,
+            fixed: [0.0; 4],
+        };
+        assert_eq!(picajit_prepare_draw(p, &kind, 1), PicajitStatus::Ok);
         let data = [0.5f32; 6];
         let short_array = PicajitAttribute {
             data: data.as_ptr(),
