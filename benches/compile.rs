@@ -6,6 +6,10 @@
 //! vertex shaders, 1,000 to 4,000 as geometry shaders, seed 1), whose throughput criterion
 //! reports in PICA words per second.
 //!
+//! `backend/<shader>/{avx2_soa,avx512_w16_soa}`: the backend alone (allocation and emission
+//! of an already lowered function) for the AVX2 SoA kernel (dynasm VEX) and the first AVX-512
+//! kernel (`x64::avx512`, EVEX chunks from `x64::evex`), on the example shaders it compiles.
+//!
 //! `PICAJIT_COMPILE_SIZES=50,500` limits the synthetic sizes (`=0`: none).
 
 mod shaders;
@@ -15,6 +19,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use picajit::engine::{Backend, Engine};
 use picajit::synthetic::{self, Shape};
+use picajit_codegen::x64::{self, avx512, IoMode, Tier};
 
 fn compile(c: &mut Criterion) {
     let mut all = shaders::examples();
@@ -65,11 +70,30 @@ fn compile_sizes(c: &mut Criterion) {
     group.finish();
 }
 
+fn backend(c: &mut Criterion) {
+    let mut group = c.benchmark_group("backend");
+    let engine = Engine::new(Backend::X64Sse41).expect("engine");
+    for shader in shaders::examples() {
+        let compiled = engine.compile(&shader.program);
+        let Some(func) = compiled.ir() else { continue };
+        if avx512::compile_soa16(func).is_err() {
+            continue;
+        }
+        group.bench_function(BenchmarkId::new(&shader.name, "avx2_soa"), |b| {
+            b.iter(|| x64::compile(func, Tier::Avx2, IoMode::Soa).expect("compiles"))
+        });
+        group.bench_function(BenchmarkId::new(&shader.name, "avx512_w16_soa"), |b| {
+            b.iter(|| avx512::compile_soa16(func).expect("compiles"))
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(2));
-    targets = compile, compile_sizes
+    targets = compile, compile_sizes, backend
 }
 criterion_main!(benches);
