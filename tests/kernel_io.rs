@@ -273,3 +273,44 @@ fn adjacent_copies_and_rows_are_stored_in_pairs() {
         assert!(got[13..].iter().flatten().all(|&x| x == 0.0));
     }
 }
+
+#[test]
+fn adjacent_computed_outputs_are_stored_in_pairs() {
+    // Neighbouring output registers computed by the program (AVX2 stores each vertex's pair
+    // with one 32-byte store), with every kind of source: distinct values (o0, o1), values
+    // read by both registers of a pair (o2, o3 = r0 and its reverse), partial writes (o4.zw
+    // never written: 0.0) and a uniform (o5.w), one value in four components and again in a
+    // later pair (o6 = r0.xxxx); 8 output registers, 32 components: more than the registers,
+    // so some come from spill slots.
+    let mut b = Builder::new();
+    b.add(o(0), c(1), v(0))
+        .mul(o(1), c(2), v(1))
+        .add(r(0), v(0), v(1))
+        .mov(o(2), r(0))
+        .mov(o(3), r(0).swz("wzyx"))
+        .add(o(4).mask("xy"), c(3), v(2))
+        .add(o(5).mask("xyz"), v(3), v(3))
+        .mov(o(5).mask("w"), c(4).swz("xxxx"))
+        .mov(o(6), r(0).swz("xxxx"))
+        .add(o(7), v(1), v(2))
+        .end();
+    let ins = inputs();
+    let u = uniforms();
+    let out = run_ok(&b.program(), &u, &ins);
+    for (got, inp) in out.iter().zip(&ins) {
+        let add = |a: &[f32; 4], b: &[f32; 4]| -> [f32; 4] { std::array::from_fn(|c| a[c] + b[c]) };
+        let r0 = add(&inp[0], &inp[1]);
+        assert_bits(&got[0], &add(&inp[0], &u.f[1]));
+        let mul: Vec<f32> = (0..4).map(|c| float::pmul(u.f[2][c], inp[1][c])).collect();
+        assert_bits(&got[1], &mul);
+        assert_bits(&got[2], &r0);
+        assert_bits(&got[3], &[r0[3], r0[2], r0[1], r0[0]]);
+        let o4 = add(&inp[2], &u.f[3]);
+        assert_bits(&got[4], &[o4[0], o4[1], 0.0, 0.0]);
+        let o5 = add(&inp[3], &inp[3]);
+        assert_bits(&got[5], &[o5[0], o5[1], o5[2], u.f[4][0]]);
+        assert_bits(&got[6], &[r0[0]; 4]);
+        assert_bits(&got[7], &add(&inp[1], &inp[2]));
+        assert!(got[8..].iter().flatten().all(|&x| x == 0.0));
+    }
+}

@@ -641,6 +641,11 @@ pub fn low_halves(ops: &mut Ops, d: u8, a: u8, b: u8) {
     dynasm!(ops ; .arch x64 ; vperm2f128 Ry(d), Ry(a), Ry(b), 0x20);
 }
 
+/// AVX2: `d` = the high half of `a`, then the high half of `b`.
+pub fn high_halves(ops: &mut Ops, d: u8, a: u8, b: u8) {
+    dynasm!(ops ; .arch x64 ; vperm2f128 Ry(d), Ry(a), Ry(b), 0x31);
+}
+
 /// AVX2: `d` = two 16-byte halves chosen from `a` and the 32-byte constant at `l` by `imm`
 /// (`vperm2f128`: per half, 0 = `a`'s low half, 1 = `a`'s high half, 2 = the constant's low
 /// half, 3 = its high half; bits 0–1 pick `d`'s low half, bits 4–5 its high half).

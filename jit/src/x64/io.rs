@@ -148,7 +148,18 @@ impl Emitter<'_> {
                 }
             }
         }
-        for &r in &regs {
+        let mut i = 0;
+        while i < regs.len() {
+            let r = regs[i];
+            i += 1;
+            if mode == IoMode::Aos
+                && t == asm::Tier::Avx2
+                && regs.get(i) == Some(&(r + 1))
+                && self.store_pair_transposed(r, &from, &mut pending)
+            {
+                i += 1;
+                continue;
+            }
             let srcs = from[r as usize];
             for src in srcs {
                 if let Src::Loc(Loc::Reg(x), _) = src {
@@ -208,6 +219,82 @@ impl Emitter<'_> {
                 }
             }
         }
+    }
+
+    /// AVX2 AoS: stores output registers `r` and `r + 1` of the batch's vertices by one
+    /// 32-byte store per vertex — both transposed, then each vertex's two rows joined by
+    /// `vperm2f128` (8 stores and 8 permutes instead of 16 stores, half of them the two-uop
+    /// `vextractf128` to memory). `from`: every output register's sources; `pending`: how often
+    /// each register is still read by the output registers not stored yet (this pair's reads
+    /// are taken off when it is stored). Returns false, emitting nothing, when the registers
+    /// free at this point are too few (then each is stored on its own).
+    fn store_pair_transposed(
+        &mut self,
+        r: u32,
+        from: &[[Src; 4]; 16],
+        pending: &mut [u32; 16],
+    ) -> bool {
+        let t = self.tier;
+        let pair = [from[r as usize], from[r as usize + 1]];
+        // Registers this pair reads, and how often.
+        let mut reads = [0u32; 16];
+        for src in pair.iter().flatten() {
+            if let Src::Loc(Loc::Reg(x), _) = *src {
+                reads[x as usize] += 1;
+            }
+        }
+        let after = |x: usize| pending[x] - reads[x];
+        // Free: neither read by this pair nor by a later output register.
+        let mut free: Vec<u8> = (0..16u8)
+            .rev()
+            .filter(|&x| reads[x as usize] == 0 && pending[x as usize] == 0)
+            .collect();
+        // Rows: a source register read once here and never later is interleaved in place;
+        // any other source is first copied or loaded into a free register.
+        let mut rows = [[0u8; 4]; 2];
+        let mut loads = Vec::new();
+        for (h, srcs) in pair.iter().enumerate() {
+            for (c, &src) in srcs.iter().enumerate() {
+                rows[h][c] = match src {
+                    Src::Loc(Loc::Reg(x), _)
+                        if reads[x as usize] == 1 && after(x as usize) == 0 =>
+                    {
+                        x
+                    }
+                    _ => {
+                        let Some(d) = free.pop() else { return false };
+                        loads.push((src, r + h as u32, c as u32, d));
+                        d
+                    }
+                };
+            }
+        }
+        // Two interleave temporaries and one for the joined rows.
+        if free.len() < 3 {
+            return false;
+        }
+        let (ta, tb, z) = (free[0], free[1], free[2]);
+        for x in 0..16 {
+            pending[x] -= reads[x];
+        }
+        for (src, reg, c, d) in loads {
+            self.component(src, reg, c, d);
+        }
+        let plan_a = asm::unpack_rows(&mut self.ops, t, rows[0], ta, 0b1111);
+        let plan_b = asm::unpack_rows(&mut self.ops, t, rows[1], tb, 0b1111);
+        let (xa, xb) = (rows[0][3], rows[1][3]);
+        for k in 0..4 {
+            let (op, lo, hi) = plan_a[k];
+            asm::vop(&mut self.ops, t, op, xa, lo, hi);
+            let (op, lo, hi) = plan_b[k];
+            asm::vop(&mut self.ops, t, op, xb, lo, hi);
+            let disp = k as i32 * abi::AOS_VERTEX_BYTES + r as i32 * 16;
+            asm::low_halves(&mut self.ops, z, xa, xb);
+            asm::store_pair(&mut self.ops, z, disp);
+            asm::high_halves(&mut self.ops, xa, xa, xb);
+            asm::store_pair(&mut self.ops, xa, disp + 4 * abi::AOS_VERTEX_BYTES);
+        }
+        true
     }
 
     /// Where an exit whose trailing stores are `tail` takes each output component from: the
