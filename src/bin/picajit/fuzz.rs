@@ -329,6 +329,10 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
     let start = Instant::now();
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
+    // Failures found so far, counted by the workers themselves: a worker that finds the last
+    // allowed failure stops before taking another case (the receiving loop may only see the
+    // event later), so a single job never reports more failures than --max-failures.
+    let failed = AtomicU64::new(0);
     let (tx, rx) = mpsc::channel::<Event>();
     let bar = progress_bar(args);
     let mut totals = Totals {
@@ -339,7 +343,8 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
     std::thread::scope(|scope| {
         for _ in 0..jobs {
             let tx = tx.clone();
-            let (next, stop, backends, config) = (&next, &stop, &backends, &config);
+            let (next, stop, failed, backends, config) =
+                (&next, &stop, &failed, &backends, &config);
             scope.spawn(move || {
                 let mut worker = match Worker::spawn(backends) {
                     Ok(w) => w,
@@ -369,6 +374,9 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
                             triangles,
                         },
                         Ok(verdict) => {
+                            if failed.fetch_add(1, Ordering::Relaxed) + 1 >= args.max_failures {
+                                stop.store(true, Ordering::Relaxed);
+                            }
                             match handle_failure(args, backends, &mut worker, &case, &verdict, seed)
                             {
                                 Ok(report) => Event::Failed { report },
