@@ -233,3 +233,48 @@ fn agal_examples_are_built_in_workloads_with_speedups() {
         }
     }
 }
+
+#[test]
+fn draw_mode_reports_every_column_for_the_built_in_shaders() {
+    let out = Command::new(env!("CARGO_BIN_EXE_jit-bench"))
+        .args([
+            "--draw",
+            "--quick",
+            "--repetitions",
+            "1",
+            "--backend",
+            "all",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("compile+run µs") && text.contains("prepared 1st µs"),
+        "{text}"
+    );
+    let backends: Vec<&str> = picajit::engine::Backend::available()
+        .into_iter()
+        .map(|b| b.name())
+        .collect();
+    for shader in ["mvp", "lighting"] {
+        for b in &backends {
+            let row = text
+                .lines()
+                .find(|l| l.starts_with(shader) && l.split_whitespace().nth(1) == Some(b))
+                .unwrap_or_else(|| panic!("no {shader} {b} row: {text}"));
+            let cells: Vec<&str> = row.split_whitespace().collect();
+            // shader, backend, unique, then eleven figures (ratios end in ×).
+            assert_eq!(cells.len(), 14, "{row}");
+            assert_eq!(cells[2], "2048", "{row}");
+            for cell in &cells[3..] {
+                let x: f64 = cell.trim_end_matches('×').parse().expect(row);
+                assert!(x.is_finite() && x > 0.0, "{row}");
+            }
+        }
+    }
+}
