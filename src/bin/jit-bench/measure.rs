@@ -68,7 +68,7 @@ pub struct Settings {
 pub const INSTRUCTION_COUNT_METHOD: &str =
     "instrumented interpreter run over the benchmark batch: mean PICA instructions executed per vertex (END included)";
 pub const NATIVE_COUNT_METHOD: &str =
-    "static: instructions in the generic AoS kernel (batch loop and I/O included), per batch and divided by the lanes";
+    "static: instructions in the AoS kernel the timed runs use (the uniform-specialized variant for the benchmark's uniforms, else the generic kernel; batch loop, I/O and the once-per-run prologue included), per batch and divided by the lanes";
 
 /// One measured configuration: every figure of a table row and of the JSON.
 #[derive(Clone, Debug, Serialize)]
@@ -454,7 +454,12 @@ fn row(workload: &Workload, c: &Compiled, r: &Runner, instructions: f64) -> Row 
         ExecPath::Interpreter => ("interpreter", "interpreter".to_string()),
         ExecPath::Fallback(_) => ("fallback", c.shader.path().to_string()),
     };
-    let native = c.shader.machine_code().map(|m| m.instruction_count());
+    // The kernel the timed runs use: the variant for the workload's uniforms (compiled by
+    // `prepare` before timing), else the generic one.
+    let native = c
+        .shader
+        .machine_code_for(&workload.uniforms)
+        .map(|m| m.instruction_count());
     let lanes = c.shader.lanes();
     Row {
         shader: workload.name.clone(),

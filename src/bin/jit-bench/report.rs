@@ -259,4 +259,4 @@ columns: PICA/v = PICA instructions executed per vertex (instrumented interprete
          ±MAD = median absolute deviation of the samples; ns/PICA = ns per PICA instruction per vertex;
          compile = cold compile (fresh engine), hit = cache hit, 1st run = first batch after compiling
          (on the generic kernel: the others compile in the background); x64/batch, x64/v = static instruction count of the
-         native AoS kernel, per batch and per vertex";
+         native AoS kernel the timed runs use (uniform-specialized), per batch and per vertex";
