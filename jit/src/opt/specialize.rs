@@ -79,7 +79,59 @@ fn uniform_defs(func: &Function) -> Vec<Option<(u32, u32)>> {
                     Some((inst.imm[0] & 0x7F, inst.imm[1] & 3))
                 }
                 Op::Mov | Op::Neg | Op::Abs => defs[inst.args[0].0 as usize],
-                _ => None,
+                // Every other operation (and a uniform index out of range) gives a value that
+                // is not a uniform component: listed, so a new operation is decided here.
+                Op::Uniform
+                | Op::FConst
+                | Op::UniformAl
+                | Op::UniformIdx
+                | Op::Const
+                | Op::ConstIdx
+                | Op::Input
+                | Op::Output
+                | Op::Add
+                | Op::Mul
+                | Op::PMul
+                | Op::Max
+                | Op::Min
+                | Op::Div
+                | Op::Sqrt
+                | Op::Floor
+                | Op::Rcp
+                | Op::Rsq
+                | Op::Ex2
+                | Op::Lg2
+                | Op::Sin
+                | Op::Cos
+                | Op::Pow
+                | Op::QuadDiff
+                | Op::Cmp
+                | Op::Select
+                | Op::MaskConst
+                | Op::MaskAnd
+                | Op::MaskOr
+                | Op::MaskNot
+                | Op::MaskMov
+                | Op::FtoiSat
+                | Op::IMov
+                | Op::IConst
+                | Op::IAdd
+                | Op::IEq
+                | Op::ISelect
+                | Op::ILt
+                | Op::LaneMin
+                | Op::MaskAndNot
+                | Op::IntUniform
+                | Op::BoolMask
+                | Op::BudgetLanes
+                | Op::UniformLead
+                | Op::Retire
+                | Op::LoopPush
+                | Op::AlInc
+                | Op::AlRestore
+                | Op::Budget
+                | Op::EmitSlot
+                | Op::EmitTri => None,
             };
         }
     }
