@@ -188,7 +188,8 @@ impl Machine {
                 let r = match ins.mnemonic() {
                     M::Or => a | b,
                     M::Xor => a ^ b,
-                    _ => a & b,
+                    M::And | M::Test => a & b,
+                    _ => return Err(self.unsupported(ins)),
                 } & mask(size);
                 self.logic_flags(r, size);
                 if ins.mnemonic() == M::Test {
@@ -229,13 +230,14 @@ impl Machine {
                         count <= bits && a >> (bits - count) & 1 != 0,
                     ),
                     M::Shr => (a.checked_shr(count).unwrap_or(0), a >> (count - 1) & 1 != 0),
-                    _ => {
+                    M::Sar => {
                         let s = if sign(a, size) { a | !mask(size) } else { a } as i64;
                         (
                             (s >> count.min(63)) as u64 & mask(size),
                             s >> (count - 1).min(63) & 1 != 0,
                         )
                     }
+                    _ => return Err(self.unsupported(ins)),
                 };
                 self.logic_flags(r, size);
                 self.flags.cf = cf;

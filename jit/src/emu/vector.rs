@@ -345,7 +345,8 @@ impl Machine {
                     M::Mulps | M::Vmulps => |a, b| fp::arith32(a, b, |x, y| x * y),
                     M::Divps | M::Vdivps => |a, b| fp::arith32(a, b, |x, y| x / y),
                     M::Minps | M::Vminps => fp::min32,
-                    _ => fp::max32,
+                    M::Maxps | M::Vmaxps => fp::max32,
+                    _ => return Err(self.unsupported(ins)),
                 };
                 self.vout(ins, &map32(&a, &b, f), len, 4)
             }
@@ -362,7 +363,8 @@ impl Machine {
                     M::Addpd | M::Vaddpd => |a, b| fp::arith64(a, b, |x, y| x + y),
                     M::Subpd | M::Vsubpd => |a, b| fp::arith64(a, b, |x, y| x - y),
                     M::Mulpd | M::Vmulpd => |a, b| fp::arith64(a, b, |x, y| x * y),
-                    _ => |a, b| fp::arith64(a, b, |x, y| x / y),
+                    M::Divpd | M::Vdivpd => |a, b| fp::arith64(a, b, |x, y| x / y),
+                    _ => return Err(self.unsupported(ins)),
                 };
                 self.vout(ins, &map64(&a, &b, f), len, 8)
             }
@@ -406,7 +408,14 @@ impl Machine {
                     M::Orps | M::Vorps | M::Por | M::Vpor | M::Vpord | M::Orpd | M::Vorpd => {
                         |a, b| a | b
                     }
-                    _ => |a, b| a ^ b,
+                    M::Xorps
+                    | M::Vxorps
+                    | M::Pxor
+                    | M::Vpxor
+                    | M::Vpxord
+                    | M::Xorpd
+                    | M::Vxorpd => |a, b| a ^ b,
+                    _ => return Err(self.unsupported(ins)),
                 };
                 self.vout(ins, &map32(&a, &b, f), len, 4)
             }
@@ -424,7 +433,8 @@ impl Machine {
                     M::Paddd | M::Vpaddd => u32::wrapping_add,
                     M::Psubd | M::Vpsubd => u32::wrapping_sub,
                     M::Pminsd | M::Vpminsd => |a, b| (a as i32).min(b as i32) as u32,
-                    _ => |a, b| (a as i32).max(b as i32) as u32,
+                    M::Pmaxsd | M::Vpmaxsd => |a, b| (a as i32).max(b as i32) as u32,
+                    _ => return Err(self.unsupported(ins)),
                 };
                 self.vout(ins, &map32(&a, &b, f), len, 4)
             }
@@ -502,7 +512,8 @@ impl Machine {
                 let f: fn(u32) -> u32 = match m {
                     M::Sqrtps | M::Vsqrtps => fp::sqrt32,
                     M::Cvttps2dq | M::Vcvttps2dq => fp::cvtt_f32_i32,
-                    _ => fp::cvt_i32_f32,
+                    M::Cvtdq2ps | M::Vcvtdq2ps => fp::cvt_i32_f32,
+                    _ => return Err(self.unsupported(ins)),
                 };
                 self.vout(ins, &from_u32s(&a.map(f)), len, 4)
             }
@@ -889,7 +900,10 @@ impl Machine {
                     M::Psllq | M::Vpsllq => {
                         map64(&a, &a, |x, _| if count > 63 { 0 } else { x << count })
                     }
-                    _ => map64(&a, &a, |x, _| if count > 63 { 0 } else { x >> count }),
+                    M::Psrlq | M::Vpsrlq => {
+                        map64(&a, &a, |x, _| if count > 63 { 0 } else { x >> count })
+                    }
+                    _ => return Err(self.unsupported(ins)),
                 };
                 let elem = if matches!(m, M::Psllq | M::Vpsllq | M::Psrlq | M::Vpsrlq) {
                     8
