@@ -162,3 +162,24 @@ fn w16_kernels_match_the_cpu_avx2_kernels() {
         "only {fuzz_run} generated programs compiled at W = 16"
     );
 }
+
+/// Until the tier's kernels land, `x64::compile` refuses `Tier::Avx512` with a typed error in
+/// every I/O mode (the engine then falls back to the interpreter), never a panic.
+#[test]
+fn the_engine_tier_is_refused_with_a_typed_error() {
+    assert_eq!(Tier::Avx512.lanes(), 16);
+    assert_eq!(Tier::Avx512.bytes(), 64);
+    let program = asm::assemble(&[Source {
+        name: "t.pica".into(),
+        text: ".out o0 position\n.proc main\n    mov o0, v0\n    end\n.end\n".into(),
+    }])
+    .map(|(s, _)| s.program(0).unwrap())
+    .unwrap_or_else(|d| panic!("{d:?}"));
+    let func = lowered(&program).expect("lowered");
+    for io in [IoMode::Aos, IoMode::Soa] {
+        match x64::compile(&func, Tier::Avx512, io) {
+            Err(CompileError::Unsupported(why)) => assert!(why.contains("avx512"), "{why}"),
+            other => panic!("{io:?}: {other:?}"),
+        }
+    }
+}

@@ -8,6 +8,9 @@
 //! load a scalar then use `vbroadcastss ymm, xmm`, and the 64-bit right shift takes its count
 //! from a register (`vpsrlq ymm, ymm, xmm`), never an immediate.
 //!
+//! [`Tier::Avx512`] shares the AVX2 templates for now: [`super::compile`] refuses the tier, so
+//! none of them is ever emitted for it; its EVEX arms replace them piece by piece.
+//!
 //! Register 15 is this layer's own temporary (for SSE forms whose destination is also the second
 //! source); nothing else may use it.
 
@@ -26,6 +29,9 @@ pub enum Tier {
     Sse41,
     /// AVX2, ymm registers, W = 8 (FMA is never used).
     Avx2,
+    /// AVX-512 F/VL/DQ/BW, zmm registers, W = 16: EVEX chunks from [`super::evex`]. Not
+    /// compiled yet: [`super::compile`] refuses it with a typed error.
+    Avx512,
 }
 
 impl Tier {
@@ -34,6 +40,7 @@ impl Tier {
         match self {
             Tier::Sse41 => 4,
             Tier::Avx2 => 8,
+            Tier::Avx512 => 16,
         }
     }
     /// Bytes per vector register.
@@ -120,7 +127,7 @@ impl VOp {
 /// `d = a op b`.
 pub fn vop(ops: &mut Ops, tier: Tier, op: VOp, d: u8, a: u8, b: u8) {
     match tier {
-        Tier::Avx2 => vop_avx(ops, op, d, a, b),
+        Tier::Avx2 | Tier::Avx512 => vop_avx(ops, op, d, a, b),
         Tier::Sse41 => {
             if d == a {
                 vop_sse(ops, op, d, b);
@@ -142,7 +149,7 @@ pub fn vop(ops: &mut Ops, tier: Tier, op: VOp, d: u8, a: u8, b: u8) {
 /// context row and constant-pool row is).
 pub fn vop_m(ops: &mut Ops, tier: Tier, op: VOp, d: u8, a: u8, mem: Mem) {
     match tier {
-        Tier::Avx2 => vop_avx_m(ops, op, d, a, mem),
+        Tier::Avx2 | Tier::Avx512 => vop_avx_m(ops, op, d, a, mem),
         Tier::Sse41 => {
             mov(ops, tier, d, a);
             vop_sse_m(ops, op, d, mem);
@@ -313,7 +320,7 @@ pub fn mov(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
         return;
     }
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovaps Ry(d), Ry(s)),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vmovaps Ry(d), Ry(s)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; movaps Rx(d), Rx(s)),
     }
 }
@@ -321,9 +328,15 @@ pub fn mov(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
 /// Full-width aligned load.
 pub fn load(ops: &mut Ops, tier: Tier, d: u8, m: Mem) {
     match (tier, m) {
-        (Tier::Avx2, Mem::Ctx(o)) => dynasm!(ops ; .arch x64 ; vmovaps Ry(d), [rdi + o]),
-        (Tier::Avx2, Mem::CtxRax(o)) => dynasm!(ops ; .arch x64 ; vmovups Ry(d), [rdi + rax + o]),
-        (Tier::Avx2, Mem::Const(l)) => dynasm!(ops ; .arch x64 ; vmovaps Ry(d), [=>l]),
+        (Tier::Avx2 | Tier::Avx512, Mem::Ctx(o)) => {
+            dynasm!(ops ; .arch x64 ; vmovaps Ry(d), [rdi + o])
+        }
+        (Tier::Avx2 | Tier::Avx512, Mem::CtxRax(o)) => {
+            dynasm!(ops ; .arch x64 ; vmovups Ry(d), [rdi + rax + o])
+        }
+        (Tier::Avx2 | Tier::Avx512, Mem::Const(l)) => {
+            dynasm!(ops ; .arch x64 ; vmovaps Ry(d), [=>l])
+        }
         (Tier::Sse41, Mem::Ctx(o)) => dynasm!(ops ; .arch x64 ; movaps Rx(d), [rdi + o]),
         (Tier::Sse41, Mem::CtxRax(o)) => dynasm!(ops ; .arch x64 ; movups Rx(d), [rdi + rax + o]),
         (Tier::Sse41, Mem::Const(l)) => dynasm!(ops ; .arch x64 ; movaps Rx(d), [=>l]),
@@ -333,7 +346,7 @@ pub fn load(ops: &mut Ops, tier: Tier, d: u8, m: Mem) {
 /// Full-width aligned store to the context.
 pub fn store(ops: &mut Ops, tier: Tier, disp: i32, s: u8) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovaps [rdi + disp], Ry(s)),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vmovaps [rdi + disp], Ry(s)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; movaps [rdi + disp], Rx(s)),
     }
 }
@@ -344,10 +357,12 @@ pub fn store(ops: &mut Ops, tier: Tier, disp: i32, s: u8) {
 pub fn load_lane_row(ops: &mut Ops, tier: Tier, d: u8, idx: i32, lane: i32, table: i32) {
     dynasm!(ops ; .arch x64 ; mov eax, DWORD [rdi + idx + lane * 4]);
     match (tier, lane >= 4) {
-        (Tier::Avx2, true) => {
+        (Tier::Avx2 | Tier::Avx512, true) => {
             dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), OWORD [rdi + rax + table], 1)
         }
-        (Tier::Avx2, false) => dynasm!(ops ; .arch x64 ; vmovups Rx(d), OWORD [rdi + rax + table]),
+        (Tier::Avx2 | Tier::Avx512, false) => {
+            dynasm!(ops ; .arch x64 ; vmovups Rx(d), OWORD [rdi + rax + table])
+        }
         (Tier::Sse41, _) => dynasm!(ops ; .arch x64 ; movups Rx(d), OWORD [rdi + rax + table]),
     }
 }
@@ -401,13 +416,13 @@ pub fn unpack_rows(
 /// Broadcast the f32 at `[rdi + disp]` (or `[rdi + rax + disp]`) to every lane.
 pub fn broadcast(ops: &mut Ops, tier: Tier, d: u8, m: Mem) {
     match (tier, m) {
-        (Tier::Avx2, Mem::Ctx(o)) => {
+        (Tier::Avx2 | Tier::Avx512, Mem::Ctx(o)) => {
             dynasm!(ops ; .arch x64 ; vmovss Rx(d), [rdi + o] ; vbroadcastss Ry(d), Rx(d))
         }
-        (Tier::Avx2, Mem::CtxRax(o)) => {
+        (Tier::Avx2 | Tier::Avx512, Mem::CtxRax(o)) => {
             dynasm!(ops ; .arch x64 ; vmovss Rx(d), [rdi + rax + o] ; vbroadcastss Ry(d), Rx(d))
         }
-        (Tier::Avx2, Mem::Const(l)) => {
+        (Tier::Avx2 | Tier::Avx512, Mem::Const(l)) => {
             dynasm!(ops ; .arch x64 ; vmovss Rx(d), [=>l] ; vbroadcastss Ry(d), Rx(d))
         }
         (Tier::Sse41, Mem::Ctx(o)) => {
@@ -425,7 +440,7 @@ pub fn broadcast(ops: &mut Ops, tier: Tier, d: u8, m: Mem) {
 /// All lanes all-ones.
 pub fn ones(ops: &mut Ops, tier: Tier, d: u8) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vpcmpeqd Ry(d), Ry(d), Ry(d)),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vpcmpeqd Ry(d), Ry(d), Ry(d)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; pcmpeqd Rx(d), Rx(d)),
     }
 }
@@ -433,7 +448,7 @@ pub fn ones(ops: &mut Ops, tier: Tier, d: u8) {
 /// All lanes zero.
 pub fn zero(ops: &mut Ops, tier: Tier, d: u8) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vxorps Ry(d), Ry(d), Ry(d)),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vxorps Ry(d), Ry(d), Ry(d)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; xorps Rx(d), Rx(d)),
     }
 }
@@ -441,7 +456,9 @@ pub fn zero(ops: &mut Ops, tier: Tier, d: u8) {
 /// `d = m ? a : b` per lane (`m` all-ones or zero per lane); any of the registers may alias.
 pub fn select(ops: &mut Ops, tier: Tier, d: u8, m: u8, a: u8, b: u8) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vblendvps Ry(d), Ry(b), Ry(a), Ry(m)),
+        Tier::Avx2 | Tier::Avx512 => {
+            dynasm!(ops ; .arch x64 ; vblendvps Ry(d), Ry(b), Ry(a), Ry(m))
+        }
         Tier::Sse41 => {
             // (a & m) | (b & !m), with ASM_TEMP for the `a & m` half.
             if a == b {
@@ -466,7 +483,7 @@ pub fn select(ops: &mut Ops, tier: Tier, d: u8, m: u8, a: u8, b: u8) {
 /// `roundps` with an immediate rounding control (9 = floor).
 pub fn round_ps(ops: &mut Ops, tier: Tier, d: u8, s: u8, imm: i8) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vroundps Ry(d), Ry(s), imm),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vroundps Ry(d), Ry(s), imm),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; roundps Rx(d), Rx(s), imm),
     }
 }
@@ -474,7 +491,7 @@ pub fn round_ps(ops: &mut Ops, tier: Tier, d: u8, s: u8, imm: i8) {
 /// `roundpd` with an immediate rounding control (8 = nearest even).
 pub fn round_pd(ops: &mut Ops, tier: Tier, d: u8, s: u8, imm: i8) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vroundpd Ry(d), Ry(s), imm),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vroundpd Ry(d), Ry(s), imm),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; roundpd Rx(d), Rx(s), imm),
     }
 }
@@ -482,7 +499,7 @@ pub fn round_pd(ops: &mut Ops, tier: Tier, d: u8, s: u8, imm: i8) {
 /// `d = sqrt(s)` per f32 lane.
 pub fn sqrt_ps(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vsqrtps Ry(d), Ry(s)),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vsqrtps Ry(d), Ry(s)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; sqrtps Rx(d), Rx(s)),
     }
 }
@@ -490,7 +507,7 @@ pub fn sqrt_ps(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
 /// Truncating f32 → i32 (out of range and NaN give `0x8000_0000`).
 pub fn cvtt_ps2dq(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vcvttps2dq Ry(d), Ry(s)),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vcvttps2dq Ry(d), Ry(s)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; cvttps2dq Rx(d), Rx(s)),
     }
 }
@@ -498,7 +515,7 @@ pub fn cvtt_ps2dq(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
 /// Widen half of the f32 lanes at `[rdi + disp]` to f64 (4 lanes AVX2, 2 lanes SSE).
 pub fn cvt_ps2pd_mem(ops: &mut Ops, tier: Tier, d: u8, disp: i32) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vcvtps2pd Ry(d), [rdi + disp]),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vcvtps2pd Ry(d), [rdi + disp]),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; cvtps2pd Rx(d), [rdi + disp]),
     }
 }
@@ -507,7 +524,7 @@ pub fn cvt_ps2pd_mem(ops: &mut Ops, tier: Tier, d: u8, disp: i32) {
 /// `[rdi + disp]`.
 pub fn cvt_pd2ps_store(ops: &mut Ops, tier: Tier, s: u8, disp: i32) {
     match tier {
-        Tier::Avx2 => {
+        Tier::Avx2 | Tier::Avx512 => {
             dynasm!(ops ; .arch x64 ; vcvtpd2ps Rx(ASM_TEMP), Ry(s) ; vmovaps [rdi + disp], Rx(ASM_TEMP))
         }
         Tier::Sse41 => {
@@ -519,7 +536,7 @@ pub fn cvt_pd2ps_store(ops: &mut Ops, tier: Tier, s: u8, disp: i32) {
 /// 64-bit left shift by an immediate.
 pub fn psllq(ops: &mut Ops, tier: Tier, d: u8, imm: i8) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vpsllq Ry(d), Ry(d), imm),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vpsllq Ry(d), Ry(d), imm),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; psllq Rx(d), imm),
     }
 }
@@ -527,7 +544,7 @@ pub fn psllq(ops: &mut Ops, tier: Tier, d: u8, imm: i8) {
 /// 64-bit logical right shift by the count in the low quadword of `count`.
 pub fn psrlq(ops: &mut Ops, tier: Tier, d: u8, count: u8) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vpsrlq Ry(d), Ry(d), Rx(count)),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vpsrlq Ry(d), Ry(d), Rx(count)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; psrlq Rx(d), Rx(count)),
     }
 }
@@ -537,7 +554,7 @@ pub fn psrlq(ops: &mut Ops, tier: Tier, d: u8, count: u8) {
 pub fn permute(ops: &mut Ops, tier: Tier, d: u8, s: u8, imm: u8) {
     let imm = imm as i8;
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vpermilps Ry(d), Ry(s), imm),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vpermilps Ry(d), Ry(s), imm),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; pshufd Rx(d), Rx(s), imm),
     }
 }
@@ -545,7 +562,7 @@ pub fn permute(ops: &mut Ops, tier: Tier, d: u8, s: u8, imm: u8) {
 /// 32-bit left shift by an immediate.
 pub fn pslld(ops: &mut Ops, tier: Tier, d: u8, imm: i8) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vpslld Ry(d), Ry(d), imm),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vpslld Ry(d), Ry(d), imm),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; pslld Rx(d), imm),
     }
 }
@@ -553,7 +570,7 @@ pub fn pslld(ops: &mut Ops, tier: Tier, d: u8, imm: i8) {
 /// `eax` = lane 0 of `s`.
 pub fn lane0_to_eax(ops: &mut Ops, tier: Tier, s: u8) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovd eax, Rx(s)),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vmovd eax, Rx(s)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; movd eax, Rx(s)),
     }
 }
@@ -561,7 +578,7 @@ pub fn lane0_to_eax(ops: &mut Ops, tier: Tier, s: u8) {
 /// Clears the upper ymm state before returning (AVX2 only).
 pub fn leave(ops: &mut Ops, tier: Tier) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vzeroupper ; ret),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vzeroupper ; ret),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; ret),
     }
 }
@@ -580,9 +597,15 @@ pub enum Base {
 /// Loads 16 bytes (one AoS register) into the low half of `d`.
 pub fn load_xmm(ops: &mut Ops, tier: Tier, d: u8, base: Base, disp: i32) {
     match (tier, base) {
-        (Tier::Avx2, Base::Rsi) => dynasm!(ops ; .arch x64 ; vmovups Rx(d), [rsi + disp]),
-        (Tier::Avx2, Base::R8) => dynasm!(ops ; .arch x64 ; vmovups Rx(d), [r8 + disp]),
-        (Tier::Avx2, Base::RaxRsi) => dynasm!(ops ; .arch x64 ; vmovups Rx(d), [rax + rsi + disp]),
+        (Tier::Avx2 | Tier::Avx512, Base::Rsi) => {
+            dynasm!(ops ; .arch x64 ; vmovups Rx(d), [rsi + disp])
+        }
+        (Tier::Avx2 | Tier::Avx512, Base::R8) => {
+            dynasm!(ops ; .arch x64 ; vmovups Rx(d), [r8 + disp])
+        }
+        (Tier::Avx2 | Tier::Avx512, Base::RaxRsi) => {
+            dynasm!(ops ; .arch x64 ; vmovups Rx(d), [rax + rsi + disp])
+        }
         (Tier::Sse41, Base::Rsi) => dynasm!(ops ; .arch x64 ; movups Rx(d), [rsi + disp]),
         (Tier::Sse41, Base::R8) => dynasm!(ops ; .arch x64 ; movups Rx(d), [r8 + disp]),
         (Tier::Sse41, Base::RaxRsi) => dynasm!(ops ; .arch x64 ; movups Rx(d), [rax + rsi + disp]),
@@ -598,14 +621,14 @@ pub fn insert_high(ops: &mut Ops, d: u8, disp: i32) {
 /// attribute row); the other lanes of `d` are zeroed. Reads exactly `4 n` bytes.
 pub fn load_attribute(ops: &mut Ops, tier: Tier, d: u8, n: u8) {
     match (tier, n) {
-        (Tier::Avx2, 1) => dynasm!(ops ; .arch x64 ; vmovss Rx(d), DWORD [rax]),
-        (Tier::Avx2, 2) => dynasm!(ops ; .arch x64 ; vmovsd Rx(d), QWORD [rax]),
+        (Tier::Avx2 | Tier::Avx512, 1) => dynasm!(ops ; .arch x64 ; vmovss Rx(d), DWORD [rax]),
+        (Tier::Avx2 | Tier::Avx512, 2) => dynasm!(ops ; .arch x64 ; vmovsd Rx(d), QWORD [rax]),
         // z 0 0 0, z 0 z 0, x y z 0.
-        (Tier::Avx2, 3) => dynasm!(ops ; .arch x64
+        (Tier::Avx2 | Tier::Avx512, 3) => dynasm!(ops ; .arch x64
             ; vmovss Rx(d), DWORD [rax + 8]
             ; vmovlhps Rx(d), Rx(d), Rx(d)
             ; vmovlps Rx(d), Rx(d), QWORD [rax]),
-        (Tier::Avx2, _) => dynasm!(ops ; .arch x64 ; vmovups Rx(d), OWORD [rax]),
+        (Tier::Avx2 | Tier::Avx512, _) => dynasm!(ops ; .arch x64 ; vmovups Rx(d), OWORD [rax]),
         (Tier::Sse41, 1) => dynasm!(ops ; .arch x64 ; movss Rx(d), DWORD [rax]),
         (Tier::Sse41, 2) => dynasm!(ops ; .arch x64 ; movsd Rx(d), QWORD [rax]),
         (Tier::Sse41, 3) => dynasm!(ops ; .arch x64
@@ -657,9 +680,15 @@ pub fn halves_with_const(ops: &mut Ops, d: u8, a: u8, l: DynamicLabel, imm: u8) 
 /// Stores the low 16 bytes of `s`.
 pub fn store_xmm(ops: &mut Ops, tier: Tier, s: u8, base: Base, disp: i32) {
     match (tier, base) {
-        (Tier::Avx2, Base::Rsi) => dynasm!(ops ; .arch x64 ; vmovups [rsi + disp], Rx(s)),
-        (Tier::Avx2, Base::R8) => dynasm!(ops ; .arch x64 ; vmovups [r8 + disp], Rx(s)),
-        (Tier::Avx2, Base::RaxRsi) => dynasm!(ops ; .arch x64 ; vmovups [rax + rsi + disp], Rx(s)),
+        (Tier::Avx2 | Tier::Avx512, Base::Rsi) => {
+            dynasm!(ops ; .arch x64 ; vmovups [rsi + disp], Rx(s))
+        }
+        (Tier::Avx2 | Tier::Avx512, Base::R8) => {
+            dynasm!(ops ; .arch x64 ; vmovups [r8 + disp], Rx(s))
+        }
+        (Tier::Avx2 | Tier::Avx512, Base::RaxRsi) => {
+            dynasm!(ops ; .arch x64 ; vmovups [rax + rsi + disp], Rx(s))
+        }
         (Tier::Sse41, Base::Rsi) => dynasm!(ops ; .arch x64 ; movups [rsi + disp], Rx(s)),
         (Tier::Sse41, Base::R8) => dynasm!(ops ; .arch x64 ; movups [r8 + disp], Rx(s)),
         (Tier::Sse41, Base::RaxRsi) => dynasm!(ops ; .arch x64 ; movups [rax + rsi + disp], Rx(s)),
@@ -674,7 +703,7 @@ pub fn extract_high(ops: &mut Ops, s: u8, disp: i32) {
 /// Full-width unaligned load from `[rax + rsi]` (a SoA plane at the batch offset).
 pub fn load_plane(ops: &mut Ops, tier: Tier, d: u8) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovups Ry(d), [rax + rsi]),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vmovups Ry(d), [rax + rsi]),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; movups Rx(d), [rax + rsi]),
     }
 }
@@ -682,7 +711,7 @@ pub fn load_plane(ops: &mut Ops, tier: Tier, d: u8) {
 /// Full-width unaligned store to `[rax + rsi]`.
 pub fn store_plane(ops: &mut Ops, tier: Tier, s: u8) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovups [rax + rsi], Ry(s)),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vmovups [rax + rsi], Ry(s)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; movups [rax + rsi], Rx(s)),
     }
 }
@@ -690,7 +719,7 @@ pub fn store_plane(ops: &mut Ops, tier: Tier, s: u8) {
 /// Full-width store to the current output bank, `[r11 + disp]`.
 pub fn store_bank(ops: &mut Ops, tier: Tier, disp: i32, s: u8) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovaps [r11 + disp], Ry(s)),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vmovaps [r11 + disp], Ry(s)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; movaps [r11 + disp], Rx(s)),
     }
 }
@@ -698,7 +727,7 @@ pub fn store_bank(ops: &mut Ops, tier: Tier, disp: i32, s: u8) {
 /// Full-width load from the current output bank, `[r11 + disp]`.
 pub fn load_bank(ops: &mut Ops, tier: Tier, d: u8, disp: i32) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovaps Ry(d), [r11 + disp]),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vmovaps Ry(d), [r11 + disp]),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; movaps Rx(d), [r11 + disp]),
     }
 }
@@ -708,7 +737,7 @@ pub fn copy_ctx_to_rdx(ops: &mut Ops, tier: Tier, t: u8, src: i32, dst: i32, row
     for k in 0..rows {
         let (from, to) = (src + k * 64, dst + k * 64);
         match tier {
-            Tier::Avx2 => {
+            Tier::Avx2 | Tier::Avx512 => {
                 dynasm!(ops ; .arch x64 ; vmovaps Ry(t), [rdi + from] ; vmovaps [rdx + to], Ry(t))
             }
             Tier::Sse41 => {
@@ -721,7 +750,7 @@ pub fn copy_ctx_to_rdx(ops: &mut Ops, tier: Tier, t: u8, src: i32, dst: i32, row
 /// Jumps to `target` if any lane of mask `m` is true.
 pub fn jump_if_any(ops: &mut Ops, tier: Tier, m: u8, target: DynamicLabel) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vptest Ry(m), Ry(m)),
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vptest Ry(m), Ry(m)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; ptest Rx(m), Rx(m)),
     }
     dynasm!(ops ; .arch x64 ; jnz =>target);
@@ -732,7 +761,7 @@ pub fn jump_if_any(ops: &mut Ops, tier: Tier, m: u8, target: DynamicLabel) {
 /// ModRM.reg = eax (two-byte VEX for ymm0–7, three-byte with VEX.B for ymm8–15).
 pub fn movmsk_eax(ops: &mut Ops, tier: Tier, m: u8) {
     match tier {
-        Tier::Avx2 => {
+        Tier::Avx2 | Tier::Avx512 => {
             let modrm = 0xC0 | (m & 7);
             if m < 8 {
                 ops.extend([0xC5, 0xFC, 0x50, modrm]);
@@ -750,7 +779,7 @@ pub fn lane_min(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
     // Swap the two 32-bit halves of each 64 bits (lanes 1, 0, 3, 2).
     let pairs = 0xB1u8 as i8;
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64
+        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64
             ; vextracti128 Rx(t), Ry(s), 1
             ; vpminsd Rx(t), Rx(t), Rx(s)
             ; vpshufd Rx(d), Rx(t), 0x4E
@@ -769,7 +798,9 @@ pub fn lane_min(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
 /// Broadcasts `eax` to every lane of `d`.
 pub fn broadcast_eax(ops: &mut Ops, tier: Tier, d: u8) {
     match tier {
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovd Rx(d), eax ; vpbroadcastd Ry(d), Rx(d)),
+        Tier::Avx2 | Tier::Avx512 => {
+            dynasm!(ops ; .arch x64 ; vmovd Rx(d), eax ; vpbroadcastd Ry(d), Rx(d))
+        }
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; movd Rx(d), eax ; pshufd Rx(d), Rx(d), 0),
     }
 }

@@ -95,9 +95,12 @@ pub struct Compiled {
 }
 
 impl Tier {
-    /// The best tier this host supports (`None` when it lacks SSE4.1).
+    /// The best tier this host supports (`None` when it lacks SSE4.1): AVX-512 where the CPU
+    /// has F, VL, DQ and BW, else AVX2, else SSE4.1.
     pub fn host_best() -> Option<Tier> {
-        if Tier::Avx2.host_supports() {
+        if Tier::Avx512.host_supports() {
+            Some(Tier::Avx512)
+        } else if Tier::Avx2.host_supports() {
             Some(Tier::Avx2)
         } else if Tier::Sse41.host_supports() {
             Some(Tier::Sse41)
@@ -114,6 +117,15 @@ impl Tier {
                 Tier::Sse41 => std::arch::is_x86_feature_detected!("sse4.1"),
                 Tier::Avx2 => {
                     std::arch::is_x86_feature_detected!("avx2")
+                        && std::arch::is_x86_feature_detected!("sse4.1")
+                }
+                // The kernels also use AVX2/SSE4.1 forms (VEX) between the EVEX ones.
+                Tier::Avx512 => {
+                    std::arch::is_x86_feature_detected!("avx512f")
+                        && std::arch::is_x86_feature_detected!("avx512vl")
+                        && std::arch::is_x86_feature_detected!("avx512dq")
+                        && std::arch::is_x86_feature_detected!("avx512bw")
+                        && std::arch::is_x86_feature_detected!("avx2")
                         && std::arch::is_x86_feature_detected!("sse4.1")
                 }
             }
@@ -196,6 +208,10 @@ pub fn compile_timed(
     io: IoMode,
     clock: &mut Clock<'_>,
 ) -> Result<Compiled, CompileError> {
+    match tier {
+        Tier::Sse41 | Tier::Avx2 => {}
+        Tier::Avx512 => return Err(CompileError::Unsupported("the x64-avx512 tier (W = 16)")),
+    }
     let (ins, outs) = io_sets(func);
     let geometry = func
         .blocks
