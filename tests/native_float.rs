@@ -89,7 +89,7 @@ fn backends() -> Vec<(&'static str, Runner)> {
                 Box::new(move |f, x, y| {
                     let code = ExecCode::new(&x64::compile(f, tier, IoMode::Aos).unwrap()).unwrap();
                     run(tier.lanes(), x, y, |ctx, i, o, s| {
-                        code.run_aos(ctx, i, o, s, None);
+                        code.run_aos(ctx, i, o, s, None).expect("native run");
                     })
                 }),
             ));

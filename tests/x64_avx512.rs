@@ -51,7 +51,9 @@ fn agree(name: &str, func: &Function, uniforms: &Uniforms, inputs: &[Regs16]) ->
     let (mut ctx_n, mut ctx_e) = (context(uniforms), context(uniforms));
     let (mut out_n, mut out_e) = (vec![7f32; 64 * n], vec![7f32; 64 * n]);
     let (mut st_n, mut st_e) = (vec![9u32; n / 8], vec![9u32; n / 16]);
-    native.run_soa(&mut ctx_n, &planar, &mut out_n, n, &mut st_n);
+    native
+        .run_soa(&mut ctx_n, &planar, &mut out_n, n, &mut st_n)
+        .expect("native run");
     let mut emu = EmuKernel::with_code(k16.code.clone(), avx512::LANES, IoMode::Soa);
     emu.run_soa(&mut ctx_e, &planar, &mut out_e, n, &mut st_e)
         .unwrap_or_else(|e| panic!("{name}: {e}"));

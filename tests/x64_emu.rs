@@ -7,6 +7,11 @@
 //! Geometry shaders' triangles and their lane masks are compared too, and the kernels of
 //! generated AGAL programs (whose sin/cos/pow sequences PICA programs never use) likewise.
 //!
+//! Each kernel also runs through `ExecCode::emulated` — the engine's own path for a tier the
+//! host lacks, which hands the emulator the call's real memory at its real addresses — and
+//! must agree with the CPU likewise; draw kernels (indices with repeats, attributes from one
+//! interleaved array) are compared that way too.
+//!
 //! `PICAJIT_EMU_FUZZ=N` sets how many fuzz programs (default 150; geometry and AGAL a third
 //! of that each).
 
@@ -18,11 +23,10 @@ use picajit::fuzz::{self, Config};
 use picajit::program::{Program, Regs16, ShaderKind, Uniforms};
 use picajit::shbin::Shbin;
 use picajit_codegen::abi::{Context, Lanes, Triangle, TriangleMasks, CONST_ENTRIES};
-use picajit_codegen::code::EmitBuffer;
-use picajit_codegen::code::ExecCode;
+use picajit_codegen::code::{DrawInput, EmitBuffer, ExecCode};
 use picajit_codegen::emu::kernel::EmuKernel;
 use picajit_codegen::ir::Function;
-use picajit_codegen::x64::{self, IoMode, Tier};
+use picajit_codegen::x64::{self, DrawLayout, DrawSlot, IoMode, Tier, DRAW_SLOTS};
 
 fn tiers() -> Vec<Tier> {
     [Tier::Sse41, Tier::Avx2]
@@ -69,6 +73,8 @@ fn same_bits(what: &str, native: &[u32], emulated: &[u32]) {
 #[derive(Default)]
 struct Tally {
     kernels: usize,
+    /// Draw kernels compared (CPU against `ExecCode`'s emulated path).
+    draws: usize,
     batches: usize,
     steps: u64,
     /// Triangle records geometry batches made.
@@ -97,6 +103,8 @@ fn agree(
             };
             let native = ExecCode::new(&compiled).expect("host runs the tier");
             let mut emu = EmuKernel::new(&compiled);
+            // The engine's own emulated path: the call's real memory at its real addresses.
+            let exec = ExecCode::emulated(&compiled);
             let (mut ctx_n, mut ctx_e) = (context(uniforms, budget), context(uniforms, budget));
             let w = tier.lanes();
             let (mut st_n, mut st_e) = (vec![0u32; n / w], vec![0u32; n / w]);
@@ -105,10 +113,27 @@ fn agree(
                 IoMode::Aos => {
                     let (mut out_n, mut out_e) =
                         (vec![[[7.0f32; 4]; 16]; n], vec![[[7.0f32; 4]; 16]; n]);
-                    native.run_aos(&mut ctx_n, &input, &mut out_n, &mut st_n, None);
+                    native
+                        .run_aos(&mut ctx_n, &input, &mut out_n, &mut st_n, None)
+                        .expect("native run");
                     emu.run_aos(&mut ctx_e, &input, &mut out_e, &mut st_e, None)
                         .unwrap_or_else(|e| panic!("{what}: {e}"));
                     same_bits(&format!("{what}: outputs"), &bits(&out_n), &bits(&out_e));
+                    let (mut ctx_x, mut out_x) =
+                        (context(uniforms, budget), vec![[[7.0f32; 4]; 16]; n]);
+                    let mut st_x = vec![0u32; n / w];
+                    exec.run_aos(&mut ctx_x, &input, &mut out_x, &mut st_x, None)
+                        .unwrap_or_else(|e| panic!("{what} ExecCode: {e}"));
+                    same_bits(
+                        &format!("{what}: ExecCode outputs"),
+                        &bits(&out_n),
+                        &bits(&out_x),
+                    );
+                    assert_eq!(st_n, st_x, "{what}: ExecCode status words");
+                    assert_eq!(
+                        ctx_n.scalars, ctx_x.scalars,
+                        "{what}: ExecCode scalar state"
+                    );
                 }
                 IoMode::Soa | IoMode::Draw(_) => {
                     let mut planar = vec![0f32; 64 * n];
@@ -118,11 +143,23 @@ fn agree(
                         }
                     }
                     let (mut out_n, mut out_e) = (vec![7f32; 64 * n], vec![7f32; 64 * n]);
-                    native.run_soa(&mut ctx_n, &planar, &mut out_n, n, &mut st_n);
+                    native
+                        .run_soa(&mut ctx_n, &planar, &mut out_n, n, &mut st_n)
+                        .expect("native run");
                     emu.run_soa(&mut ctx_e, &planar, &mut out_e, n, &mut st_e)
                         .unwrap_or_else(|e| panic!("{what}: {e}"));
                     let b = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                     same_bits(&format!("{what}: outputs"), &b(&out_n), &b(&out_e));
+                    let (mut ctx_x, mut out_x) = (context(uniforms, budget), vec![7f32; 64 * n]);
+                    let mut st_x = vec![0u32; n / w];
+                    exec.run_soa(&mut ctx_x, &planar, &mut out_x, n, &mut st_x)
+                        .unwrap_or_else(|e| panic!("{what} ExecCode: {e}"));
+                    same_bits(&format!("{what}: ExecCode outputs"), &b(&out_n), &b(&out_x));
+                    assert_eq!(st_n, st_x, "{what}: ExecCode status words");
+                    assert_eq!(
+                        ctx_n.scalars, ctx_x.scalars,
+                        "{what}: ExecCode scalar state"
+                    );
                 }
             }
             assert_eq!(st_n, st_e, "{what}: status words");
@@ -132,7 +169,71 @@ fn agree(
             t.steps += emu.steps;
             t.codes.extend(emu.codes.iter().map(|c| format!("{c:?}")));
         }
+        agree_draw(name, func, uniforms, inputs, budget, tier, t);
     }
+}
+
+/// `func`'s draw kernel on `tier` (every input register with 1..=4 components from one
+/// interleaved array, so the emulator's read-only regions overlap; output slots mapped
+/// round-robin), natively and through [`ExecCode::emulated`], on shuffled indices with
+/// repeats: output vertices, status words and scalar state must agree.
+fn agree_draw(
+    name: &str,
+    func: &Function,
+    uniforms: &Uniforms,
+    inputs: &[Regs16],
+    budget: u32,
+    tier: Tier,
+    t: &mut Tally,
+) {
+    let mut rng = fastrand::Rng::with_seed(budget.into());
+    let layout = DrawLayout {
+        components: std::array::from_fn(|_| rng.u8(1..=4)),
+        slots: std::array::from_fn(|k| match k % 7 {
+            5 => DrawSlot::Zero,
+            6 => DrawSlot::One,
+            _ => DrawSlot::Output {
+                reg: (k % 16) as u8,
+                comp: (k / 16 % 4) as u8,
+            },
+        }),
+    };
+    let Ok(compiled) = x64::compile(func, tier, IoMode::Draw(layout)) else {
+        return;
+    };
+    let what = format!("{name} {tier:?} draw");
+    let vertices = 24;
+    // Vertex v's register r at [v * 64 + r * 4..]: every register's array is the whole buffer
+    // from its offset on.
+    let data: Vec<f32> = (0..vertices)
+        .flat_map(|v| inputs[v % inputs.len()].into_iter().flatten())
+        .collect();
+    let arrays: [Option<DrawInput<'_>>; 16] = std::array::from_fn(|r| {
+        Some(DrawInput {
+            data: &data[r * 4..],
+            stride: 64,
+        })
+    });
+    let w = tier.lanes();
+    let ids: Vec<u32> = (0..4 * w).map(|_| rng.u32(0..vertices as u32)).collect();
+    let native = ExecCode::new(&compiled).expect("host runs the tier");
+    let exec = ExecCode::emulated(&compiled);
+    let (mut ctx_n, mut ctx_x) = (context(uniforms, budget), context(uniforms, budget));
+    let (mut out_n, mut out_x) = (
+        vec![[7.0f32; DRAW_SLOTS]; ids.len()],
+        vec![[7.0f32; DRAW_SLOTS]; ids.len()],
+    );
+    let (mut st_n, mut st_x) = (vec![0u32; 4], vec![0u32; 4]);
+    native
+        .run_draw(&mut ctx_n, &ids, &arrays, &mut out_n, &mut st_n)
+        .expect("native run");
+    exec.run_draw(&mut ctx_x, &ids, &arrays, &mut out_x, &mut st_x)
+        .unwrap_or_else(|e| panic!("{what} ExecCode: {e}"));
+    let b = |v: &[[f32; DRAW_SLOTS]]| v.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+    same_bits(&format!("{what}: outputs"), &b(&out_n), &b(&out_x));
+    assert_eq!(st_n, st_x, "{what}: status words");
+    assert_eq!(ctx_n.scalars, ctx_x.scalars, "{what}: scalar state");
+    t.draws += 1;
 }
 
 /// The function a native engine compiles for `program` (None: it runs on the interpreter).
@@ -214,9 +315,10 @@ fn builtin_and_corpus_kernels_run_the_same_emulated() {
         );
     }
     eprintln!(
-        "emulator vs CPU: {builtins} built-in and {} corpus programs ({compiled} native), {} kernels, {} batches, {} emulated instructions of {} forms, 0 differences",
+        "emulator vs CPU: {builtins} built-in and {} corpus programs ({compiled} native), {} kernels (each also through ExecCode's emulated path), {} draw kernels, {} batches, {} emulated instructions of {} forms, 0 differences",
         programs.len() - builtins,
         t.kernels,
+        t.draws,
         t.batches,
         t.steps,
         t.codes.len()
@@ -258,8 +360,9 @@ fn fuzz_kernels_run_the_same_emulated() {
         );
     }
     eprintln!(
-        "emulator vs CPU: {cases} fuzz programs ({native} native), {} kernels, {} batches, {} emulated instructions of {} forms, 0 differences",
+        "emulator vs CPU: {cases} fuzz programs ({native} native), {} kernels (each also through ExecCode's emulated path), {} draw kernels, {} batches, {} emulated instructions of {} forms, 0 differences",
         t.kernels,
+        t.draws,
         t.batches,
         t.steps,
         t.codes.len()
@@ -297,6 +400,7 @@ fn agree_geometry(
             .unwrap_or_else(|e| panic!("{name} {tier:?}: {e}"));
         let native = ExecCode::new(&compiled).expect("host runs the tier");
         let mut emu = EmuKernel::new(&compiled);
+        let exec = ExecCode::emulated(&compiled);
         let input: Vec<Regs16> = inputs.iter().cycle().take(2 * w).copied().collect();
         for (b, batch) in input.chunks(w).enumerate() {
             let what = format!("{name} {tier:?} batch {b}");
@@ -311,7 +415,9 @@ fn agree_geometry(
                 triangles: &mut tri_n,
                 masks: &mut mask_n,
             };
-            native.run_aos(&mut ctx_n, batch, &mut out_n, &mut st_n, Some(emit_n));
+            native
+                .run_aos(&mut ctx_n, batch, &mut out_n, &mut st_n, Some(emit_n))
+                .expect("native run");
             let emit_e = EmitBuffer {
                 triangles: &mut tri_e,
                 masks: &mut mask_e,
@@ -335,6 +441,31 @@ fn agree_geometry(
                 &tri_bits(&tri_e),
             );
             assert_eq!(mask_n, mask_e, "{what}: triangle masks");
+            let (mut tri_x, mut mask_x) = (vec![blank; CAPACITY], vec![[0u16; 2]; CAPACITY]);
+            let mut ctx_x = context(uniforms, budget);
+            let (mut out_x, mut st_x) = (vec![[[7.0f32; 4]; 16]; w], [0u32]);
+            let emit_x = EmitBuffer {
+                triangles: &mut tri_x,
+                masks: &mut mask_x,
+            };
+            exec.run_aos(&mut ctx_x, batch, &mut out_x, &mut st_x, Some(emit_x))
+                .unwrap_or_else(|e| panic!("{what} ExecCode: {e}"));
+            same_bits(
+                &format!("{what}: ExecCode outputs"),
+                &bits(&out_n),
+                &bits(&out_x),
+            );
+            assert_eq!(st_n, st_x, "{what}: ExecCode status word");
+            assert_eq!(
+                ctx_n.scalars, ctx_x.scalars,
+                "{what}: ExecCode scalar state"
+            );
+            same_bits(
+                &format!("{what}: ExecCode triangles"),
+                &tri_bits(&tri_n),
+                &tri_bits(&tri_x),
+            );
+            assert_eq!(mask_n, mask_x, "{what}: ExecCode triangle masks");
             t.triangles += u64::from(ctx_n.scalars.emit_count);
             t.kernels += 1;
             t.batches += 1;
@@ -420,8 +551,9 @@ fn agal_kernels_run_the_same_emulated() {
         }
     }
     eprintln!(
-        "emulator vs CPU: {cases} AGAL programs ({native} native), {} kernels, {} batches, {} emulated instructions of {} forms, 0 differences",
+        "emulator vs CPU: {cases} AGAL programs ({native} native), {} kernels (each also through ExecCode's emulated path), {} draw kernels, {} batches, {} emulated instructions of {} forms, 0 differences",
         t.kernels,
+        t.draws,
         t.batches,
         t.steps,
         t.codes.len()

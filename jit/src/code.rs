@@ -7,11 +7,56 @@
 //! to call because the code was produced by this crate's backend for a tier the host supports
 //! (checked at construction), and it touches nothing but the context it is handed (and its
 //! own read-only constant pool).
+//!
+//! With the `emu` feature (test builds), code of a tier the host lacks — AVX-512 on most
+//! machines — is not refused: the same call boundary runs it in the x86-64 emulator
+//! ([`crate::emu`]), handing it the memory the call may touch (the context, the code, and the
+//! [`Span`]s the `run_*` method holds borrowed) at their real addresses. [`Tier::runnable`]
+//! says whether a tier runs here at all, natively or emulated.
 
 use std::io;
 
 use crate::abi::{Context, Triangle, TriangleMasks};
 use crate::x64::{Compiled, DrawLayout, IoMode, Tier};
+
+impl Tier {
+    /// True if code of this tier runs on this host: natively ([`Tier::host_supports`]), or,
+    /// with the `emu` feature on an x86-64 host, in the emulator (exact, but thousands of
+    /// times slower: for tests).
+    pub fn runnable(self) -> bool {
+        self.host_supports() || Tier::emulates(self)
+    }
+
+    /// True if [`ExecCode`] runs code of this tier in the emulator here (the `emu` feature is
+    /// on, the host is x86-64 and lacks the tier).
+    pub fn emulated(self) -> bool {
+        Tier::emulates(self) && !self.host_supports()
+    }
+
+    const fn emulates(self) -> bool {
+        let _ = self;
+        cfg!(all(feature = "emu", target_arch = "x86_64"))
+    }
+}
+
+/// A slice one call may read or write besides the context and the code: what the emulator
+/// needs to run the call with the pointers `ctx.io` holds (native code reads the memory
+/// directly and ignores these).
+#[derive(Debug)]
+pub(crate) enum Span<'a> {
+    /// Floats the code reads (AoS/SoA inputs, a draw's attribute arrays).
+    Floats(&'a [f32]),
+    /// Words the code reads (a draw's vertex indices).
+    Words(&'a [u32]),
+    /// Floats the code writes (outputs).
+    FloatsMut(&'a mut [f32]),
+    /// Words the code writes (status words).
+    WordsMut(&'a mut [u32]),
+    /// Triangle mask words the code writes.
+    HalvesMut(&'a mut [u16]),
+    /// Triangle records the code writes.
+    TrianglesMut(&'a mut [Triangle]),
+}
 
 /// One AoS vertex: 16 registers of (x, y, z, w).
 pub type Vertex = [[f32; 4]; 16];
@@ -85,28 +130,50 @@ pub(crate) fn set_emit(ctx: &mut Context, emit: Option<EmitBuffer<'_>>) {
     }
 }
 
-/// Machine code mapped executable, ready to run batches.
+/// Machine code ready to run batches: mapped executable, or (feature `emu`, a tier the host
+/// lacks) held for the emulator.
 #[derive(Debug)]
 pub struct ExecCode {
-    map: memmap2::Mmap,
+    code: Backing,
     tier: Tier,
     io: IoMode,
 }
 
-/// Why code could not be made executable.
+/// Where the code runs.
+#[derive(Debug)]
+enum Backing {
+    /// Mapped read+execute, called directly.
+    Native(memmap2::Mmap),
+    /// Run in the x86-64 emulator.
+    #[cfg(feature = "emu")]
+    Emulated(crate::emu::call::EmulatedCode),
+}
+
+/// Why code could not be made executable, or a call did not complete.
 #[derive(Debug, thiserror::Error)]
 pub enum ExecError {
-    /// The host lacks the instructions of the tier.
+    /// The host lacks the instructions of the tier (and cannot emulate them).
     #[error("this host cannot run {0:?} code")]
     Unsupported(Tier),
     /// Executable memory could not be mapped.
     #[error("mapping executable memory: {0}")]
     Map(#[from] io::Error),
+    /// The emulator stopped before the code returned (only with the `emu` feature, for a
+    /// tier the host lacks: an instruction it does not implement, or an access outside the
+    /// call's memory — a backend or emulator bug, never a host fault).
+    #[error("emulating {tier:?} code: {message}")]
+    Emulation { tier: Tier, message: String },
 }
 
 impl ExecCode {
-    /// Maps `compiled` executable. Fails if the host lacks the tier's instruction set.
+    /// Makes `compiled` runnable: mapped executable when the host has the tier's instruction
+    /// set, otherwise (feature `emu` on x86-64, [`Tier::emulated`]) held for the emulator.
+    /// Fails if the tier is not [`Tier::runnable`].
     pub fn new(compiled: &Compiled) -> Result<ExecCode, ExecError> {
+        if compiled.tier.emulated() {
+            #[cfg(feature = "emu")]
+            return Ok(ExecCode::emulated(compiled));
+        }
         if !compiled.tier.host_supports() {
             return Err(ExecError::Unsupported(compiled.tier));
         }
@@ -114,10 +181,30 @@ impl ExecCode {
         map[..compiled.code.len()].copy_from_slice(&compiled.code);
         let map = map.make_exec()?;
         Ok(ExecCode {
-            map,
+            code: Backing::Native(map),
             tier: compiled.tier,
             io: compiled.io,
         })
+    }
+
+    /// `compiled` held for the emulator whatever the host supports (tests compare it with the
+    /// native run of the same code).
+    #[cfg(feature = "emu")]
+    pub fn emulated(compiled: &Compiled) -> ExecCode {
+        ExecCode {
+            code: Backing::Emulated(crate::emu::call::EmulatedCode::new(compiled.code.clone())),
+            tier: compiled.tier,
+            io: compiled.io,
+        }
+    }
+
+    /// True if calls run in the emulator.
+    pub fn is_emulated(&self) -> bool {
+        match self.code {
+            Backing::Native(_) => false,
+            #[cfg(feature = "emu")]
+            Backing::Emulated(_) => true,
+        }
     }
 
     /// The tier the code was compiled for.
@@ -128,7 +215,7 @@ impl ExecCode {
     /// Runs the AoS kernel over the whole batches of `input` (W vertices each; a shorter tail is
     /// the caller's to pad), writing `output` and one status word per batch (`abi::Io`: bit l
     /// set if lane l exhausted its budget). Returns the number of batches run. Only the output registers the program
-    /// writes are stored (all four components of each).
+    /// writes are stored (all four components of each). An error only from the emulator.
     pub fn run_aos(
         &self,
         ctx: &mut Context,
@@ -136,31 +223,65 @@ impl ExecCode {
         output: &mut [Vertex],
         status: &mut [u32],
         emit: Option<EmitBuffer<'_>>,
-    ) -> usize {
+    ) -> Result<usize, ExecError> {
         assert_eq!(self.io, IoMode::Aos, "run_aos needs an AoS kernel");
         let batches = (input.len().min(output.len()) / self.tier.lanes()).min(status.len());
-        let (input, output) = (input.as_ptr() as usize, output.as_mut_ptr() as usize);
-        self.run_batches(ctx, input, output, status, batches, emit)
+        let n = batches * self.tier.lanes();
+        let (input, output) = (&input[..n], &mut output[..n]);
+        let mut emit = emit.map(|e| {
+            let capacity = e.triangles.len().min(e.masks.len());
+            (&mut e.triangles[..capacity], &mut e.masks[..capacity])
+        });
+        set_emit(
+            ctx,
+            emit.as_mut().map(|(triangles, masks)| EmitBuffer {
+                triangles: &mut **triangles,
+                masks: &mut **masks,
+            }),
+        );
+        let status = &mut status[..batches];
+        self.run_batches(
+            ctx,
+            input.as_ptr() as usize,
+            output.as_mut_ptr() as usize,
+            status,
+            || {
+                let mut spans = vec![
+                    Span::Floats(input.as_flattened().as_flattened()),
+                    Span::FloatsMut(output.as_flattened_mut().as_flattened_mut()),
+                ];
+                if let Some((triangles, masks)) = emit {
+                    spans.push(Span::TrianglesMut(triangles));
+                    spans.push(Span::HalvesMut(masks.as_flattened_mut()));
+                }
+                spans
+            },
+        )
     }
 
     /// Points `ctx.io` at a run's vertex input and output (`run_aos` and `run_draw` checked
-    /// that `batches` whole batches fit them) and the status words, and runs the batches.
-    fn run_batches(
+    /// that `status.len()` whole batches fit them) and the status words, and runs the
+    /// batches; `spans` lists the slices behind `input`, `output` and the emit buffer (for the
+    /// emulator).
+    fn run_batches<'s>(
         &self,
         ctx: &mut Context,
         input: usize,
         output: usize,
-        status: &mut [u32],
-        batches: usize,
-        emit: Option<EmitBuffer<'_>>,
-    ) -> usize {
+        status: &'s mut [u32],
+        spans: impl FnOnce() -> Vec<Span<'s>>,
+    ) -> Result<usize, ExecError> {
+        let batches = status.len();
         ctx.io.input = input;
         ctx.io.output = output;
         ctx.io.status = status.as_mut_ptr() as usize;
         ctx.io.batches = batches as u64;
-        set_emit(ctx, emit);
-        self.enter(ctx);
-        batches
+        self.enter(ctx, || {
+            let mut spans = spans();
+            spans.push(Span::WordsMut(status));
+            spans
+        })?;
+        Ok(batches)
     }
 
     /// Runs the SoA kernel over the whole batches of `len` vertices in planar buffers:
@@ -174,7 +295,7 @@ impl ExecCode {
         output: &mut [f32],
         len: usize,
         status: &mut [u32],
-    ) -> usize {
+    ) -> Result<usize, ExecError> {
         assert_eq!(self.io, IoMode::Soa, "run_soa needs an SoA kernel");
         assert!(
             input.len() >= 64 * len && output.len() >= 64 * len,
@@ -189,8 +310,14 @@ impl ExecCode {
         ctx.io.status = status.as_mut_ptr() as usize;
         ctx.io.batches = batches as u64;
         set_emit(ctx, None);
-        self.enter(ctx);
-        batches
+        self.enter(ctx, || {
+            vec![
+                Span::Floats(&input[..64 * len]),
+                Span::FloatsMut(&mut output[..64 * len]),
+                Span::WordsMut(&mut status[..batches]),
+            ]
+        })?;
+        Ok(batches)
     }
 
     /// Runs the draw kernel over the whole batches of the vertex indices `ids` (W each; a
@@ -209,31 +336,59 @@ impl ExecCode {
         inputs: &[Option<DrawInput<'_>>; 16],
         output: &mut [SemanticVertex],
         status: &mut [u32],
-    ) -> usize {
+    ) -> Result<usize, ExecError> {
         let IoMode::Draw(layout) = self.io else {
             panic!("run_draw needs a draw kernel");
         };
         let w = self.tier.lanes();
         let batches = (ids.len().min(output.len()) / w).min(status.len());
-        let ids = &ids[..batches * w];
-        for (r, array) in draw_arrays(&layout, ids, inputs).into_iter().enumerate() {
+        let (ids, output) = (&ids[..batches * w], &mut output[..batches * w]);
+        let arrays = draw_arrays(&layout, ids, inputs);
+        for (r, array) in arrays.iter().enumerate() {
             let (base, stride) = array.map_or((0, 0), |a| (a.data.as_ptr() as usize, a.stride * 4));
             ctx.io.draw_base[r] = base;
             ctx.io.draw_stride[r] = stride;
         }
-        let (input, output) = (ids.as_ptr() as usize, output.as_mut_ptr() as usize);
-        self.run_batches(ctx, input, output, status, batches, None)
+        set_emit(ctx, None);
+        let input = ids.as_ptr() as usize;
+        let status = &mut status[..batches];
+        self.run_batches(ctx, input, output.as_mut_ptr() as usize, status, || {
+            let mut spans = vec![Span::Words(ids), Span::FloatsMut(output.as_flattened_mut())];
+            spans.extend(arrays.iter().flatten().map(|a| Span::Floats(a.data)));
+            spans
+        })
     }
 
-    fn enter(&self, ctx: &mut Context) {
+    /// Runs the code on `ctx` (whose `io` the caller pointed at the run's memory): natively,
+    /// or in the emulator over the context, the code and `spans` (built only then).
+    fn enter<'s>(
+        &self,
+        ctx: &mut Context,
+        spans: impl FnOnce() -> Vec<Span<'s>>,
+    ) -> Result<(), ExecError> {
+        match &self.code {
+            Backing::Native(map) => {
+                let _ = spans;
+                Self::enter_native(map, ctx);
+                Ok(())
+            }
+            #[cfg(feature = "emu")]
+            Backing::Emulated(code) => code.call(ctx, spans()).map_err(|e| ExecError::Emulation {
+                tier: self.tier,
+                message: e.to_string(),
+            }),
+        }
+    }
+
+    fn enter_native(map: &memmap2::Mmap, ctx: &mut Context) {
         #[cfg(target_arch = "x86_64")]
         {
             type Entry = unsafe extern "sysv64" fn(*mut Context);
             // SAFETY: `map` holds complete, position-independent machine code produced by
-            // `x64::compile` for `self.tier`, whose instruction set the host supports (checked
-            // in `new`); its entry point is offset 0 and it follows the sysv64 convention with
+            // `x64::compile` for the code's tier, whose instruction set the host supports
+            // (checked in `new`: otherwise the code is `Backing::Emulated`); its entry point is offset 0 and it follows the sysv64 convention with
             // one pointer argument, using only caller-saved registers and no stack. The mapping
-            // is read+execute and lives as long as `self`. The code reads and writes `*ctx`
+            // is read+execute and lives as long as the `ExecCode` borrowed for the call. The code reads and writes `*ctx`
             // (exclusively borrowed for the call) at offsets inside `Context`, its own constant
             // pool, and the vertex buffers `ctx.io` describes: `run_aos`/`run_soa`/`run_draw` set
             // those from slices they hold borrowed for the call, with `batches` computed so that
@@ -246,13 +401,13 @@ impl ExecCode {
             // with no buffer). It returns after at most `batches` batches, each bounded by the
             // step budget.
             unsafe {
-                let entry: Entry = std::mem::transmute::<*const u8, Entry>(self.map.as_ptr());
+                let entry: Entry = std::mem::transmute::<*const u8, Entry>(map.as_ptr());
                 entry(ctx as *mut Context);
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            let _ = ctx;
+            let _ = (map, ctx);
         }
     }
 }

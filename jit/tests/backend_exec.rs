@@ -57,6 +57,7 @@ impl Backend {
                 let code = ExecCode::new(&x64::compile(func, tier, IoMode::Aos).expect("compiles"))
                     .expect("maps");
                 code.run_aos(ctx, input, output, status, None)
+                    .expect("runs")
             }
             Backend::Aarch64 => {
                 let code = Kernel::new(&aarch64::compile(func, IoMode::Aos).expect("compiles"))
@@ -81,7 +82,7 @@ impl Backend {
             Backend::X64(tier) => {
                 let code = ExecCode::new(&x64::compile(func, tier, IoMode::Soa).expect("compiles"))
                     .expect("maps");
-                code.run_soa(ctx, input, output, len, status);
+                code.run_soa(ctx, input, output, len, status).expect("runs");
             }
             Backend::Aarch64 => {
                 let code = Kernel::new(&aarch64::compile(func, IoMode::Soa).expect("compiles"))

@@ -117,7 +117,8 @@ fn native(code: Vec<u8>, data: &Data) -> [u32; 16] {
     ctx.scratch[1].0 = data.b.map(f32::from_bits);
     ctx.scratch[2].0 = data.d.map(f32::from_bits);
     // No batches: the code runs once, reads and writes only the scratch slots, and returns.
-    exec.run_aos(&mut ctx, &[], &mut [], &mut [], None);
+    exec.run_aos(&mut ctx, &[], &mut [], &mut [], None)
+        .expect("native run");
     ctx.scratch[4].0.map(f32::to_bits)
 }
 

@@ -109,7 +109,7 @@ impl Code {
         }
     }
 
-    /// `ExecCode::run_aos`; an error only from the qemu job server.
+    /// `ExecCode::run_aos`; an error only from the qemu job server or the x86-64 emulator.
     pub(super) fn run_aos(
         &self,
         ctx: &mut Context,
@@ -119,14 +119,16 @@ impl Code {
         emit: Option<EmitBuffer<'_>>,
     ) -> Result<usize, String> {
         match self {
-            Code::X64(c) => Ok(c.run_aos(ctx, input, output, status, emit)),
+            Code::X64(c) => c
+                .run_aos(ctx, input, output, status, emit)
+                .map_err(|e| e.to_string()),
             Code::Aarch64(k) => k
                 .run_aos(ctx, input, output, status, emit)
                 .map_err(|e| e.to_string()),
         }
     }
 
-    /// `ExecCode::run_draw`; an error only from the qemu job server.
+    /// `ExecCode::run_draw`; an error only from the qemu job server or the x86-64 emulator.
     pub(super) fn run_draw(
         &self,
         ctx: &mut Context,
@@ -136,7 +138,9 @@ impl Code {
         status: &mut [u32],
     ) -> Result<usize, String> {
         match self {
-            Code::X64(c) => Ok(c.run_draw(ctx, ids, inputs, output, status)),
+            Code::X64(c) => c
+                .run_draw(ctx, ids, inputs, output, status)
+                .map_err(|e| e.to_string()),
             Code::Aarch64(k) => k
                 .run_draw(ctx, ids, inputs, output, status)
                 .map_err(|e| e.to_string()),
@@ -152,7 +156,9 @@ impl Code {
         status: &mut [u32],
     ) -> Result<usize, String> {
         match self {
-            Code::X64(c) => Ok(c.run_soa(ctx, input, output, len, status)),
+            Code::X64(c) => c
+                .run_soa(ctx, input, output, len, status)
+                .map_err(|e| e.to_string()),
             Code::Aarch64(k) => k
                 .run_soa(ctx, input, output, len, status)
                 .map_err(|e| e.to_string()),

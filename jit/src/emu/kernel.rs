@@ -43,7 +43,7 @@ fn word(bytes: &[u8], at: usize) -> u32 {
 }
 
 /// The scalar state in the image (as the last batch left it) into `s`.
-fn scalars_from(image: &[u8], s: &mut Scalars) {
+pub(crate) fn scalars_from(image: &[u8], s: &mut Scalars) {
     let base = offset_of!(Context, scalars);
     let w = |off: usize| word(image, base + off);
     s.bools = w(offset_of!(Scalars, bools));

@@ -8,8 +8,11 @@
 //! word for the return address): any other access is an [`EmuError`], never undefined
 //! behaviour. An instruction outside the subset is an error naming it, never a guess.
 //!
-//! `kernel` runs compiled kernels the way [`crate::code::ExecCode`] does, on memory images.
+//! `kernel` runs compiled kernels the way [`crate::code::ExecCode`] does, on memory images;
+//! `call` is [`crate::code::ExecCode`]'s own path for code of a tier the host lacks (the
+//! call's real memory as regions at their real addresses).
 
+pub mod call;
 mod fp;
 mod gpr;
 pub mod kernel;
@@ -70,7 +73,7 @@ pub struct Machine {
     pub(crate) flags: Flags,
     pub(crate) rip: u64,
     regions: Vec<Region>,
-    decoded: HashMap<u64, Instruction>,
+    pub(crate) decoded: HashMap<u64, Instruction>,
     /// Instructions executed so far.
     pub steps: u64,
     /// The most instructions one [`Machine::call`] may execute.
@@ -78,7 +81,9 @@ pub struct Machine {
 }
 
 impl Machine {
-    /// A machine over `regions` (they must not overlap), registers zero.
+    /// A machine over `regions`, registers zero. A writable region must overlap no other;
+    /// read-only regions may overlap when they hold the same bytes there (copies of one
+    /// array: an access is served by the first region that holds all of it).
     pub fn new(regions: Vec<Region>) -> Machine {
         Machine {
             gpr: [0; 16],
