@@ -41,8 +41,9 @@ impl Tier {
 
 /// A slice one call may read or write besides the context and the code: what the emulator
 /// needs to run the call with the pointers `ctx.io` holds (native code reads the memory
-/// directly and ignores these).
+/// directly and ignores these: without the `emu` feature nothing reads them).
 #[derive(Debug)]
+#[cfg_attr(not(feature = "emu"), allow(dead_code))]
 pub(crate) enum Span<'a> {
     /// Floats the code reads (AoS/SoA inputs, a draw's attribute arrays).
     Floats(&'a [f32]),
@@ -234,10 +235,8 @@ impl ExecCode {
         });
         set_emit(
             ctx,
-            emit.as_mut().map(|(triangles, masks)| EmitBuffer {
-                triangles: &mut **triangles,
-                masks: &mut **masks,
-            }),
+            emit.as_mut()
+                .map(|(triangles, masks)| EmitBuffer { triangles, masks }),
         );
         let status = &mut status[..batches];
         self.run_batches(
