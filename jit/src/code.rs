@@ -10,8 +10,8 @@
 //!
 //! With the `emu` feature (test builds), code of a tier the host lacks — AVX-512 on most
 //! machines — is not refused: the same call boundary runs it in the x86-64 emulator
-//! ([`crate::emu`]), handing it the memory the call may touch (the context, the code, and the
-//! [`Span`]s the `run_*` method holds borrowed) at their real addresses. [`Tier::runnable`]
+//! (module `emu`), handing it the memory the call may touch (the context, the code, and the
+//! slices the `run_*` method holds borrowed) at their real addresses. [`Tier::runnable`]
 //! says whether a tier runs here at all, natively or emulated.
 
 use std::io;
