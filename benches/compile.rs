@@ -6,9 +6,9 @@
 //! vertex shaders, 1,000 to 4,000 as geometry shaders, seed 1), whose throughput criterion
 //! reports in PICA words per second.
 //!
-//! `backend/<shader>/{avx2_soa,avx512_w16_soa}`: the backend alone (allocation and emission
-//! of an already lowered function) for the AVX2 SoA kernel (dynasm VEX) and the first AVX-512
-//! kernel (`x64::avx512`, EVEX chunks from `x64::evex`), on the example shaders it compiles.
+//! `backend/<shader>/{avx2,avx512}_{aos,soa}`: the backend alone (allocation and emission of an
+//! already lowered function) for the AVX2 kernels (dynasm VEX) and the AVX-512 kernels (W = 16,
+//! EVEX chunks from `x64::evex`), on the example shaders.
 //!
 //! `PICAJIT_COMPILE_SIZES=50,500` limits the synthetic sizes (`=0`: none).
 
@@ -19,7 +19,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use picajit::engine::{Backend, Engine};
 use picajit::synthetic::{self, Shape};
-use picajit_codegen::x64::{self, avx512, IoMode, Tier};
+use picajit_codegen::x64::{self, IoMode, Tier};
 
 fn compile(c: &mut Criterion) {
     let mut all = shaders::examples();
@@ -76,15 +76,14 @@ fn backend(c: &mut Criterion) {
     for shader in shaders::examples() {
         let compiled = engine.compile(&shader.program);
         let Some(func) = compiled.ir() else { continue };
-        if avx512::compile_soa16(func).is_err() {
-            continue;
+        for (tier, t) in [(Tier::Avx2, "avx2"), (Tier::Avx512, "avx512")] {
+            for (io, i) in [(IoMode::Aos, "aos"), (IoMode::Soa, "soa")] {
+                let id = BenchmarkId::new(&shader.name, format!("{t}_{i}"));
+                group.bench_function(id, |b| {
+                    b.iter(|| x64::compile(func, tier, io).expect("compiles"))
+                });
+            }
         }
-        group.bench_function(BenchmarkId::new(&shader.name, "avx2_soa"), |b| {
-            b.iter(|| x64::compile(func, Tier::Avx2, IoMode::Soa).expect("compiles"))
-        });
-        group.bench_function(BenchmarkId::new(&shader.name, "avx512_w16_soa"), |b| {
-            b.iter(|| avx512::compile_soa16(func).expect("compiles"))
-        });
     }
     group.finish();
 }

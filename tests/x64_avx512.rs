@@ -1,23 +1,35 @@
-//! The first AVX-512 kernel (`picajit_codegen::x64::avx512`: W = 16, SoA, straight-line
-//! arithmetic), run in the emulator (this host has no AVX-512), against the AVX2 SoA kernel of
-//! the same function run on the CPU — itself held to the interpreter by every program test — bit
-//! for bit (NaN equals NaN), outputs and status words, on the example shaders, the corpus and generated
-//! straight-line programs. Functions the prototype refuses are counted, not compared.
+//! The x64-avx512 tier (`Tier::Avx512`, W = 16, EVEX) run in the emulator (this host has no
+//! AVX-512) against the CPU's AVX2 kernel of the same function — itself held to the
+//! interpreter by every program test — on the same vertices: the built-in example shaders, the
+//! 13 corpus SHBINs, generated vertex, geometry and AGAL programs, in the AoS and SoA I/O modes.
+//!
+//! Compared bit for bit (NaN payloads included): every output of every 16-vertex group whose
+//! batches ran to the end on both tiers, and the status words. A batch's step budget counts the
+//! batch's steps, so a 16-lane batch can exhaust it where both of its 8-lane halves do not (a
+//! per-lane loop runs as long as its longest lane); such groups are counted, and the converse
+//! (an 8-lane batch exhausted inside a 16-lane batch that was not) fails. Geometry programs
+//! are compared per lane: each lane's outputs and the triangles it emitted, in order, with
+//! their winding. Functions the tier refuses are counted and must be none.
+//!
+//! `PICAJIT_EMU_FUZZ=N` sets how many generated programs (default 150; geometry and AGAL a
+//! third of that each), as for `tests/x64_emu.rs`.
 
 use std::path::PathBuf;
 
 use picajit::asm::{self, Source};
 use picajit::engine::{Backend, Engine};
 use picajit::fuzz::{self, Config};
-use picajit::program::{Program, Regs16, Uniforms};
+use picajit::program::{Program, Regs16, ShaderKind, Uniforms};
 use picajit::shbin::Shbin;
-use picajit_codegen::abi::Context;
-use picajit_codegen::code::ExecCode;
+use picajit_codegen::abi::{
+    Context, Lanes, Triangle, TriangleMasks, CONST_ENTRIES, STATUS_OVERFLOW,
+};
+use picajit_codegen::code::{EmitBuffer, ExecCode};
 use picajit_codegen::emu::kernel::EmuKernel;
 use picajit_codegen::ir::Function;
-use picajit_codegen::x64::{self, avx512, CompileError, IoMode, Tier};
+use picajit_codegen::x64::{self, CompileError, IoMode, Tier};
 
-fn context(uniforms: &Uniforms) -> Context {
+fn context(uniforms: &Uniforms, budget: u32) -> Context {
     let mut ctx = Context::default();
     ctx.uniforms[..96].copy_from_slice(&uniforms.f);
     for c in 0..96 {
@@ -27,80 +39,205 @@ fn context(uniforms: &Uniforms) -> Context {
     }
     ctx.scalars.bools = u32::from(uniforms.b);
     ctx.scalars.ints = uniforms.i;
-    ctx.io.budget = 4096;
+    ctx.io.budget = budget;
+    // The constant table of AGAL programs (PICA programs never read it).
+    let mut rng = fastrand::Rng::with_seed(budget.into());
+    for c in ctx.constants[..CONST_ENTRIES].iter_mut() {
+        *c = fuzz::values::special_vec4(&mut rng);
+    }
     ctx
 }
 
-/// Compares the W = 16 kernel with the CPU's AVX2 kernel on 64 vertices; the number of EVEX
-/// instructions of the kernel, None if the prototype refuses the function.
-fn agree(name: &str, func: &Function, uniforms: &Uniforms, inputs: &[Regs16]) -> Option<usize> {
-    let k16 = match avx512::compile_soa16(func) {
-        Ok(k) => k,
-        Err(CompileError::Unsupported(_)) => return None,
-        Err(e) => panic!("{name}: {e}"),
-    };
-    let n = 64;
-    let mut planar = vec![0f32; 64 * n];
-    for (v, regs) in inputs.iter().cycle().take(n).enumerate() {
-        for (k, x) in regs.iter().flatten().enumerate() {
-            planar[k * n + v] = *x;
-        }
-    }
-    let avx2 = x64::compile(func, Tier::Avx2, IoMode::Soa).expect("AVX2 kernel");
-    let native = ExecCode::new(&avx2).expect("host has AVX2");
-    let (mut ctx_n, mut ctx_e) = (context(uniforms), context(uniforms));
-    let (mut out_n, mut out_e) = (vec![7f32; 64 * n], vec![7f32; 64 * n]);
-    let (mut st_n, mut st_e) = (vec![9u32; n / 8], vec![9u32; n / 16]);
-    native
-        .run_soa(&mut ctx_n, &planar, &mut out_n, n, &mut st_n)
-        .expect("native run");
-    let mut emu = EmuKernel::with_code(k16.code.clone(), avx512::LANES, IoMode::Soa);
-    emu.run_soa(&mut ctx_e, &planar, &mut out_e, n, &mut st_e)
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-    // The project's rule between engines: exact bits, any NaN equal to any NaN (the two kernels
-    // order commutative operands differently, which picks a different NaN payload).
-    for (i, (a, b)) in out_n.iter().zip(&out_e).enumerate() {
-        assert!(
-            a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
-            "{name}: plane {} vertex {}: AVX2 {:#010x}, AVX-512 {:#010x}",
-            i / n,
-            i % n,
-            a.to_bits(),
-            b.to_bits()
-        );
-    }
-    assert!(st_n.iter().all(|&s| s == 0), "{name}: AVX2 status {st_n:?}");
-    assert!(
-        st_e.iter().all(|&s| s == 0),
-        "{name}: AVX-512 status {st_e:?}"
-    );
-    Some(k16.evex_instructions)
+#[derive(Default)]
+struct Tally {
+    kernels: usize,
+    /// 16-vertex groups compared, and those skipped because a batch exhausted its budget.
+    groups: usize,
+    exhausted: usize,
+    /// Of those, the groups whose 8-lane batches both ran to the end.
+    only16: usize,
+    steps: u64,
+    triangles: u64,
+    refused: Vec<String>,
+    codes: std::collections::BTreeSet<String>,
 }
 
+/// The status of a 16-lane batch as the two 8-lane batches of its vertices report it.
+fn joined(lo: u32, hi: u32) -> u32 {
+    (lo & 0xFF) | (hi & 0xFF) << 8 | ((lo | hi) & STATUS_OVERFLOW)
+}
+
+/// Asserts equal bit patterns, naming the first float that differs.
+#[track_caller]
+fn same_bits(what: &str, avx2: &[u32], avx512: &[u32]) {
+    assert_eq!(avx2.len(), avx512.len(), "{what}: lengths");
+    if let Some(i) = (0..avx2.len()).find(|&i| avx2[i] != avx512[i]) {
+        panic!(
+            "{what}: float {i} differs: AVX2 (CPU) {:#010x}, AVX-512 (emulated) {:#010x}",
+            avx2[i], avx512[i]
+        );
+    }
+}
+
+/// The W = 16 kernel of `func` in I/O mode `io`, None (counted) if the tier refuses it.
+fn compile16(name: &str, func: &Function, io: IoMode, t: &mut Tally) -> Option<x64::Compiled> {
+    match x64::compile(func, Tier::Avx512, io) {
+        Ok(c) => Some(c),
+        Err(CompileError::Unsupported(why)) => {
+            t.refused.push(format!("{name} {io:?}: {why}"));
+            None
+        }
+        Err(e) => panic!("{name} {io:?}: {e}"),
+    }
+}
+
+/// Runs `func`'s AoS and SoA kernels at W = 16 (emulated) and W = 8 (CPU) on `inputs` cycled
+/// to 32 vertices; panics on any difference.
+fn agree(
+    name: &str,
+    func: &Function,
+    uniforms: &Uniforms,
+    inputs: &[Regs16],
+    budget: u32,
+    t: &mut Tally,
+) {
+    let n = 32;
+    let input: Vec<Regs16> = inputs.iter().cycle().take(n).copied().collect();
+    for io in [IoMode::Aos, IoMode::Soa] {
+        let what = format!("{name} {io:?}");
+        let Some(k16) = compile16(name, func, io, t) else {
+            continue;
+        };
+        let k8 = x64::compile(func, Tier::Avx2, io).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let native = ExecCode::new(&k8).expect("host runs AVX2");
+        let mut emu = EmuKernel::new(&k16);
+        let (mut ctx8, mut ctx16) = (context(uniforms, budget), context(uniforms, budget));
+        let (mut st8, mut st16) = (vec![0u32; n / 8], vec![0u32; n / 16]);
+        // Per vertex: its 64 output words.
+        let (out8, out16): (Vec<u32>, Vec<u32>) = match io {
+            IoMode::Aos => {
+                let (mut o8, mut o16) = (vec![[[7.0f32; 4]; 16]; n], vec![[[7.0f32; 4]; 16]; n]);
+                native
+                    .run_aos(&mut ctx8, &input, &mut o8, &mut st8, None)
+                    .expect("native run");
+                emu.run_aos(&mut ctx16, &input, &mut o16, &mut st16, None)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                let b = |v: &[Regs16]| v.iter().flatten().flatten().map(|x| x.to_bits()).collect();
+                (b(&o8), b(&o16))
+            }
+            IoMode::Soa | IoMode::Draw(_) => {
+                let mut planar = vec![0f32; 64 * n];
+                for (v, regs) in input.iter().enumerate() {
+                    for (k, x) in regs.iter().flatten().enumerate() {
+                        planar[k * n + v] = *x;
+                    }
+                }
+                let (mut o8, mut o16) = (vec![7f32; 64 * n], vec![7f32; 64 * n]);
+                native
+                    .run_soa(&mut ctx8, &planar, &mut o8, n, &mut st8)
+                    .expect("native run");
+                emu.run_soa(&mut ctx16, &planar, &mut o16, n, &mut st16)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                // Back to vertex order.
+                let b = |v: &[f32]| -> Vec<u32> {
+                    (0..n)
+                        .flat_map(|vtx| (0..64).map(move |k| v[k * n + vtx].to_bits()))
+                        .collect()
+                };
+                (b(&o8), b(&o16))
+            }
+        };
+        for g in 0..n / 16 {
+            let (s8, s16) = (joined(st8[2 * g], st8[2 * g + 1]), st16[g]);
+            if s8 == 0 && s16 == 0 {
+                let words = 64 * 16 * g..64 * 16 * (g + 1);
+                same_bits(
+                    &format!("{what}: vertices {}..{}", 16 * g, 16 * g + 16),
+                    &out8[words.clone()],
+                    &out16[words],
+                );
+                t.groups += 1;
+            } else {
+                assert!(
+                    s16 != 0 && s8 & !s16 == 0,
+                    "{what}: group {g}: AVX2 status {s8:#x}, AVX-512 status {s16:#x}"
+                );
+                t.exhausted += 1;
+                t.only16 += usize::from(s8 == 0);
+            }
+        }
+        t.kernels += 1;
+        t.steps += emu.steps;
+        t.codes.extend(emu.codes.iter().map(|c| format!("{c:?}")));
+    }
+}
+
+/// The function a native engine compiles for `program` (None: it runs on the interpreter).
 fn lowered(program: &Program) -> Option<Function> {
     let engine = Engine::new(Backend::X64Sse41).ok()?;
     engine.compile(program).ir().cloned()
 }
 
-fn files(dir: PathBuf, ext: &str) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == ext))
-        .collect();
-    v.sort();
-    v
+fn seeded_uniforms(seed: u64) -> Uniforms {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    fuzz::values::uniforms(&mut rng)
+}
+
+fn seeded_inputs(seed: u64) -> Vec<Regs16> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    fuzz::values::inputs(&mut rng, 32)
+}
+
+fn fuzz_count() -> u64 {
+    std::env::var("PICAJIT_EMU_FUZZ")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(150)
+}
+
+fn report(what: &str, t: &Tally) {
+    eprintln!(
+        "AVX-512 W=16 (emulated) vs AVX2 (CPU), {what}: {} kernels, {} 16-vertex groups equal, {} skipped (budget exhausted; {} only at W = 16), {} triangles, {} emulated instructions of {} forms, 0 differences; {} refused {:?}",
+        t.kernels,
+        t.groups,
+        t.exhausted,
+        t.only16,
+        t.triangles,
+        t.steps,
+        t.codes.len(),
+        t.refused.len(),
+        t.refused
+    );
+}
+
+fn skip() -> bool {
+    if Tier::Avx2.host_supports() {
+        return false;
+    }
+    eprintln!("SKIPPED: the CPU reference needs AVX2");
+    true
 }
 
 #[test]
-fn w16_kernels_match_the_cpu_avx2_kernels() {
-    if !Tier::Avx2.host_supports() {
-        eprintln!("SKIPPED: the CPU reference needs AVX2");
+fn builtin_and_corpus_kernels_match_avx2() {
+    if skip() {
         return;
     }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mut programs: Vec<(String, Program)> = Vec::new();
-    for path in files(root.join("examples/shaders"), "pica") {
+    let files = |dir: PathBuf, ext: &str| {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == ext))
+            .collect();
+        v.sort();
+        v
+    };
+    let shaders = files(root.join("examples/shaders"), "pica");
+    let corpus = files(root.join("../shared/corpus/shbin"), "shbin");
+    assert!(corpus.len() >= 13, "corpus has {} files", corpus.len());
+    for path in shaders {
         let src = Source {
             name: path.display().to_string(),
             text: std::fs::read_to_string(&path).unwrap(),
@@ -113,7 +250,7 @@ fn w16_kernels_match_the_cpu_avx2_kernels() {
             ));
         }
     }
-    for path in files(root.join("../shared/corpus/shbin"), "shbin") {
+    for path in corpus {
         let shbin = Shbin::parse(&std::fs::read(&path).unwrap()).unwrap();
         for k in 0..shbin.dvles.len() {
             programs.push((
@@ -122,66 +259,238 @@ fn w16_kernels_match_the_cpu_avx2_kernels() {
             ));
         }
     }
-    let (mut files_run, mut fuzz_run, mut refused, mut evex) = (Vec::new(), 0, 0, 0);
+    let mut t = Tally::default();
+    let mut native = 0;
     for (i, (name, program)) in programs.iter().enumerate() {
         let Some(func) = lowered(program) else {
             continue;
         };
-        let mut rng = fastrand::Rng::with_seed(i as u64 + 5);
-        let uniforms = fuzz::values::uniforms(&mut rng);
-        let inputs = fuzz::values::inputs(&mut rng, 64);
-        match agree(name, &func, &uniforms, &inputs) {
-            Some(n) => {
-                files_run.push(name.rsplit('/').next().unwrap_or(name).to_string());
-                evex += n;
-            }
-            None => refused += 1,
-        }
+        native += 1;
+        let uniforms = seeded_uniforms(i as u64 + 1);
+        let inputs = seeded_inputs(i as u64 + 100);
+        agree(name, &func, &uniforms, &inputs, 4096, &mut t);
     }
-    let config = Config::with_ops("add,mul,dp3,dp4,dph,min,max,mov,flr").expect("ops");
-    for seed in 1..=300u64 {
+    report(&format!("{native} built-in and corpus programs"), &t);
+    assert!(native >= 13, "only {native} programs compiled natively");
+    assert!(t.refused.is_empty(), "refused: {:?}", t.refused);
+    assert_eq!(t.kernels, 2 * native, "every function in AoS and SoA");
+}
+
+#[test]
+fn fuzz_kernels_match_avx2() {
+    if skip() {
+        return;
+    }
+    let cases = fuzz_count();
+    let config = Config::default();
+    let mut t = Tally::default();
+    let mut native = 0;
+    for seed in 1..=cases {
         let case = fuzz::generate(seed, &config);
+        if case.case.kind == ShaderKind::Geometry {
+            continue;
+        }
         let c = &case.case;
         let program = Program::from_words(&c.code, &c.descs, c.entry).expect("generated program");
         let Some(func) = lowered(&program) else {
             continue;
         };
-        match agree(&format!("fuzz seed {seed}"), &func, &c.uniforms, &c.inputs) {
-            Some(_) => fuzz_run += 1,
-            None => refused += 1,
-        }
+        native += 1;
+        let name = format!("fuzz seed {seed}");
+        agree(&name, &func, &c.uniforms, &c.inputs, case.budget, &mut t);
     }
-    eprintln!(
-        "AVX-512 W=16 (emulated) vs AVX2 (CPU): {} files {files_run:?} ({evex} EVEX instructions), {fuzz_run} generated programs, 0 differences; {refused} functions refused",
-        files_run.len()
-    );
+    report(&format!("{cases} generated programs ({native} native)"), &t);
     assert!(
-        !files_run.is_empty(),
-        "no example or corpus shader compiled at W = 16"
+        native * 2 > cases as usize,
+        "only {native} of {cases} native"
     );
-    assert!(
-        fuzz_run >= 10,
-        "only {fuzz_run} generated programs compiled at W = 16"
-    );
+    assert!(t.refused.is_empty(), "refused: {:?}", t.refused);
+    assert!(t.groups > t.exhausted, "most groups run to the end");
 }
 
-/// Until the tier's kernels land, `x64::compile` refuses `Tier::Avx512` with a typed error in
-/// every I/O mode (the engine then falls back to the interpreter), never a panic.
 #[test]
-fn the_engine_tier_is_refused_with_a_typed_error() {
-    assert_eq!(Tier::Avx512.lanes(), 16);
-    assert_eq!(Tier::Avx512.bytes(), 64);
-    let program = asm::assemble(&[Source {
-        name: "t.pica".into(),
-        text: ".out o0 position\n.proc main\n    mov o0, v0\n    end\n.end\n".into(),
-    }])
-    .map(|(s, _)| s.program(0).unwrap())
-    .unwrap_or_else(|d| panic!("{d:?}"));
-    let func = lowered(&program).expect("lowered");
-    for io in [IoMode::Aos, IoMode::Soa] {
-        match x64::compile(&func, Tier::Avx512, io) {
-            Err(CompileError::Unsupported(why)) => assert!(why.contains("avx512"), "{why}"),
-            other => panic!("{io:?}: {other:?}"),
+fn agal_kernels_match_avx2() {
+    if skip() {
+        return;
+    }
+    let cases = fuzz_count().div_ceil(3);
+    let engine = Engine::new(Backend::X64Sse41).expect("engine");
+    let (mut t, mut native) = (Tally::default(), 0);
+    for seed in 1..=cases {
+        let case = fuzz::agal::agal_case(seed);
+        let Ok((program, _)) = case.prepare() else {
+            continue;
+        };
+        let shader = engine.compile_agal(&program);
+        let Some(funcs) = shader.ir() else { continue };
+        native += 1;
+        for (k, func) in funcs.iter().enumerate() {
+            agree(
+                &format!("AGAL seed {seed} function {k}"),
+                func,
+                &seeded_uniforms(seed),
+                &seeded_inputs(seed + 7),
+                4096,
+                &mut t,
+            );
         }
     }
+    report(&format!("{cases} AGAL programs ({native} native)"), &t);
+    assert!(native > 0, "no AGAL program compiled natively");
+    assert!(t.refused.is_empty(), "refused: {:?}", t.refused);
+}
+
+/// What one lane of a geometry batch produced: its 64 output words, its status bit, and the
+/// triangles it is set in (each vertex's 64 words, then the winding bit), in order.
+#[derive(Debug, PartialEq, Eq)]
+struct LaneResult {
+    outputs: Vec<u32>,
+    exhausted: bool,
+    triangles: Vec<(Vec<u32>, bool)>,
+}
+
+/// Runs one geometry batch of `lanes` vertices and splits its results by lane.
+fn geometry_batch(
+    what: &str,
+    run: &mut dyn FnMut(&mut Context, &mut [Regs16], &mut [u32], EmitBuffer<'_>),
+    ctx: &mut Context,
+    lanes: usize,
+) -> (u32, Vec<LaneResult>) {
+    const CAPACITY: usize = 16;
+    let blank: Triangle = [[[Lanes::default(); 4]; 16]; 3];
+    let mut tris = vec![blank; CAPACITY];
+    let mut masks: Vec<TriangleMasks> = vec![[0; 2]; CAPACITY];
+    let mut out = vec![[[7.0f32; 4]; 16]; lanes];
+    let mut status = [0u32];
+    run(
+        ctx,
+        &mut out,
+        &mut status,
+        EmitBuffer {
+            triangles: &mut tris,
+            masks: &mut masks,
+        },
+    );
+    let count = ctx.scalars.emit_count as usize;
+    assert!(count <= CAPACITY, "{what}: {count} triangles");
+    let per_lane = (0..lanes)
+        .map(|l| LaneResult {
+            outputs: out[l].iter().flatten().map(|x| x.to_bits()).collect(),
+            exhausted: status[0] >> l & 1 != 0,
+            triangles: (0..count)
+                .filter(|&k| masks[k][0] >> l & 1 != 0)
+                .map(|k| {
+                    let words = tris[k]
+                        .iter()
+                        .flatten()
+                        .flatten()
+                        .map(|c| c.0[l].to_bits())
+                        .collect();
+                    (words, masks[k][1] >> l & 1 != 0)
+                })
+                .collect(),
+        })
+        .collect();
+    (status[0], per_lane)
+}
+
+/// A geometry kernel: one 16-lane batch (emulated) against two 8-lane batches (CPU), per lane.
+fn agree_geometry(
+    name: &str,
+    func: &Function,
+    uniforms: &Uniforms,
+    inputs: &[Regs16],
+    budget: u32,
+    t: &mut Tally,
+) {
+    let Some(k16) = compile16(name, func, IoMode::Aos, t) else {
+        return;
+    };
+    let k8 = x64::compile(func, Tier::Avx2, IoMode::Aos).unwrap_or_else(|e| panic!("{e}"));
+    let native = ExecCode::new(&k8).expect("host runs AVX2");
+    let mut emu = EmuKernel::new(&k16);
+    let input: Vec<Regs16> = inputs.iter().cycle().take(16).copied().collect();
+    let mut ctx = context(uniforms, budget);
+    let (s16, lanes16) = geometry_batch(
+        name,
+        &mut |ctx, out, st, emit| {
+            emu.run_aos(ctx, &input, out, st, Some(emit))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+        },
+        &mut ctx,
+        16,
+    );
+    let mut lanes8 = Vec::new();
+    let mut s8 = 0;
+    for (h, half) in input.chunks(8).enumerate() {
+        let mut ctx = context(uniforms, budget);
+        let (s, lanes) = geometry_batch(
+            name,
+            &mut |ctx, out, st, emit| {
+                native
+                    .run_aos(ctx, half, out, st, Some(emit))
+                    .expect("native run");
+            },
+            &mut ctx,
+            8,
+        );
+        s8 |= (s & 0xFF) << (8 * h) | (s & STATUS_OVERFLOW);
+        lanes8.extend(lanes);
+    }
+    t.kernels += 1;
+    t.steps += emu.steps;
+    t.codes.extend(emu.codes.iter().map(|c| format!("{c:?}")));
+    if s8 != 0 || s16 != 0 {
+        assert!(
+            s16 != 0 && s8 & !s16 & 0xFFFF == 0,
+            "{name}: AVX2 status {s8:#x}, AVX-512 status {s16:#x}"
+        );
+        t.exhausted += 1;
+        t.only16 += usize::from(s8 == 0);
+        return;
+    }
+    for (l, (a, b)) in lanes8.iter().zip(&lanes16).enumerate() {
+        same_bits(&format!("{name}: lane {l} outputs"), &a.outputs, &b.outputs);
+        assert_eq!(
+            a.triangles.len(),
+            b.triangles.len(),
+            "{name}: lane {l} triangles"
+        );
+        for (k, (x, y)) in a.triangles.iter().zip(&b.triangles).enumerate() {
+            same_bits(&format!("{name}: lane {l} triangle {k}"), &x.0, &y.0);
+            assert_eq!(x.1, y.1, "{name}: lane {l} triangle {k} winding");
+        }
+        t.triangles += b.triangles.len() as u64;
+    }
+    t.groups += 1;
+}
+
+#[test]
+fn geometry_kernels_match_avx2_per_lane() {
+    if skip() {
+        return;
+    }
+    let cases = fuzz_count().div_ceil(3);
+    let config = Config::default();
+    let (mut t, mut native) = (Tally::default(), 0);
+    for seed in 1..=cases {
+        let case = fuzz::generate_geometry(seed, &config);
+        let c = &case.case;
+        let mut program =
+            Program::from_words(&c.code, &c.descs, c.entry).expect("generated program");
+        program.kind = c.kind;
+        let Some(func) = lowered(&program) else {
+            continue;
+        };
+        native += 1;
+        let name = format!("geometry seed {seed}");
+        agree_geometry(&name, &func, &c.uniforms, &c.inputs, case.budget, &mut t);
+    }
+    report(&format!("{cases} geometry programs ({native} native)"), &t);
+    assert!(
+        native * 2 > cases as usize,
+        "only {native} of {cases} native"
+    );
+    assert!(t.refused.is_empty(), "refused: {:?}", t.refused);
+    assert!(t.triangles > 0, "no triangle compared");
 }

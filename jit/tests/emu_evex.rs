@@ -228,6 +228,7 @@ fn evex_arithmetic_matches_the_cpu_under_masks_and_broadcasts() {
         (Op::AddPd, 0, binary(VOp::AddPd)),
         (Op::MulPd, 0, binary(VOp::MulPd)),
         (Op::SubPd, 0, binary(VOp::SubPd)),
+        (Op::DivPd, 0, binary(VOp::DivPd)),
         (
             Op::SqrtPs,
             0,
@@ -476,6 +477,33 @@ fn evex_only_instructions_follow_their_definitions() {
         let want: [u32; 16] =
             std::array::from_fn(|i| if bits >> i & 1 != 0 { u32::MAX } else { 0 });
         assert_eq!(got, want, "mask ops seed {seed}");
+        // vpmovm2q zmm3, k1: each opmask bit as a 64-bit lane.
+        let got = run_body(&data, &|o| {
+            ev(o, Inst::rvm(Op::PMovM2Q, Vl::V512, 3, 0, Rm::Reg(1)))
+        });
+        let want: [u32; 16] =
+            std::array::from_fn(|i| if k >> (i / 2) & 1 != 0 { u32::MAX } else { 0 });
+        assert_eq!(got, want, "vpmovm2q seed {seed}");
+        // vpsrlq zmm3, zmm1, 52 (the destination is EVEX.vvvv).
+        let got = run_body(&data, &|o| {
+            ev(
+                o,
+                Inst {
+                    imm: 52,
+                    ..Inst::rvm(Op::PSrlQ, Vl::V512, 0, 3, Rm::Reg(1))
+                },
+            )
+        });
+        let want: [u32; 16] = std::array::from_fn(|i| {
+            let q = u64::from(a[i & !1]) | u64::from(a[i | 1]) << 32;
+            let r = q >> 52;
+            if i % 2 == 0 {
+                r as u32
+            } else {
+                (r >> 32) as u32
+            }
+        });
+        assert_eq!(got, want, "vpsrlq seed {seed}");
         // vpcmpd k2{k1}, zmm1, zmm2, LT; vpmovm2d zmm3, k2.
         let got = run_body(&data, &|o| {
             ev(

@@ -1,7 +1,7 @@
 //! Every form the EVEX/opmask encoder (`x64::evex`) can emit, over a spread of registers
 //! (0, 1, 7, 8, 15, 16, 23, 31: each extension bit), opmasks with merging and zeroing, memory
 //! operands (every base, indexes and scales, displacements that do and do not compress to
-//! disp8·N) and broadcasts, is decoded by iced-x86 and must be exactly the instruction meant:
+//! disp8·N, `[rip + disp32]`) and broadcasts, is decoded by iced-x86 and must be exactly the instruction meant:
 //! the instruction (found in iced's tables by mnemonic, vector length and operand shape, not by
 //! our opcode bytes), every operand, the opmask, zeroing, broadcast and the length. iced's own
 //! encoder must also produce the same bytes. Zero mismatches allowed.
@@ -10,7 +10,9 @@ use iced_x86::{
     Code, Decoder, DecoderOptions, Encoder, EncodingKind, Instruction, MemoryOperand,
     OpCodeOperandKind as K, Register,
 };
-use picajit_codegen::x64::evex::{encode, encode_k, Inst, KOp, KShape, Mem, Op, Rm, Shape, Vl};
+use picajit_codegen::x64::evex::{
+    encode, encode_k, Inst, KOp, KShape, Mem, Op, Rm, Shape, Vl, RIP,
+};
 
 const REGS: [u8; 8] = [0, 1, 7, 8, 15, 16, 23, 31];
 
@@ -138,7 +140,21 @@ const GPR64: [Register; 16] = [
     Register::R15,
 ];
 
-fn mem_operand(m: &Mem, bcst: bool) -> MemoryOperand {
+/// iced's form of `m` in an instruction of `len` bytes decoded at address 0 (a rip-relative
+/// operand's displacement is then its absolute target, `len + disp`).
+fn mem_operand(m: &Mem, bcst: bool, len: usize) -> MemoryOperand {
+    if m.base == RIP {
+        let target = len as i64 + i64::from(m.disp);
+        return MemoryOperand::new(
+            Register::RIP,
+            Register::None,
+            1,
+            target,
+            8,
+            bcst,
+            Register::None,
+        );
+    }
     let (index, scale) = match m.index {
         Some((i, s)) => (GPR64[i as usize], u32::from(s)),
         None => (Register::None, 1),
@@ -256,6 +272,10 @@ fn mems() -> Vec<Mem> {
             index: Some((15, 1)),
             disp: 0,
         });
+    }
+    // `[rip + disp32]` (the constant pool's form), whatever the displacement.
+    for disp in [0, 4, 64, -64, 0x1234, -0x7FFF_FFFF] {
+        v.push(Mem::rip(disp));
     }
     v
 }
@@ -386,7 +406,9 @@ fn every_evex_form_decodes_as_meant() {
                                 };
                                 Arg::R(reg_of(kind, r))
                             }
-                            Rm::Mem(m) => Arg::M(mem_operand(&m, inst.bcst)),
+                            Rm::Mem(m) => {
+                                Arg::M(mem_operand(&m, inst.bcst, bytes.as_bytes().len()))
+                            }
                         },
                         _ => Arg::R(reg_of(kind, reg_iter.next().expect("register operand"))),
                     };
@@ -455,7 +477,9 @@ fn every_opmask_form_decodes_as_meant() {
                         let kind = if kind == K::k_or_mem { K::k_rm } else { kind };
                         Arg::R(reg_of(kind, r))
                     }
-                    (Role::KOrMem, Rm::Mem(m)) => Arg::M(mem_operand(&m, false)),
+                    (Role::KOrMem, Rm::Mem(m)) => {
+                        Arg::M(mem_operand(&m, false, bytes.as_bytes().len()))
+                    }
                     _ => Arg::R(reg_of(kind, regs.next().expect("register"))),
                 })
                 .collect();

@@ -927,6 +927,13 @@ impl Machine {
                 }));
                 self.vout(ins, &v, len, 4)
             }
+            M::Vpmovm2q => {
+                let k = self.k_operand(ins, 1)?;
+                let v = from_u64s(&std::array::from_fn(|i| {
+                    ones64(i < len / 8 && k >> i & 1 != 0)
+                }));
+                self.vout(ins, &v, len, 8)
+            }
             M::Vzeroupper => {
                 for r in self.vec.iter_mut().take(16) {
                     r[16..].fill(0);

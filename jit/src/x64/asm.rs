@@ -8,8 +8,8 @@
 //! load a scalar then use `vbroadcastss ymm, xmm`, and the 64-bit right shift takes its count
 //! from a register (`vpsrlq ymm, ymm, xmm`), never an immediate.
 //!
-//! [`Tier::Avx512`] shares the AVX2 templates for now: [`super::compile`] refuses the tier, so
-//! none of them is ever emitted for it; its EVEX arms replace them piece by piece.
+//! [`Tier::Avx512`]'s arms are in [`super::zmm`] (EVEX chunks); the xmm-only VEX forms are
+//! shared with AVX2 (the layer's vector registers are 0–15 on every tier).
 //!
 //! Register 15 is this layer's own temporary (for SSE forms whose destination is also the second
 //! source); nothing else may use it.
@@ -19,6 +19,7 @@
 
 use dynasmrt::x64::X64Relocation;
 
+use super::zmm;
 use crate::abi;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
 
@@ -29,8 +30,7 @@ pub enum Tier {
     Sse41,
     /// AVX2, ymm registers, W = 8 (FMA is never used).
     Avx2,
-    /// AVX-512 F/VL/DQ/BW, zmm registers, W = 16: EVEX chunks from [`super::evex`]. Not
-    /// compiled yet: [`super::compile`] refuses it with a typed error.
+    /// AVX-512 F/VL/DQ/BW, zmm registers, W = 16: EVEX chunks from [`super::evex`].
     Avx512,
 }
 
@@ -42,6 +42,10 @@ impl Tier {
             Tier::Avx2 => 8,
             Tier::Avx512 => 16,
         }
+    }
+    /// 128-bit segments per vector register (AoS rows: lane k + 4 s in segment s).
+    pub const fn segments(self) -> usize {
+        self.lanes() / 4
     }
     /// Bytes per vector register.
     pub const fn bytes(self) -> usize {
@@ -127,7 +131,8 @@ impl VOp {
 /// `d = a op b`.
 pub fn vop(ops: &mut Ops, tier: Tier, op: VOp, d: u8, a: u8, b: u8) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => vop_avx(ops, op, d, a, b),
+        Tier::Avx512 => zmm::vop(ops, op, d, a, b),
+        Tier::Avx2 => vop_avx(ops, op, d, a, b),
         Tier::Sse41 => {
             if d == a {
                 vop_sse(ops, op, d, b);
@@ -149,7 +154,8 @@ pub fn vop(ops: &mut Ops, tier: Tier, op: VOp, d: u8, a: u8, b: u8) {
 /// context row and constant-pool row is).
 pub fn vop_m(ops: &mut Ops, tier: Tier, op: VOp, d: u8, a: u8, mem: Mem) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => vop_avx_m(ops, op, d, a, mem),
+        Tier::Avx512 => zmm::vop_m(ops, op, d, a, mem),
+        Tier::Avx2 => vop_avx_m(ops, op, d, a, mem),
         Tier::Sse41 => {
             mov(ops, tier, d, a);
             vop_sse_m(ops, op, d, mem);
@@ -320,7 +326,8 @@ pub fn mov(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
         return;
     }
     match tier {
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vmovaps Ry(d), Ry(s)),
+        Tier::Avx512 => zmm::mov(ops, d, s),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovaps Ry(d), Ry(s)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; movaps Rx(d), Rx(s)),
     }
 }
@@ -328,13 +335,14 @@ pub fn mov(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
 /// Full-width aligned load.
 pub fn load(ops: &mut Ops, tier: Tier, d: u8, m: Mem) {
     match (tier, m) {
-        (Tier::Avx2 | Tier::Avx512, Mem::Ctx(o)) => {
+        (Tier::Avx512, m) => zmm::load(ops, d, m),
+        (Tier::Avx2, Mem::Ctx(o)) => {
             dynasm!(ops ; .arch x64 ; vmovaps Ry(d), [rdi + o])
         }
-        (Tier::Avx2 | Tier::Avx512, Mem::CtxRax(o)) => {
+        (Tier::Avx2, Mem::CtxRax(o)) => {
             dynasm!(ops ; .arch x64 ; vmovups Ry(d), [rdi + rax + o])
         }
-        (Tier::Avx2 | Tier::Avx512, Mem::Const(l)) => {
+        (Tier::Avx2, Mem::Const(l)) => {
             dynasm!(ops ; .arch x64 ; vmovaps Ry(d), [=>l])
         }
         (Tier::Sse41, Mem::Ctx(o)) => dynasm!(ops ; .arch x64 ; movaps Rx(d), [rdi + o]),
@@ -346,29 +354,31 @@ pub fn load(ops: &mut Ops, tier: Tier, d: u8, m: Mem) {
 /// Full-width aligned store to the context.
 pub fn store(ops: &mut Ops, tier: Tier, disp: i32, s: u8) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vmovaps [rdi + disp], Ry(s)),
+        Tier::Avx512 => zmm::store(ops, disp, s),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovaps [rdi + disp], Ry(s)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; movaps [rdi + disp], Rx(s)),
     }
 }
 
-/// Loads the 16-byte uniform row of lane `lane` into the low half of `d` (or, for lanes 4–7
-/// of AVX2, the high half of `d`, whose low half holds lane `lane - 4`): `eax` = the row's
-/// byte offset from the lane array at `[rdi + idx]`, the row at `[rdi + rax + table]`.
+/// Loads the 16-byte uniform row of lane `lane` into 128-bit segment `lane / 4` of `d` (lanes
+/// are loaded in order: segment 0 first, which clears the rest): `eax` = the row's byte offset
+/// from the lane array at `[rdi + idx]`, the row at `[rdi + rax + table]`.
 pub fn load_lane_row(ops: &mut Ops, tier: Tier, d: u8, idx: i32, lane: i32, table: i32) {
     dynasm!(ops ; .arch x64 ; mov eax, DWORD [rdi + idx + lane * 4]);
     match (tier, lane >= 4) {
-        (Tier::Avx2 | Tier::Avx512, true) => {
+        (Tier::Avx512, _) => zmm::load_lane_row(ops, d, lane, table),
+        (Tier::Avx2, true) => {
             dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), OWORD [rdi + rax + table], 1)
         }
-        (Tier::Avx2 | Tier::Avx512, false) => {
+        (Tier::Avx2, false) => {
             dynasm!(ops ; .arch x64 ; vmovups Rx(d), OWORD [rdi + rax + table])
         }
         (Tier::Sse41, _) => dynasm!(ops ; .arch x64 ; movups Rx(d), OWORD [rdi + rax + table]),
     }
 }
 
-/// Transposes four registers of rows (`rows[k]` = lane k's x, y, z, w; with AVX2 lane k + 4's
-/// in the high half) into component vectors stored at `[rdi + out[c]]`, c = x, y, z, w.
+/// Transposes four registers of rows (`rows[k]` = lane k's x, y, z, w; lane k + 4 s's in
+/// 128-bit segment s) into component vectors stored at `[rdi + out[c]]`, c = x, y, z, w.
 /// Destroys the four registers and [`ASM_TEMP`].
 pub fn transpose_rows(ops: &mut Ops, tier: Tier, rows: [u8; 4], out: [i32; 4]) {
     let plan = unpack_rows(ops, tier, rows, ASM_TEMP, 0b1111);
@@ -416,13 +426,14 @@ pub fn unpack_rows(
 /// Broadcast the f32 at `[rdi + disp]` (or `[rdi + rax + disp]`) to every lane.
 pub fn broadcast(ops: &mut Ops, tier: Tier, d: u8, m: Mem) {
     match (tier, m) {
-        (Tier::Avx2 | Tier::Avx512, Mem::Ctx(o)) => {
+        (Tier::Avx512, m) => zmm::broadcast(ops, d, m),
+        (Tier::Avx2, Mem::Ctx(o)) => {
             dynasm!(ops ; .arch x64 ; vmovss Rx(d), [rdi + o] ; vbroadcastss Ry(d), Rx(d))
         }
-        (Tier::Avx2 | Tier::Avx512, Mem::CtxRax(o)) => {
+        (Tier::Avx2, Mem::CtxRax(o)) => {
             dynasm!(ops ; .arch x64 ; vmovss Rx(d), [rdi + rax + o] ; vbroadcastss Ry(d), Rx(d))
         }
-        (Tier::Avx2 | Tier::Avx512, Mem::Const(l)) => {
+        (Tier::Avx2, Mem::Const(l)) => {
             dynasm!(ops ; .arch x64 ; vmovss Rx(d), [=>l] ; vbroadcastss Ry(d), Rx(d))
         }
         (Tier::Sse41, Mem::Ctx(o)) => {
@@ -440,7 +451,8 @@ pub fn broadcast(ops: &mut Ops, tier: Tier, d: u8, m: Mem) {
 /// All lanes all-ones.
 pub fn ones(ops: &mut Ops, tier: Tier, d: u8) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vpcmpeqd Ry(d), Ry(d), Ry(d)),
+        Tier::Avx512 => zmm::ones(ops, d),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vpcmpeqd Ry(d), Ry(d), Ry(d)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; pcmpeqd Rx(d), Rx(d)),
     }
 }
@@ -448,7 +460,8 @@ pub fn ones(ops: &mut Ops, tier: Tier, d: u8) {
 /// All lanes zero.
 pub fn zero(ops: &mut Ops, tier: Tier, d: u8) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vxorps Ry(d), Ry(d), Ry(d)),
+        Tier::Avx512 => zmm::zero(ops, d),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vxorps Ry(d), Ry(d), Ry(d)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; xorps Rx(d), Rx(d)),
     }
 }
@@ -456,7 +469,8 @@ pub fn zero(ops: &mut Ops, tier: Tier, d: u8) {
 /// `d = m ? a : b` per lane (`m` all-ones or zero per lane); any of the registers may alias.
 pub fn select(ops: &mut Ops, tier: Tier, d: u8, m: u8, a: u8, b: u8) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => {
+        Tier::Avx512 => zmm::select(ops, d, m, a, b),
+        Tier::Avx2 => {
             dynasm!(ops ; .arch x64 ; vblendvps Ry(d), Ry(b), Ry(a), Ry(m))
         }
         Tier::Sse41 => {
@@ -483,7 +497,8 @@ pub fn select(ops: &mut Ops, tier: Tier, d: u8, m: u8, a: u8, b: u8) {
 /// `roundps` with an immediate rounding control (9 = floor).
 pub fn round_ps(ops: &mut Ops, tier: Tier, d: u8, s: u8, imm: i8) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vroundps Ry(d), Ry(s), imm),
+        Tier::Avx512 => zmm::round_ps(ops, d, s, imm),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vroundps Ry(d), Ry(s), imm),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; roundps Rx(d), Rx(s), imm),
     }
 }
@@ -491,7 +506,8 @@ pub fn round_ps(ops: &mut Ops, tier: Tier, d: u8, s: u8, imm: i8) {
 /// `roundpd` with an immediate rounding control (8 = nearest even).
 pub fn round_pd(ops: &mut Ops, tier: Tier, d: u8, s: u8, imm: i8) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vroundpd Ry(d), Ry(s), imm),
+        Tier::Avx512 => zmm::round_pd(ops, d, s, imm),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vroundpd Ry(d), Ry(s), imm),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; roundpd Rx(d), Rx(s), imm),
     }
 }
@@ -499,7 +515,8 @@ pub fn round_pd(ops: &mut Ops, tier: Tier, d: u8, s: u8, imm: i8) {
 /// `d = sqrt(s)` per f32 lane.
 pub fn sqrt_ps(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vsqrtps Ry(d), Ry(s)),
+        Tier::Avx512 => zmm::sqrt_ps(ops, d, s),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vsqrtps Ry(d), Ry(s)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; sqrtps Rx(d), Rx(s)),
     }
 }
@@ -507,7 +524,8 @@ pub fn sqrt_ps(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
 /// Truncating f32 → i32 (out of range and NaN give `0x8000_0000`).
 pub fn cvtt_ps2dq(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vcvttps2dq Ry(d), Ry(s)),
+        Tier::Avx512 => zmm::cvtt_ps2dq(ops, d, s),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vcvttps2dq Ry(d), Ry(s)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; cvttps2dq Rx(d), Rx(s)),
     }
 }
@@ -515,7 +533,8 @@ pub fn cvtt_ps2dq(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
 /// Widen half of the f32 lanes at `[rdi + disp]` to f64 (4 lanes AVX2, 2 lanes SSE).
 pub fn cvt_ps2pd_mem(ops: &mut Ops, tier: Tier, d: u8, disp: i32) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vcvtps2pd Ry(d), [rdi + disp]),
+        Tier::Avx512 => zmm::cvt_ps2pd_mem(ops, d, disp),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vcvtps2pd Ry(d), [rdi + disp]),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; cvtps2pd Rx(d), [rdi + disp]),
     }
 }
@@ -524,7 +543,8 @@ pub fn cvt_ps2pd_mem(ops: &mut Ops, tier: Tier, d: u8, disp: i32) {
 /// `[rdi + disp]`.
 pub fn cvt_pd2ps_store(ops: &mut Ops, tier: Tier, s: u8, disp: i32) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => {
+        Tier::Avx512 => zmm::cvt_pd2ps_store(ops, s, disp),
+        Tier::Avx2 => {
             dynasm!(ops ; .arch x64 ; vcvtpd2ps Rx(ASM_TEMP), Ry(s) ; vmovaps [rdi + disp], Rx(ASM_TEMP))
         }
         Tier::Sse41 => {
@@ -536,15 +556,18 @@ pub fn cvt_pd2ps_store(ops: &mut Ops, tier: Tier, s: u8, disp: i32) {
 /// 64-bit left shift by an immediate.
 pub fn psllq(ops: &mut Ops, tier: Tier, d: u8, imm: i8) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vpsllq Ry(d), Ry(d), imm),
+        Tier::Avx512 => zmm::psllq(ops, d, imm),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vpsllq Ry(d), Ry(d), imm),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; psllq Rx(d), imm),
     }
 }
 
-/// 64-bit logical right shift by the count in the low quadword of `count`.
-pub fn psrlq(ops: &mut Ops, tier: Tier, d: u8, count: u8) {
+/// 64-bit logical right shift by `imm`, which the low quadword of `count` also holds (the
+/// SSE/VEX forms read the register: dynasm mis-encodes their immediate form; EVEX takes `imm`).
+pub fn psrlq(ops: &mut Ops, tier: Tier, d: u8, count: u8, imm: u8) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vpsrlq Ry(d), Ry(d), Rx(count)),
+        Tier::Avx512 => zmm::psrlq(ops, d, imm),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vpsrlq Ry(d), Ry(d), Rx(count)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; psrlq Rx(d), Rx(count)),
     }
 }
@@ -554,7 +577,8 @@ pub fn psrlq(ops: &mut Ops, tier: Tier, d: u8, count: u8) {
 pub fn permute(ops: &mut Ops, tier: Tier, d: u8, s: u8, imm: u8) {
     let imm = imm as i8;
     match tier {
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vpermilps Ry(d), Ry(s), imm),
+        Tier::Avx512 => zmm::permute(ops, d, s, imm as u8),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vpermilps Ry(d), Ry(s), imm),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; pshufd Rx(d), Rx(s), imm),
     }
 }
@@ -562,7 +586,8 @@ pub fn permute(ops: &mut Ops, tier: Tier, d: u8, s: u8, imm: u8) {
 /// 32-bit left shift by an immediate.
 pub fn pslld(ops: &mut Ops, tier: Tier, d: u8, imm: i8) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vpslld Ry(d), Ry(d), imm),
+        Tier::Avx512 => zmm::pslld(ops, d, imm),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vpslld Ry(d), Ry(d), imm),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; pslld Rx(d), imm),
     }
 }
@@ -570,12 +595,13 @@ pub fn pslld(ops: &mut Ops, tier: Tier, d: u8, imm: i8) {
 /// `eax` = lane 0 of `s`.
 pub fn lane0_to_eax(ops: &mut Ops, tier: Tier, s: u8) {
     match tier {
+        // VEX on xmm: the layer's registers are 0–15.
         Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vmovd eax, Rx(s)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; movd eax, Rx(s)),
     }
 }
 
-/// Clears the upper ymm state before returning (AVX2 only).
+/// Clears the upper vector state before returning (AVX2 and AVX-512).
 pub fn leave(ops: &mut Ops, tier: Tier) {
     match tier {
         Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vzeroupper ; ret),
@@ -612,9 +638,14 @@ pub fn load_xmm(ops: &mut Ops, tier: Tier, d: u8, base: Base, disp: i32) {
     }
 }
 
-/// AVX2: loads 16 bytes into the high half of `d` (the low half is kept).
-pub fn insert_high(ops: &mut Ops, d: u8, disp: i32) {
-    dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [rsi + disp], 1);
+/// Loads the 16 bytes at `[rsi + disp]` into 128-bit segment `seg` (1 ≤ seg < `tier.segments()`)
+/// of `d`, the others kept. SSE4.1 has one segment: nothing to do.
+pub fn insert_segment(ops: &mut Ops, tier: Tier, d: u8, seg: u8, disp: i32) {
+    match tier {
+        Tier::Avx512 => zmm::insert_segment(ops, d, Base::Rsi, seg, disp),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [rsi + disp], 1),
+        Tier::Sse41 => {}
+    }
 }
 
 /// Loads the `n` floats (1..=4) at `[rax]` into the low lanes of `d` (a draw kernel's
@@ -677,6 +708,17 @@ pub fn halves_with_const(ops: &mut Ops, d: u8, a: u8, l: DynamicLabel, imm: u8) 
     dynasm!(ops ; .arch x64 ; vperm2f128 Ry(d), Ry(a), [=>l], imm);
 }
 
+/// `d`'s 128-bit segment `seg` (1 ≤ seg < `tier.segments()`) = the low 16 bytes of `s`, the
+/// segments below kept (AVX2: `d`'s low half, then `s`'s; those above may be clobbered).
+/// SSE4.1 has one segment: nothing to do.
+pub fn join_segment(ops: &mut Ops, tier: Tier, d: u8, s: u8, seg: u8) {
+    match tier {
+        Tier::Avx512 => zmm::insert_segment_reg(ops, d, s, seg),
+        Tier::Avx2 => low_halves(ops, d, d, s),
+        Tier::Sse41 => {}
+    }
+}
+
 /// Stores the low 16 bytes of `s`.
 pub fn store_xmm(ops: &mut Ops, tier: Tier, s: u8, base: Base, disp: i32) {
     match (tier, base) {
@@ -695,15 +737,21 @@ pub fn store_xmm(ops: &mut Ops, tier: Tier, s: u8, base: Base, disp: i32) {
     }
 }
 
-/// AVX2: stores the high 16 bytes of `s` at `[r8 + disp]`.
-pub fn extract_high(ops: &mut Ops, s: u8, disp: i32) {
-    dynasm!(ops ; .arch x64 ; vextractf128 [r8 + disp], Ry(s), 1);
+/// Stores 128-bit segment `seg` (1 ≤ seg < `tier.segments()`) of `s` at `[r8 + disp]`. SSE4.1
+/// has one segment: nothing to do.
+pub fn extract_segment(ops: &mut Ops, tier: Tier, s: u8, seg: u8, disp: i32) {
+    match tier {
+        Tier::Avx512 => zmm::extract_segment(ops, s, Base::R8, seg, disp),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vextractf128 [r8 + disp], Ry(s), 1),
+        Tier::Sse41 => {}
+    }
 }
 
 /// Full-width unaligned load from `[rax + rsi]` (a SoA plane at the batch offset).
 pub fn load_plane(ops: &mut Ops, tier: Tier, d: u8) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vmovups Ry(d), [rax + rsi]),
+        Tier::Avx512 => zmm::load_plane(ops, d),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovups Ry(d), [rax + rsi]),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; movups Rx(d), [rax + rsi]),
     }
 }
@@ -711,7 +759,8 @@ pub fn load_plane(ops: &mut Ops, tier: Tier, d: u8) {
 /// Full-width unaligned store to `[rax + rsi]`.
 pub fn store_plane(ops: &mut Ops, tier: Tier, s: u8) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vmovups [rax + rsi], Ry(s)),
+        Tier::Avx512 => zmm::store_plane(ops, s),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovups [rax + rsi], Ry(s)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; movups [rax + rsi], Rx(s)),
     }
 }
@@ -719,7 +768,8 @@ pub fn store_plane(ops: &mut Ops, tier: Tier, s: u8) {
 /// Full-width store to the current output bank, `[r11 + disp]`.
 pub fn store_bank(ops: &mut Ops, tier: Tier, disp: i32, s: u8) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vmovaps [r11 + disp], Ry(s)),
+        Tier::Avx512 => zmm::store_bank(ops, disp, s),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovaps [r11 + disp], Ry(s)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; movaps [r11 + disp], Rx(s)),
     }
 }
@@ -727,7 +777,8 @@ pub fn store_bank(ops: &mut Ops, tier: Tier, disp: i32, s: u8) {
 /// Full-width load from the current output bank, `[r11 + disp]`.
 pub fn load_bank(ops: &mut Ops, tier: Tier, d: u8, disp: i32) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vmovaps Ry(d), [r11 + disp]),
+        Tier::Avx512 => zmm::load_bank(ops, d, disp),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovaps Ry(d), [r11 + disp]),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; movaps Rx(d), [r11 + disp]),
     }
 }
@@ -737,7 +788,8 @@ pub fn copy_ctx_to_rdx(ops: &mut Ops, tier: Tier, t: u8, src: i32, dst: i32, row
     for k in 0..rows {
         let (from, to) = (src + k * 64, dst + k * 64);
         match tier {
-            Tier::Avx2 | Tier::Avx512 => {
+            Tier::Avx512 => zmm::copy_row_to_rdx(ops, t, from, to),
+            Tier::Avx2 => {
                 dynasm!(ops ; .arch x64 ; vmovaps Ry(t), [rdi + from] ; vmovaps [rdx + to], Ry(t))
             }
             Tier::Sse41 => {
@@ -750,7 +802,8 @@ pub fn copy_ctx_to_rdx(ops: &mut Ops, tier: Tier, t: u8, src: i32, dst: i32, row
 /// Jumps to `target` if any lane of mask `m` is true.
 pub fn jump_if_any(ops: &mut Ops, tier: Tier, m: u8, target: DynamicLabel) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vptest Ry(m), Ry(m)),
+        Tier::Avx512 => return zmm::jump_if_any(ops, m, target),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vptest Ry(m), Ry(m)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; ptest Rx(m), Rx(m)),
     }
     dynasm!(ops ; .arch x64 ; jnz =>target);
@@ -761,7 +814,8 @@ pub fn jump_if_any(ops: &mut Ops, tier: Tier, m: u8, target: DynamicLabel) {
 /// ModRM.reg = eax (two-byte VEX for ymm0–7, three-byte with VEX.B for ymm8–15).
 pub fn movmsk_eax(ops: &mut Ops, tier: Tier, m: u8) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => {
+        Tier::Avx512 => zmm::movmsk_eax(ops, m),
+        Tier::Avx2 => {
             let modrm = 0xC0 | (m & 7);
             if m < 8 {
                 ops.extend([0xC5, 0xFC, 0x50, modrm]);
@@ -779,7 +833,8 @@ pub fn lane_min(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
     // Swap the two 32-bit halves of each 64 bits (lanes 1, 0, 3, 2).
     let pairs = 0xB1u8 as i8;
     match tier {
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64
+        Tier::Avx512 => zmm::lane_min(ops, d, s),
+        Tier::Avx2 => dynasm!(ops ; .arch x64
             ; vextracti128 Rx(t), Ry(s), 1
             ; vpminsd Rx(t), Rx(t), Rx(s)
             ; vpshufd Rx(d), Rx(t), 0x4E
@@ -798,7 +853,8 @@ pub fn lane_min(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
 /// Broadcasts `eax` to every lane of `d`.
 pub fn broadcast_eax(ops: &mut Ops, tier: Tier, d: u8) {
     match tier {
-        Tier::Avx2 | Tier::Avx512 => {
+        Tier::Avx512 => zmm::broadcast_eax(ops, d),
+        Tier::Avx2 => {
             dynasm!(ops ; .arch x64 ; vmovd Rx(d), eax ; vpbroadcastd Ry(d), Rx(d))
         }
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; movd Rx(d), eax ; pshufd Rx(d), Rx(d), 0),

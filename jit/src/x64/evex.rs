@@ -91,6 +91,18 @@ pub enum Shape {
     VfromK,
 }
 
+impl Shape {
+    /// True if the form ends with an 8-bit immediate.
+    pub const fn imm(self) -> bool {
+        match self {
+            Shape::Rvmi | Shape::Rmi | Shape::Mri | Shape::Kvmi | Shape::Shift(_) => true,
+            Shape::Rvm | Shape::Rm | Shape::Mr | Shape::Kvm | Shape::KfromV | Shape::VfromK => {
+                false
+            }
+        }
+    }
+}
+
 /// How a compressed 8-bit displacement is scaled (Intel's tuple types).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Tuple {
@@ -183,6 +195,7 @@ evex_ops! {
     AddPd = "vaddpd", M0F, P66, 0x58, 1, S::Rvm, Full, 1, 0;
     SubPd = "vsubpd", M0F, P66, 0x5C, 1, S::Rvm, Full, 1, 0;
     MulPd = "vmulpd", M0F, P66, 0x59, 1, S::Rvm, Full, 1, 0;
+    DivPd = "vdivpd", M0F, P66, 0x5E, 1, S::Rvm, Full, 1, 0;
     CmpPd = "vcmppd", M0F, P66, 0xC2, 1, S::Kvmi, Full, 1, 0;
     RndScalePd = "vrndscalepd", M0F3A, P66, 0x09, 1, S::Rmi, Full, 1, 0;
     // Moves, masked moves and blends.
@@ -240,14 +253,19 @@ evex_ops! {
     PSrlD = "vpsrld", M0F, P66, 0x72, 0, S::Shift(2), Full, 1, 0;
     PSraD = "vpsrad", M0F, P66, 0x72, 0, S::Shift(4), Full, 1, 0;
     PSllQ = "vpsllq", M0F, P66, 0x73, 1, S::Shift(6), Full, 1, 0;
+    PSrlQ = "vpsrlq", M0F, P66, 0x73, 1, S::Shift(2), Full, 1, 0;
     /// Each lane's sign bit into an opmask (DQ).
     PMovD2M = "vpmovd2m", M0F38, PF3, 0x39, 0, S::KfromV, Full, 0, 0;
     /// Each opmask bit as an all-ones or zero lane (DQ).
     PMovM2D = "vpmovm2d", M0F38, PF3, 0x38, 0, S::VfromK, Full, 0, 0;
+    /// Each opmask bit as an all-ones or zero 64-bit lane (DQ).
+    PMovM2Q = "vpmovm2q", M0F38, PF3, 0x38, 1, S::VfromK, Full, 0, 0;
 }
 
 /// A general-purpose memory operand `[base + index * scale + disp]` (64-bit registers 0..=15;
-/// the index is never rsp).
+/// the index is never rsp), or `[rip + disp]` (base [`RIP`], no index, always a 32-bit
+/// displacement: the one position-dependent form, for a caller that patches the displacement
+/// as a relocation: it is the chunk's last 4 bytes before the immediate, see [`Shape::imm`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Mem {
     pub base: u8,
@@ -256,7 +274,19 @@ pub struct Mem {
     pub disp: i32,
 }
 
+/// The base of a `[rip + disp32]` operand.
+pub const RIP: u8 = 16;
+
 impl Mem {
+    /// `[rip + disp]`: `disp` counts from the end of the instruction.
+    pub const fn rip(disp: i32) -> Mem {
+        Mem {
+            base: RIP,
+            index: None,
+            disp,
+        }
+    }
+
     /// `[base + disp]`.
     pub const fn base(base: u8, disp: i32) -> Mem {
         Mem {
@@ -416,6 +446,20 @@ enum Disp {
 
 #[inline(always)]
 fn mem_bytes(name: &'static str, m: &Mem, n: u32) -> Result<RmBytes, EvexError> {
+    if m.base == RIP {
+        // ModRM mod = 00, rm = 101: rip-relative, always disp32, no SIB.
+        if m.index.is_some() {
+            return Err(EvexError::Index(name));
+        }
+        return Ok(RmBytes {
+            modrm_mod: 0,
+            modrm_rm: 5,
+            sib: None,
+            disp: Disp::D32(m.disp),
+            x: false,
+            b: false,
+        });
+    }
     if m.base > 15 {
         return Err(EvexError::Register(name, m.base));
     }

@@ -208,13 +208,7 @@ impl Emitter<'_> {
                         asm::vop(&mut self.ops, t, op, rows[3], lo, hi);
                         let disp = k as i32 * abi::AOS_VERTEX_BYTES + r as i32 * 16;
                         asm::store_xmm(&mut self.ops, t, rows[3], Base::R8, disp);
-                        if t == asm::Tier::Avx2 {
-                            asm::extract_high(
-                                &mut self.ops,
-                                rows[3],
-                                disp + 4 * abi::AOS_VERTEX_BYTES,
-                            );
-                        }
+                        self.store_segments(rows[3], disp, abi::AOS_VERTEX_BYTES);
                     }
                 }
             }
@@ -327,8 +321,9 @@ impl Emitter<'_> {
                 for (k, &row) in rows.iter().enumerate() {
                     let disp = k as i32 * abi::AOS_VERTEX_BYTES + r as i32 * 16;
                     asm::load_xmm(&mut self.ops, t, row, Base::Rsi, disp);
-                    if t == asm::Tier::Avx2 {
-                        asm::insert_high(&mut self.ops, row, disp + 4 * abi::AOS_VERTEX_BYTES);
+                    for s in 1..t.segments() {
+                        let at = disp + 4 * s as i32 * abi::AOS_VERTEX_BYTES;
+                        asm::insert_segment(&mut self.ops, t, row, s as u8, at);
                     }
                 }
             }
@@ -341,10 +336,10 @@ impl Emitter<'_> {
                 for (k, &row) in rows.iter().enumerate() {
                     asm::scalar::attribute_address(&mut self.ops, k as i32);
                     asm::load_attribute(&mut self.ops, t, row, n);
-                    if t == asm::Tier::Avx2 {
-                        asm::scalar::attribute_address(&mut self.ops, k as i32 + 4);
+                    for s in 1..t.segments() {
+                        asm::scalar::attribute_address(&mut self.ops, (k + 4 * s) as i32);
                         asm::load_attribute(&mut self.ops, t, ASM_TEMP, n);
-                        asm::low_halves(&mut self.ops, row, row, ASM_TEMP);
+                        asm::join_segment(&mut self.ops, t, row, ASM_TEMP, s as u8);
                     }
                     if let Some(w) = w {
                         asm::vop_m(&mut self.ops, t, asm::VOp::OrPs, row, row, Mem::Const(w));
@@ -507,9 +502,7 @@ impl Emitter<'_> {
                 }
                 None => {
                     asm::store_xmm(&mut self.ops, t, row, Base::R8, at(k));
-                    if t == asm::Tier::Avx2 {
-                        asm::extract_high(&mut self.ops, row, at(k + 4));
-                    }
+                    self.store_segments(row, at(k), abi::DRAW_VERTEX_BYTES);
                 }
             }
         }
@@ -609,6 +602,16 @@ impl Emitter<'_> {
             asm::store_pair(&mut self.ops, src, at + o * 16);
         }
         true
+    }
+
+    /// Stores 128-bit segments 1… of `row` (vertices k + 4 s of a transposed row whose
+    /// segment 0, vertex k's, went to `[r8 + disp]`) to the vertices `vertex` bytes apart.
+    fn store_segments(&mut self, row: u8, disp: i32, vertex: i32) {
+        let t = self.tier;
+        for s in 1..t.segments() {
+            let at = disp + 4 * s as i32 * vertex;
+            asm::extract_segment(&mut self.ops, t, row, s as u8, at);
+        }
     }
 
     /// Puts output component `r`.`c` from `src` into register `d`.
@@ -755,13 +758,7 @@ impl Emitter<'_> {
                         asm::vop(&mut self.ops, t, op, COLS[k], lo, hi);
                         let disp = k as i32 * abi::AOS_VERTEX_BYTES + r as i32 * 16;
                         asm::store_xmm(&mut self.ops, t, COLS[k], Base::R8, disp);
-                        if t == asm::Tier::Avx2 {
-                            asm::extract_high(
-                                &mut self.ops,
-                                COLS[k],
-                                disp + 4 * abi::AOS_VERTEX_BYTES,
-                            );
-                        }
+                        self.store_segments(COLS[k], disp, abi::AOS_VERTEX_BYTES);
                     }
                 }
             }

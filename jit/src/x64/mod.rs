@@ -1,4 +1,6 @@
-//! The x86-64 backend: IR → machine code for one tier (SSE4.1 with W = 4, AVX2 with W = 8).
+//! The x86-64 backend: IR → machine code for one tier (SSE4.1 with W = 4, AVX2 with W = 8,
+//! AVX-512 with W = 16). One emitter serves every tier; the tiers differ only in [`asm`]'s
+//! instruction forms (AVX-512's are EVEX chunks, `zmm`).
 //!
 //! Code is assembled with dynasm into a position-independent byte vector (constant pool at the
 //! end, reached rip-relative), which [`crate::code`] maps executable. The generated function is
@@ -6,7 +8,8 @@
 //! `rax`, `rcx`, `rdx` are scratch; no stack is used.
 //!
 //! Vector registers: 0–10 are allocatable, 11–14 are the emitters' scratch (`S0`–`S3`), 15
-//! belongs to [`asm`]. A spilled source is loaded into `S0`/`S1`/`S2` (first, second, third
+//! belongs to [`asm`] (on every tier: AVX-512's zmm16–31 are not used yet), and AVX-512's
+//! sequences use opmask k1 as a temporary. A spilled source is loaded into `S0`/`S1`/`S2` (first, second, third
 //! operand); a spilled result is computed in `S0` and stored. Multi-instruction sequences read
 //! all their sources before they write their destination, so any aliasing is safe.
 //!
@@ -23,7 +26,6 @@
 pub mod asm;
 
 mod arith;
-pub mod avx512;
 #[cfg(feature = "dump")]
 mod dump;
 pub mod evex;
@@ -33,6 +35,7 @@ mod lanes;
 mod memory;
 pub(crate) mod special;
 pub mod transcend;
+mod zmm;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -208,10 +211,6 @@ pub fn compile_timed(
     io: IoMode,
     clock: &mut Clock<'_>,
 ) -> Result<Compiled, CompileError> {
-    match tier {
-        Tier::Sse41 | Tier::Avx2 => {}
-        Tier::Avx512 => return Err(CompileError::Unsupported("the x64-avx512 tier (W = 16)")),
-    }
     let (ins, outs) = io_sets(func);
     let geometry = func
         .blocks
@@ -515,7 +514,7 @@ impl Emitter<'_> {
     }
 
     fn const_pool(&mut self) {
-        asm::scalar::align(&mut self.ops, 32);
+        asm::scalar::align(&mut self.ops, self.tier.bytes().max(32));
         let mut rows: Vec<(Vec<u32>, DynamicLabel)> = self.consts.drain().collect();
         rows.sort_by_key(|(row, _)| row.clone());
         for (row, label) in rows {

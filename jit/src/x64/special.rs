@@ -124,7 +124,7 @@ impl Emitter<'_> {
                                                        // 3. E = from_bits(MAGIC | B >> 52) - BIAS
         asm::mov(&mut self.ops, t, S3, S2);
         self.load_u64(S1, 52);
-        asm::psrlq(&mut self.ops, t, S3, S1);
+        asm::psrlq(&mut self.ops, t, S3, S1, 52);
         self.load_u64(S1, LG2_EXP_MAGIC_BITS);
         asm::vop(&mut self.ops, t, VOp::OrPs, S3, S3, S1);
         self.load_u64(S1, LG2_EXP_BIAS);
