@@ -349,10 +349,13 @@ struct LaneResult {
     triangles: Vec<(Vec<u32>, bool)>,
 }
 
+/// Runs a geometry batch: the context, the outputs, the status word, the emit buffers.
+type RunBatch<'a> = dyn FnMut(&mut Context, &mut [Regs16], &mut [u32], EmitBuffer<'_>) + 'a;
+
 /// Runs one geometry batch of `lanes` vertices and splits its results by lane.
 fn geometry_batch(
     what: &str,
-    run: &mut dyn FnMut(&mut Context, &mut [Regs16], &mut [u32], EmitBuffer<'_>),
+    run: &mut RunBatch<'_>,
     ctx: &mut Context,
     lanes: usize,
 ) -> (u32, Vec<LaneResult>) {

@@ -295,10 +295,10 @@ fn unary_and_conversion_forms() {
         asm::psllq(o, Tier::Sse41, 14, 52)
     });
     check(&["vpsrlq ymm14, ymm14, xmm12"], |o| {
-        asm::psrlq(o, Tier::Avx2, 14, 12)
+        asm::psrlq(o, Tier::Avx2, 14, 12, 52)
     });
     check(&["psrlq xmm14, xmm12"], |o| {
-        asm::psrlq(o, Tier::Sse41, 14, 12)
+        asm::psrlq(o, Tier::Sse41, 14, 12, 52)
     });
     check(&["vpslld ymm13, ymm13, 4"], |o| {
         asm::pslld(o, Tier::Avx2, 13, 4)
@@ -478,7 +478,7 @@ fn batch_io_forms() {
         asm::load_xmm(o, Tier::Sse41, 9, Base::RaxRsi, 0x20)
     });
     check(&["vinsertf128 ymm2, ymm2, [rsi+410h], 1"], |o| {
-        asm::insert_high(o, 2, 0x410)
+        asm::insert_segment(o, Tier::Avx2, 2, 1, 0x410)
     });
     check(&["vmovups [r8+110h], xmm10"], |o| {
         asm::store_xmm(o, Tier::Avx2, 10, Base::R8, 0x110)
@@ -493,7 +493,7 @@ fn batch_io_forms() {
         asm::store_xmm(o, Tier::Avx2, 1, Base::RaxRsi, 8)
     });
     check(&["vextractf128 [r8+510h], ymm11, 1"], |o| {
-        asm::extract_high(o, 11, 0x510)
+        asm::extract_segment(o, Tier::Avx2, 11, 1, 0x510)
     });
     check(&["vmovups ymm12, [rsi+210h]"], |o| {
         asm::load_pair(o, 12, 0x210)
@@ -788,4 +788,74 @@ fn partial_interleaves_for_the_wanted_components() {
         assert_eq!(plan[2], (VOp::UnpckLpd, 1, 3));
     });
     assert_eq!(high, ["unpckhps xmm1, xmm2", "unpckhps xmm3, xmm4"]);
+}
+
+/// The AVX-512 arms (EVEX chunks from `x64::evex`, whose every form `evex_roundtrip.rs` checks)
+/// are the sequences meant: compares through k1, selects through k1 and `vblendmps`, 128-bit
+/// segments, a constant-pool operand as `[rip + disp32]` reaching its row.
+#[test]
+fn avx512_arms_emit_the_sequences_meant() {
+    let t = Tier::Avx512;
+    check(&["vaddps zmm3, zmm1, zmm9"], |o| {
+        asm::vop(o, t, VOp::AddPs, 3, 1, 9)
+    });
+    check(&["vcmpltps k1, zmm1, zmm9", "vpmovm2d zmm3, k1"], |o| {
+        asm::vop(o, t, VOp::CmpLtPs, 3, 1, 9)
+    });
+    check(&["vcmpltpd k1, zmm1, zmm9", "vpmovm2q zmm3, k1"], |o| {
+        asm::vop(o, t, VOp::CmpLtPd, 3, 1, 9)
+    });
+    check(&["vpcmpgtd k1, zmm1, zmm9", "vpmovm2d zmm3, k1"], |o| {
+        asm::vop(o, t, VOp::PCmpGtD, 3, 1, 9)
+    });
+    check(
+        &["vpmovd2m k1, zmm9", "vblendmps zmm1{k1}, zmm3, zmm2"],
+        |o| asm::select(o, t, 1, 9, 2, 3),
+    );
+    check(&["vmulps zmm13, zmm0, [rdi+rax+2000h]"], |o| {
+        asm::vop_m(o, t, VOp::MulPs, 13, 0, Mem::CtxRax(0x2000))
+    });
+    check(&["vbroadcastss zmm10, [rdi+2010h]"], |o| {
+        asm::broadcast(o, t, 10, Mem::Ctx(0x2010))
+    });
+    check(&["vrndscaleps zmm2, zmm11, 9"], |o| {
+        asm::round_ps(o, t, 2, 11, 9)
+    });
+    check(&["vinsertf32x4 zmm2, zmm2, [rsi+410h], 2"], |o| {
+        asm::insert_segment(o, t, 2, 2, 0x410)
+    });
+    check(&["vextractf32x4 [r8+510h], zmm11, 3"], |o| {
+        asm::extract_segment(o, t, 11, 3, 0x510)
+    });
+    check(
+        &[
+            "vptestmd k1, zmm4, zmm4",
+            "kortestw k1, k1",
+            "jne 0000000000000010h",
+        ],
+        |o| {
+            let l = o.new_dynamic_label();
+            asm::jump_if_any(o, t, 4, l);
+            asm::scalar::bind(o, l);
+        },
+    );
+    check(&["vpmovd2m k1, zmm12", "kmovw eax, k1"], |o| {
+        asm::movmsk_eax(o, t, 12)
+    });
+    // The pool row right after the instruction (aligned to 64): its address as the operand.
+    for (op, want) in [
+        (VOp::SubPs, "vsubps zmm13, zmm0, [40h]"),
+        (VOp::CmpEqPs, "vcmpeqps k1, zmm0, [40h]"),
+    ] {
+        let got = decode_with(
+            |o| {
+                let l = o.new_dynamic_label();
+                asm::vop_m(o, t, op, 13, 0, Mem::Const(l));
+                asm::scalar::align(o, 64);
+                asm::scalar::bind(o, l);
+            },
+            false,
+        );
+        assert_eq!(got[0], want, "{op:?}");
+    }
 }

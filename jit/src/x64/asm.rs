@@ -8,7 +8,7 @@
 //! load a scalar then use `vbroadcastss ymm, xmm`, and the 64-bit right shift takes its count
 //! from a register (`vpsrlq ymm, ymm, xmm`), never an immediate.
 //!
-//! [`Tier::Avx512`]'s arms are in [`super::zmm`] (EVEX chunks); the xmm-only VEX forms are
+//! [`Tier::Avx512`]'s arms are in `x64/zmm.rs` (EVEX chunks); the xmm-only VEX forms are
 //! shared with AVX2 (the layer's vector registers are 0–15 on every tier).
 //!
 //! Register 15 is this layer's own temporary (for SSE forms whose destination is also the second
