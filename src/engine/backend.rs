@@ -63,7 +63,7 @@ impl Backend {
     /// What [`Backend::Auto`] stands for on this host (see there).
     pub(super) fn auto() -> Backend {
         let best = match Tier::host_best() {
-            // `x64::compile` refuses the AVX-512 tier until its kernels land; its host has AVX2.
+            // Until the engine has an AVX-512 backend: a host with AVX-512 has AVX2.
             Some(Tier::Avx2 | Tier::Avx512) => Backend::X64Avx2,
             Some(Tier::Sse41) => Backend::X64Sse41,
             None if cfg!(target_arch = "aarch64") => Backend::Aarch64,
