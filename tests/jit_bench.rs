@@ -254,26 +254,34 @@ fn draw_mode_reports_every_column_for_the_built_in_shaders() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        text.contains("compile+run µs") && text.contains("prepared 1st µs"),
+        text.contains("redraw ns/v")
+            && text.contains("compile+run µs")
+            && text.contains("prepared 1st µs"),
         "{text}"
     );
+    let (draws, small) = text.split_once("small draws:").expect("a small-draw table");
     let backends: Vec<&str> = picajit::engine::Backend::available()
         .into_iter()
         .map(|b| b.name())
         .collect();
-    for shader in ["mvp", "lighting"] {
-        for b in &backends {
-            let row = text
-                .lines()
-                .find(|l| l.starts_with(shader) && l.split_whitespace().nth(1) == Some(b))
-                .unwrap_or_else(|| panic!("no {shader} {b} row: {text}"));
-            let cells: Vec<&str> = row.split_whitespace().collect();
-            // shader, backend, unique, then eleven figures (ratios end in ×).
-            assert_eq!(cells.len(), 14, "{row}");
-            assert_eq!(cells[2], "2048", "{row}");
-            for cell in &cells[3..] {
-                let x: f64 = cell.trim_end_matches('×').parse().expect(row);
-                assert!(x.is_finite() && x > 0.0, "{row}");
+    // shader, backend, unique, then thirteen figures (ratios end in ×); small draws: shader,
+    // backend, four figures.
+    for (table, cells_per_row) in [(draws, 16), (small, 6)] {
+        for shader in ["mvp", "lighting"] {
+            for b in &backends {
+                let row = table
+                    .lines()
+                    .find(|l| l.starts_with(shader) && l.split_whitespace().nth(1) == Some(b))
+                    .unwrap_or_else(|| panic!("no {shader} {b} row: {text}"));
+                let cells: Vec<&str> = row.split_whitespace().collect();
+                assert_eq!(cells.len(), cells_per_row, "{row}");
+                if cells_per_row == 16 {
+                    assert_eq!(cells[2], "2048", "{row}");
+                }
+                for cell in &cells[2..] {
+                    let x: f64 = cell.trim_end_matches('×').parse().expect(row);
+                    assert!(x.is_finite() && x > 0.0, "{row}");
+                }
             }
         }
     }

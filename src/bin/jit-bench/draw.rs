@@ -2,16 +2,18 @@
 //! output vertices in semantic order out — against a bare AoS `Shader::run` on the same
 //! unique vertices, per backend; the same vertices drawn as a range (no index list to
 //! deduplicate: what the index list costs); the draw right after a uniform-only change; the
-//! first draw of a new shader against its compile time.
+//! first draw of a new shader against its compile time; and small draws (3 and 36 indices)
+//! against small bare runs: the fixed cost of a draw and of a run.
 //!
 //! Each draw: 4096 u16 indices over 2048 vertices (every vertex used twice, in shuffled
 //! order: 50% reuse), each input attribute in a float array of its own with a stride wider
-//! than its components.
+//! than its components. Two such lists: the draw column alternates them (every draw a new
+//! list), the redraw column repeats one (an emulator drawing the same mesh every frame).
 
 use std::sync::Arc;
 
 use cpu_time::ThreadTime;
-use picajit::engine::{Backend, Engine};
+use picajit::engine::{Backend, Engine, Shader};
 use picajit::pica::{program_commands, FloatMode, Unit};
 use picajit::pipeline::{Attribute, DrawOutput, Indices, Pipeline};
 use picajit::program::{Regs16, VertexStatus};
@@ -78,10 +80,20 @@ pub fn workloads(corpus: Option<&std::path::Path>) -> Result<Vec<DrawWorkload>, 
     Ok(all)
 }
 
-/// The data of a draw: attribute arrays and the index list.
+/// The data of a draw: attribute arrays and two index lists over the same vertices.
 struct Data {
     arrays: Vec<Vec<f32>>,
     indices: Vec<u16>,
+    other: Vec<u16>,
+}
+
+/// The small draws' index lists: one triangle, and a cube of 12 triangles over 24 vertices
+/// (4 per face).
+fn small_lists() -> [Vec<u16>; 2] {
+    let cube = (0..6u16)
+        .flat_map(|f| [0, 1, 2, 0, 2, 3].map(|k| 4 * f + k))
+        .collect();
+    [vec![0, 1, 2], cube]
 }
 
 fn data(attributes: usize) -> Data {
@@ -95,7 +107,13 @@ fn data(attributes: usize) -> Data {
         .collect();
     let mut indices: Vec<u16> = (0..INDICES).map(|k| (k % VERTICES) as u16).collect();
     rng.shuffle(&mut indices);
-    Data { arrays, indices }
+    let mut other = indices.clone();
+    rng.shuffle(&mut other);
+    Data {
+        arrays,
+        indices,
+        other,
+    }
 }
 
 impl Data {
@@ -159,7 +177,10 @@ pub struct DrawRow {
     pub shader: String,
     pub backend: &'static str,
     pub ns_per_index: f64,
+    /// Draws alternating two lists: every draw deduplicates a list it has not just drawn.
     pub draw_ns_per_vertex: f64,
+    /// Draws of one list again and again.
+    pub redraw_ns_per_vertex: f64,
     /// The same unique vertices drawn as a range (no deduplication).
     pub range_ns_per_vertex: f64,
     pub run_ns_per_vertex: f64,
@@ -171,6 +192,10 @@ pub struct DrawRow {
     /// The first draw of a new shader after `Pipeline::prepare_draw`.
     pub prepared_first_us: f64,
     pub vertices: usize,
+    /// Small draws: 3 indices (one triangle) and 36 (a cube over 24 vertices), µs per draw.
+    pub small_draw_us: [f64; 2],
+    /// Bare AoS runs of those draws' unique vertices (3 and 24), µs per run.
+    pub small_run_us: [f64; 2],
 }
 
 /// Measures `w` on `backend`: `samples` round-robin samples of a draw and of a bare AoS
@@ -196,8 +221,17 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
     shader.prepare(&uniforms);
     let mut run_out = vec![[[0.0; 4]; 16]; records.len()];
     let mut status = vec![VertexStatus::Ended; records.len()];
+    let mut flip = false;
     let mut draw = || {
-        let _ = p.draw(Indices::U16(&d.indices), &attributes, &mut out);
+        flip = !flip;
+        let list = if flip { &d.indices } else { &d.other };
+        let _ = p.draw(Indices::U16(list), &attributes, &mut out);
+    };
+    let mut redraw_out = DrawOutput::new();
+    let mut redraw_p = loaded(Arc::clone(&engine), w, 1.0);
+    redraw_p.prepare().expect("the shader loads");
+    let mut redraw = || {
+        let _ = redraw_p.draw(Indices::U16(&d.indices), &attributes, &mut redraw_out);
     };
     let mut ranged = DrawOutput::new();
     let mut range_p = loaded(Arc::clone(&engine), w, 1.0);
@@ -211,20 +245,28 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
     // Repetitions per sample from one timed call of each.
     let reps = |us: f64| ((sample_ms * 1000.0 / us.max(0.01)).ceil() as usize).max(1);
     draw();
+    redraw();
     draw_range();
     // Background compiles (the draw kernels of both layouts) finish before timing.
     std::thread::sleep(std::time::Duration::from_millis(50));
     draw();
+    redraw();
     draw_range();
     let draw_reps = reps(cpu_us(&mut draw));
+    let redraw_reps = reps(cpu_us(&mut redraw));
     let range_reps = reps(cpu_us(&mut draw_range));
     let run_reps = reps(cpu_us(&mut run));
-    let (mut draws, mut ranges, mut runs) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut draws, mut redraws, mut ranges, mut runs) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let per = |us: f64, reps: usize| us * 1000.0 / reps as f64;
     for _ in 0..samples {
         draws.push(per(
             cpu_us(|| (0..draw_reps).for_each(|_| draw())),
             draw_reps,
+        ));
+        redraws.push(per(
+            cpu_us(|| (0..redraw_reps).for_each(|_| redraw())),
+            redraw_reps,
         ));
         ranges.push(per(
             cpu_us(|| (0..range_reps).for_each(|_| draw_range())),
@@ -233,8 +275,10 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
         runs.push(per(cpu_us(|| (0..run_reps).for_each(|_| run())), run_reps));
     }
     let draw_ns = median(&mut draws);
+    let redraw_ns = median(&mut redraws);
     let range_ns = median(&mut ranges);
     let run_ns = median(&mut runs);
+    let (small_draw_us, small_run_us) = small(&mut p, &d, &attributes, &shader, samples);
 
     // A uniform-only change, then one draw (no prepare): never a compile.
     let mut after = Vec::new();
@@ -282,6 +326,7 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
         backend: backend.name(),
         ns_per_index: draw_ns / INDICES as f64,
         draw_ns_per_vertex: draw_ns / ids.len() as f64,
+        redraw_ns_per_vertex: redraw_ns / ids.len() as f64,
         range_ns_per_vertex: range_ns / ids.len() as f64,
         run_ns_per_vertex: run_ns / ids.len() as f64,
         after_uniforms_us: median(&mut after),
@@ -290,26 +335,74 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
         compile_run_us: median(&mut compile_run),
         prepared_first_us: median(&mut prepared),
         vertices: ids.len(),
+        small_draw_us,
+        small_run_us,
     }
+}
+
+/// µs per small draw (3 and 36 indices) through `p`, and per bare AoS run of their unique
+/// vertices through `shader` (kernels prepared): medians of `samples` samples of 2,000 calls,
+/// draws and runs alternating.
+fn small(
+    p: &mut Pipeline,
+    d: &Data,
+    attributes: &[Attribute],
+    shader: &Shader,
+    samples: usize,
+) -> ([f64; 2], [f64; 2]) {
+    const CALLS: usize = 2000;
+    let uniforms = p.regs().uniforms(Unit::Vertex).clone();
+    let mut out = DrawOutput::new();
+    let lists = small_lists();
+    let mut draw_us = [0.0; 2];
+    let mut run_us = [0.0; 2];
+    for (k, list) in lists.iter().enumerate() {
+        let _ = p.draw(Indices::U16(list), attributes, &mut out);
+        let records = d.records(&out.vertex_ids);
+        let mut run_out = vec![[[0.0; 4]; 16]; records.len()];
+        let mut status = vec![VertexStatus::Ended; records.len()];
+        let (mut draws, mut runs) = (Vec::new(), Vec::new());
+        for _ in 0..samples {
+            draws.push(
+                cpu_us(|| {
+                    for _ in 0..CALLS {
+                        let _ = p.draw(Indices::U16(list), attributes, &mut out);
+                    }
+                }) / CALLS as f64,
+            );
+            runs.push(
+                cpu_us(|| {
+                    for _ in 0..CALLS {
+                        let _ = shader.run(&uniforms, &records, &mut run_out, &mut status);
+                    }
+                }) / CALLS as f64,
+            );
+        }
+        draw_us[k] = median(&mut draws);
+        run_us[k] = median(&mut runs);
+    }
+    (draw_us, run_us)
 }
 
 /// The table of draw rows.
 pub fn table(rows: &[DrawRow]) -> String {
     let mut s = String::from(
-        "shader      backend    unique  ns/index  draw ns/v  range ns/v  run ns/v  draw/run  range/run  after-uniform µs  1st draw µs  compile µs  compile+run µs  prepared 1st µs\n\
-         ----------  ---------  ------  --------  ---------  ----------  --------  --------  ---------  ----------------  -----------  ----------  --------------  ---------------\n",
+        "shader      backend    unique  ns/index  draw ns/v  redraw ns/v  range ns/v  run ns/v  draw/run  redraw/run  range/run  after-uniform µs  1st draw µs  compile µs  compile+run µs  prepared 1st µs\n\
+         ----------  ---------  ------  --------  ---------  -----------  ----------  --------  --------  ----------  ---------  ----------------  -----------  ----------  --------------  ---------------\n",
     );
     for r in rows {
         s += &format!(
-            "{:<10}  {:<9}  {:>6}  {:>8.2}  {:>9.2}  {:>10.2}  {:>8.2}  {:>7.2}×  {:>8.2}×  {:>16.1}  {:>11.1}  {:>10.1}  {:>14.1}  {:>15.1}\n",
+            "{:<10}  {:<9}  {:>6}  {:>8.2}  {:>9.2}  {:>11.2}  {:>10.2}  {:>8.2}  {:>7.2}×  {:>9.2}×  {:>8.2}×  {:>16.1}  {:>11.1}  {:>10.1}  {:>14.1}  {:>15.1}\n",
             r.shader.chars().take(10).collect::<String>(),
             r.backend,
             r.vertices,
             r.ns_per_index,
             r.draw_ns_per_vertex,
+            r.redraw_ns_per_vertex,
             r.range_ns_per_vertex,
             r.run_ns_per_vertex,
             r.draw_ns_per_vertex / r.run_ns_per_vertex,
+            r.redraw_ns_per_vertex / r.run_ns_per_vertex,
             r.range_ns_per_vertex / r.run_ns_per_vertex,
             r.after_uniforms_us,
             r.first_draw_us,
@@ -321,10 +414,32 @@ pub fn table(rows: &[DrawRow]) -> String {
     s
 }
 
+/// The small-draw table: fixed costs per draw and per run.
+pub fn small_table(rows: &[DrawRow]) -> String {
+    let mut s = String::from(
+        "shader      backend    3-index draw µs  3-vertex run µs  36-index draw µs  24-vertex run µs\n\
+         ----------  ---------  ---------------  ---------------  ----------------  ----------------\n",
+    );
+    for r in rows {
+        s += &format!(
+            "{:<10}  {:<9}  {:>15.3}  {:>15.3}  {:>16.3}  {:>16.3}\n",
+            r.shader.chars().take(10).collect::<String>(),
+            r.backend,
+            r.small_draw_us[0],
+            r.small_run_us[0],
+            r.small_draw_us[1],
+            r.small_run_us[1],
+        );
+    }
+    s
+}
+
 /// What the draw table's columns mean.
 pub const LEGEND: &str = "columns: unique = vertices the draw's indices use; ns/index = one draw / its indices; draw ns/v,
-         run ns/v = one draw, and one bare AoS Shader::run of the same unique vertices (input records
-         built beforehand, output records), per unique vertex; range ns/v = the same vertices drawn
+         run ns/v = one draw (two lists over the same vertices alternating: each draw a list it did
+         not just draw), and one bare AoS Shader::run of the same unique vertices (input records
+         built beforehand, output records), per unique vertex; redraw ns/v = draws of one list
+         again and again (an emulator redrawing a mesh every frame); range ns/v = the same vertices drawn
          as a range (Indices::Range: nothing to deduplicate; draw − range = what the index list
          costs); draw/run, range/run = ratios (below 1: faster per vertex than the bare run);
          after-uniform = one draw right after a uniform-only change (no compile); 1st draw = the
@@ -332,4 +447,7 @@ pub const LEGEND: &str = "columns: unique = vertices the draw's indices use; ns/
          uniform-specialized kernel compiles in the background); compile = a cold Engine::compile
          of the same program; compile+run = a cold compile and one run of its generic kernel on the
          draw's unique vertices, back to back (the bound on the 1st draw); prepared 1st = the
-         first draw of a new shader after Pipeline::prepare_draw (its draw kernel compiled ahead)";
+         first draw of a new shader after Pipeline::prepare_draw (its draw kernel compiled ahead).
+         small draws: µs per u16 draw of 3 indices (one triangle) and of 36 (a cube: 12 triangles
+         over 24 vertices) in the same pipeline, and per bare AoS run of their 3 and 24 unique
+         vertices (kernels prepared): the fixed cost of a draw and of a run";

@@ -330,6 +330,7 @@ fn run_draws(args: &Args, backends: &[Backend]) -> Result<(), String> {
         }
     }
     println!("\n{}", draw::table(&rows));
+    println!("small draws:\n{}", draw::small_table(&rows));
     println!("{}", draw::LEGEND);
     Ok(())
 }
