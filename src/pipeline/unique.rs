@@ -5,6 +5,12 @@
 //!
 //! u8 and u16 lists use tables of 256 and 65,536 entries allocated once; u32 lists use a
 //! table as large as their largest index (up to [`TABLE_LIMIT`] entries), or sort.
+//!
+//! Emulators draw the same mesh with the same index list frame after frame: the last list is
+//! kept (a copy, compared element by element — never its address, which the caller may have
+//! refilled), and a list equal to it for the second time in a row keeps its result, so its
+//! later draws copy the unique vertices and numbers instead of deduplicating again (a compare
+//! and two copies cost a fraction of the table pass). A different list costs one copy of it.
 
 use super::types::Indices;
 
@@ -91,19 +97,90 @@ pub(super) struct Dedup {
     /// The table for u32 lists.
     wide: Table<u64>,
     sorted: Vec<(u32, u32)>,
+    last: Last,
+}
+
+/// The last index list deduplicated, and its result once the same list came again.
+#[derive(Clone, Debug, Default)]
+struct Last {
+    list: LastList,
+    /// The unique vertices, numbers and largest index of `list`, if kept.
+    result: Option<(Vec<u32>, Vec<u32>, u32)>,
+}
+
+/// A copy of an index list of any width (none before the first indexed draw).
+#[derive(Clone, Debug, Default)]
+enum LastList {
+    #[default]
+    None,
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+}
+
+impl LastList {
+    /// True if `indices` is this list (same width, same elements).
+    fn is(&self, indices: Indices) -> bool {
+        match (self, indices) {
+            (LastList::U8(a), Indices::U8(b)) => a[..] == *b,
+            (LastList::U16(a), Indices::U16(b)) => a[..] == *b,
+            (LastList::U32(a), Indices::U32(b)) => a[..] == *b,
+            (LastList::None | LastList::U8(_) | LastList::U16(_) | LastList::U32(_), _) => false,
+        }
+    }
+
+    /// Becomes a copy of `indices` (reusing its buffer when the width is the same).
+    fn set(&mut self, indices: Indices) {
+        fn copy<T: Copy>(to: &mut Vec<T>, from: &[T]) {
+            to.clear();
+            to.extend_from_slice(from);
+        }
+        match (&mut *self, indices) {
+            (LastList::U8(a), Indices::U8(b)) => copy(a, b),
+            (LastList::U16(a), Indices::U16(b)) => copy(a, b),
+            (LastList::U32(a), Indices::U32(b)) => copy(a, b),
+            (_, Indices::U8(b)) => *self = LastList::U8(b.to_vec()),
+            (_, Indices::U16(b)) => *self = LastList::U16(b.to_vec()),
+            (_, Indices::U32(b)) => *self = LastList::U32(b.to_vec()),
+            (_, Indices::Range { .. }) => *self = LastList::None,
+        }
+    }
 }
 
 impl Dedup {
     /// Fills `ids` with the unique vertex indices in order of first use and `remap` with the
     /// unique number of each index (both overwritten: their old contents are not cleared
     /// first, so buffers reused from the last draw are not zero-filled again). Returns the
-    /// largest vertex index (0 for no index).
+    /// largest vertex index (0 for no index). A list equal to the last one is answered from
+    /// the kept result (module docs).
     pub(super) fn run(
         &mut self,
         indices: Indices,
         ids: &mut Vec<u32>,
         remap: &mut Vec<u32>,
     ) -> u32 {
+        if matches!(indices, Indices::Range { .. }) {
+            return self.fresh(indices, ids, remap);
+        }
+        if !self.last.list.is(indices) {
+            self.last.list.set(indices);
+            self.last.result = None;
+            return self.fresh(indices, ids, remap);
+        }
+        if let Some((kept_ids, kept_remap, max)) = &self.last.result {
+            ids.clear();
+            ids.extend_from_slice(kept_ids);
+            remap.clear();
+            remap.extend_from_slice(kept_remap);
+            return *max;
+        }
+        let max = self.fresh(indices, ids, remap);
+        self.last.result = Some((ids.clone(), remap.clone(), max));
+        max
+    }
+
+    /// [`Dedup::run`] without the kept result.
+    fn fresh(&mut self, indices: Indices, ids: &mut Vec<u32>, remap: &mut Vec<u32>) -> u32 {
         match indices {
             Indices::Range { first, count } => {
                 ids.clear();
@@ -247,5 +324,64 @@ mod tests {
             }
         }
         assert!(dedup.small.stamp < 20 && dedup.short.stamp < 20 && dedup.wide.stamp < 20);
+    }
+
+    #[test]
+    fn a_list_drawn_again_gets_the_same_answer_whatever_the_caller_did_to_the_buffers() {
+        let mut rng = fastrand::Rng::with_seed(9);
+        let mut dedup = Dedup::default();
+        let (mut ids, mut remap) = (Vec::new(), Vec::new());
+        let a: Vec<u16> = (0..600).map(|_| rng.u16(..300)).collect();
+        // The same list with its last index changed, and with two indices swapped.
+        let mut b = a.clone();
+        *b.last_mut().unwrap() ^= 1;
+        let mut c = a.clone();
+        c.swap(0, 599);
+        // The same values at another width, and as bytes.
+        let a32: Vec<u32> = a.iter().map(|&i| u32::from(i)).collect();
+        let small: Vec<u8> = a.iter().map(|&i| i as u8).collect();
+        let lists = [
+            Indices::U16(&a),
+            Indices::U16(&a),
+            Indices::U16(&a),
+            Indices::U16(&a),
+            Indices::U16(&b),
+            Indices::U16(&b),
+            Indices::U16(&b),
+            Indices::U16(&a),
+            Indices::U16(&c),
+            Indices::U16(&c),
+            Indices::U16(&c),
+            Indices::U32(&a32),
+            Indices::U32(&a32),
+            Indices::U32(&a32),
+            Indices::U8(&small),
+            Indices::U8(&small),
+            Indices::U8(&small),
+            Indices::Range { first: 5, count: 9 },
+            Indices::U8(&small),
+            Indices::U16(&a[..0]),
+            Indices::U16(&a[..0]),
+            Indices::U16(&a[..0]),
+            Indices::U16(&a),
+            Indices::U16(&a),
+        ];
+        for (draw, &indices) in lists.iter().enumerate() {
+            let max = dedup.run(indices, &mut ids, &mut remap);
+            let (want_ids, want_remap) = reference(indices);
+            assert_eq!(ids, want_ids, "draw {draw}");
+            assert_eq!(remap, want_remap, "draw {draw}");
+            let want_max = (0..indices.len())
+                .map(|p| indices.get(p))
+                .max()
+                .unwrap_or(0);
+            assert_eq!(max, want_max, "draw {draw}");
+            // The caller scribbles over its buffers between draws.
+            ids.iter_mut().for_each(|x| *x = 77);
+            remap.truncate(remap.len() / 2);
+            remap.push(12345);
+        }
+        // From its second draw in a row on, a list's result is kept.
+        assert!(dedup.last.result.is_some());
     }
 }
