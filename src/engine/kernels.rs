@@ -360,10 +360,34 @@ impl Kernels {
 /// Specialized kernels kept per shader; beyond this the generic kernel serves.
 pub(super) const MAX_VARIANTS: usize = 8;
 
-/// A uniform-specialized variant: its key (which of the shader's PICA-multiply uniform
-/// operands are finite and non-zero) and its kernels once compiled (`None` if compiling
+/// A uniform-specialized variant: its key and its kernels once compiled (`None` if compiling
 /// failed: the generic kernels serve).
-type Variant = (Vec<bool>, Arc<OnceLock<Option<Arc<Kernels>>>>);
+type Variant = (VariantKey, Arc<OnceLock<Option<Arc<Kernels>>>>);
+
+/// Which of a shader's PICA-multiply uniform operands are finite and non-zero in a run's
+/// uniforms (bit i: operand i), in place: finding a run's variant allocates nothing. Operands
+/// past the first [`VariantKey::BITS`] (a program has at most 4 × 128 uniform components)
+/// count as unsafe: their multiplies stay exact.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct VariantKey([u64; 8]);
+
+impl VariantKey {
+    const BITS: usize = 512;
+
+    fn set(&mut self, i: usize) {
+        if i < Self::BITS {
+            self.0[i / 64] |= 1 << (i % 64);
+        }
+    }
+
+    fn get(&self, i: usize) -> bool {
+        i < Self::BITS && self.0[i / 64] >> (i % 64) & 1 != 0
+    }
+
+    fn any(&self) -> bool {
+        self.0.iter().any(|&w| w != 0)
+    }
+}
 
 /// A natively compiled shader.
 #[derive(Debug)]
@@ -390,15 +414,15 @@ pub(super) struct Native {
 fn compile_variant(
     generic: &Kernels,
     pmul_uniforms: &[(u32, u32)],
-    key: &[bool],
+    key: VariantKey,
     target: Target,
     counters: &Counters,
 ) -> Option<Arc<Kernels>> {
     let safe = |c: u32, comp: u32| {
         pmul_uniforms
             .iter()
-            .zip(key)
-            .any(|(&(uc, ucomp), &ok)| ok && uc == c && ucomp == comp)
+            .enumerate()
+            .any(|(i, &(uc, ucomp))| key.get(i) && uc == c && ucomp == comp)
     };
     let (func, _) = opt::specialize_pmul(&generic.func, &safe);
     Kernels::new(func, target, counters)
@@ -408,15 +432,18 @@ fn compile_variant(
 
 impl Native {
     /// Which of `pmul_uniforms` are finite and non-zero in `uniforms`.
-    fn key(&self, uniforms: &Uniforms) -> Vec<bool> {
-        self.pmul_uniforms
-            .iter()
-            .map(|&(c, comp)| {
-                uniforms.f.get(c as usize).is_some_and(|v| {
-                    v[comp as usize & 3].is_finite() && v[comp as usize & 3] != 0.0
-                })
-            })
-            .collect()
+    fn key(&self, uniforms: &Uniforms) -> VariantKey {
+        let mut key = VariantKey::default();
+        for (i, &(c, comp)) in self.pmul_uniforms.iter().enumerate() {
+            let safe = uniforms
+                .f
+                .get(c as usize)
+                .is_some_and(|v| v[comp as usize & 3].is_finite() && v[comp as usize & 3] != 0.0);
+            if safe {
+                key.set(i);
+            }
+        }
+        key
     }
 
     /// The kernels for a run with these uniforms: the variant whose PICA multiplies by the
@@ -426,7 +453,7 @@ impl Native {
     /// compiled now.
     pub(super) fn kernels_for(&self, uniforms: &Uniforms, wait: bool) -> Arc<Kernels> {
         let key = self.key(uniforms);
-        if !key.contains(&true) {
+        if !key.any() {
             return Arc::clone(&self.generic);
         }
         let wait = wait || !self.background;
@@ -437,16 +464,15 @@ impl Native {
                 None if list.len() >= MAX_VARIANTS => return Arc::clone(&self.generic),
                 None => {
                     let cell = Arc::new(OnceLock::new());
-                    list.push((key.clone(), Arc::clone(&cell)));
+                    list.push((key, Arc::clone(&cell)));
                     if !wait {
                         let job = Arc::clone(&cell);
                         let generic = Arc::clone(&self.generic);
                         let pmul = Arc::clone(&self.pmul_uniforms);
                         let (target, counters) = (self.target, Arc::clone(&self.counters));
-                        let key = key.clone();
                         rayon::spawn(move || {
                             job.get_or_init(|| {
-                                compile_variant(&generic, &pmul, &key, target, &counters)
+                                compile_variant(&generic, &pmul, key, target, &counters)
                             });
                         });
                     }
@@ -459,7 +485,7 @@ impl Native {
                 compile_variant(
                     &self.generic,
                     &self.pmul_uniforms,
-                    &key,
+                    key,
                     self.target,
                     &self.counters,
                 )

@@ -47,9 +47,40 @@ thread_local! {
 }
 
 pub(super) fn with_context<R>(f: impl FnOnce(&mut Context) -> R) -> R {
-    let mut ctx = CONTEXT.with(|c| c.borrow_mut().take()).unwrap_or_default();
+    let mut ctx = CONTEXT
+        .with(|c| c.borrow_mut().take())
+        .unwrap_or_else(new_context);
     let result = f(&mut ctx);
     CONTEXT.with(|c| *c.borrow_mut() = Some(ctx));
+    result
+}
+
+/// A thread's first context, out of line: built in place here, it would give every run's
+/// frame the context's 80 KB (probed page by page on each call).
+#[cold]
+#[inline(never)]
+fn new_context() -> Box<Context> {
+    Box::default()
+}
+
+/// Scratch of AoS runs, one per thread, reused from run to run: the batch status words and
+/// the padded last batch.
+#[derive(Debug, Default)]
+pub(crate) struct RunScratch {
+    words: Vec<u32>,
+    tail_in: Vec<Regs16>,
+    tail_out: Vec<Regs16>,
+}
+
+thread_local! {
+    static RUN_SCRATCH: RefCell<RunScratch> = RefCell::new(RunScratch::default());
+}
+
+/// Runs `f` with this thread's [`RunScratch`] (a fresh one if it is in use).
+fn with_run_scratch<R>(f: impl FnOnce(&mut RunScratch) -> R) -> R {
+    let mut scratch = RUN_SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    let result = f(&mut scratch);
+    RUN_SCRATCH.with(|s| *s.borrow_mut() = scratch);
     result
 }
 
@@ -304,9 +335,10 @@ impl Shader {
                 let ran = with_context(|ctx| {
                     let kernels = native.kernels(uniforms);
                     self.load_uniforms(ctx, uniforms, &native.rows);
-                    let mut words = Vec::new();
                     let w = native.target.lanes();
-                    run_aos_batches(ctx, &kernels.aos, w, inputs, outputs, status, &mut words)
+                    with_run_scratch(|scratch| {
+                        run_aos_batches(ctx, &kernels.aos, w, inputs, outputs, status, scratch)
+                    })
                 });
                 match ran {
                     // Every batch ended: no status to search for an exhausted budget.
@@ -335,14 +367,14 @@ impl Shader {
                     shader: self,
                     uniforms,
                     native: Some((ctx, kernels, native.target.lanes())),
-                    words: Vec::new(),
+                    scratch: RunScratch::default(),
                 })
             }),
             Exec::Native(_) | Exec::Interp => f(&mut AosRunner {
                 shader: self,
                 uniforms,
                 native: None,
-                words: Vec::new(),
+                scratch: RunScratch::default(),
             }),
         }
     }
@@ -447,7 +479,7 @@ pub(crate) struct AosRunner<'a> {
     /// The batch context (uniforms loaded), the kernels and the batch width; `None` for
     /// shaders that run through [`Shader::run`] each time.
     native: Option<(&'a mut Context, Arc<Kernels>, usize)>,
-    words: Vec<u32>,
+    scratch: RunScratch,
 }
 
 impl AosRunner<'_> {
@@ -470,7 +502,7 @@ impl AosRunner<'_> {
             inputs,
             outputs,
             status,
-            &mut self.words,
+            &mut self.scratch,
         ) {
             // Every batch ended: no status to look through.
             Ok(true) => return Ok(()),
@@ -485,9 +517,10 @@ impl AosRunner<'_> {
 }
 
 /// The AoS kernel `aos` (batches of `w`) over `inputs`, uniforms already in `ctx`: whole
-/// batches in place, the tail padded in scratch (a vertex shader's batch never needs a rerun:
-/// its lanes keep their own control state and budget); `words` is scratch for the batch status words. True if every batch ended (no status
-/// to look through); an error only from the qemu job server.
+/// batches in place, the tail padded in scratch with copies of the last vertex (a vertex
+/// shader's batch never needs a rerun: its lanes keep their own control state and budget).
+/// True if every batch ended (no status to look through); an error only from the qemu job
+/// server.
 fn run_aos_batches(
     ctx: &mut Context,
     aos: &Code,
@@ -495,12 +528,15 @@ fn run_aos_batches(
     inputs: &[Regs16],
     outputs: &mut [Regs16],
     status: &mut [VertexStatus],
-    words: &mut Vec<u32>,
+    scratch: &mut RunScratch,
 ) -> Result<bool, String> {
     let full = inputs.len() / w * w;
+    let words = &mut scratch.words;
     words.clear();
     words.resize(full / w, 0);
-    aos.run_aos(ctx, &inputs[..full], &mut outputs[..full], words, None)?;
+    if full > 0 {
+        aos.run_aos(ctx, &inputs[..full], &mut outputs[..full], words, None)?;
+    }
     let all_ended = words.iter().all(|&b| b == 0);
     if all_ended {
         status[..full].fill(VertexStatus::Ended);
@@ -509,15 +545,19 @@ fn run_aos_batches(
             lane_statuses(word, &mut status[batch * w..batch * w + w]);
         }
     }
-    if full < inputs.len() {
-        // The tail: padded to a whole batch in a scratch buffer.
+    if let Some(&last) = inputs[full..].last() {
+        // The tail: a whole batch in scratch, its padding lanes copies of the last vertex
+        // (their outputs are dropped).
         let rest = inputs.len() - full;
-        let mut tin = [[[0.0; 4]; 16]; abi::MAX_LANES];
-        tin[..rest].copy_from_slice(&inputs[full..]);
-        let mut tout = [[[0.0; 4]; 16]; abi::MAX_LANES];
-        tout[..rest].copy_from_slice(&outputs[full..]);
+        let (tin, tout) = (&mut scratch.tail_in, &mut scratch.tail_out);
+        tin.clear();
+        tin.extend_from_slice(&inputs[full..]);
+        tin.resize(w, last);
+        tout.clear();
+        tout.extend_from_slice(&outputs[full..]);
+        tout.resize(w, [[0.0; 4]; 16]);
         let mut b = [0u32];
-        aos.run_aos(ctx, &tin[..w], &mut tout[..w], &mut b, None)?;
+        aos.run_aos(ctx, tin, tout, &mut b, None)?;
         outputs[full..].copy_from_slice(&tout[..rest]);
         lane_statuses(b[0], &mut status[full..]);
         return Ok(all_ended && b[0] == 0);

@@ -58,7 +58,14 @@ impl OutputMap {
     /// components name one semantic the later wins (as in Azahar); ids 24–31 are written
     /// nowhere.
     pub fn sources(&self, output_mask: u16) -> [SemanticSource; SEMANTIC_SLOTS] {
-        let registers: Vec<u8> = (0..16).filter(|r| output_mask >> r & 1 != 0).collect();
+        // The enabled registers in ascending order (slot j takes the j-th).
+        let mut registers = [0u8; 16];
+        let mut enabled = 0;
+        for r in (0..16).filter(|r| output_mask >> r & 1 != 0) {
+            registers[enabled] = r;
+            enabled += 1;
+        }
+        let registers = &registers[..enabled];
         let mut sources = [SemanticSource::One; SEMANTIC_SLOTS];
         for (j, ids) in self.slots.iter().enumerate().take(usize::from(self.count)) {
             for (c, &id) in ids.iter().enumerate() {

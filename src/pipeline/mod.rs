@@ -11,7 +11,8 @@
 //! ```
 //!
 //! The vertex shader runs once per unique vertex, in batches; no index probes a cache while
-//! shaders run. Shaders are compiled when what they run changed: a draw compares the code
+//! shaders run. An index list equal to the last one drawn reuses its deduplication (module
+//! `unique`: compared element by element, never by address). Shaders are compiled when what they run changed: a draw compares the code
 //! words uploaded since the last draw with the addresses the current shader reaches, and
 //! looks a new shader up in the engine's cache only then (uniform-only changes never
 //! compile; the engine compiles uniform-specialized kernels in the background while the
