@@ -1,7 +1,8 @@
 //! The x64-avx512 tier (`Tier::Avx512`, W = 16, EVEX) run in the emulator (this host has no
 //! AVX-512) against the CPU's AVX2 kernel of the same function — itself held to the
 //! interpreter by every program test — on the same vertices: the built-in example shaders, the
-//! 13 corpus SHBINs, generated vertex, geometry and AGAL programs, in the AoS and SoA I/O modes.
+//! 13 corpus SHBINs, generated vertex, geometry and AGAL programs, in the AoS, SoA and draw I/O
+//! modes (draw kernels through `ExecCode`, which runs the tier in the emulator on such a host).
 //!
 //! Compared bit for bit (NaN payloads included): every output of every 16-vertex group whose
 //! batches ran to the end on both tiers, and the status words. A batch's step budget counts the
@@ -24,10 +25,10 @@ use picajit::shbin::Shbin;
 use picajit_codegen::abi::{
     Context, Lanes, Triangle, TriangleMasks, CONST_ENTRIES, STATUS_OVERFLOW,
 };
-use picajit_codegen::code::{EmitBuffer, ExecCode};
+use picajit_codegen::code::{DrawInput, EmitBuffer, ExecCode};
 use picajit_codegen::emu::kernel::EmuKernel;
 use picajit_codegen::ir::Function;
-use picajit_codegen::x64::{self, CompileError, IoMode, Tier};
+use picajit_codegen::x64::{self, CompileError, DrawLayout, DrawSlot, IoMode, Tier, DRAW_SLOTS};
 
 fn context(uniforms: &Uniforms, budget: u32) -> Context {
     let mut ctx = Context::default();
@@ -58,6 +59,7 @@ struct Tally {
     only16: usize,
     steps: u64,
     triangles: u64,
+    draws: usize,
     refused: Vec<String>,
     codes: std::collections::BTreeSet<String>,
 }
@@ -147,29 +149,112 @@ fn agree(
                 (b(&o8), b(&o16))
             }
         };
-        for g in 0..n / 16 {
-            let (s8, s16) = (joined(st8[2 * g], st8[2 * g + 1]), st16[g]);
-            if s8 == 0 && s16 == 0 {
-                let words = 64 * 16 * g..64 * 16 * (g + 1);
-                same_bits(
-                    &format!("{what}: vertices {}..{}", 16 * g, 16 * g + 16),
-                    &out8[words.clone()],
-                    &out16[words],
-                );
-                t.groups += 1;
-            } else {
-                assert!(
-                    s16 != 0 && s8 & !s16 == 0,
-                    "{what}: group {g}: AVX2 status {s8:#x}, AVX-512 status {s16:#x}"
-                );
-                t.exhausted += 1;
-                t.only16 += usize::from(s8 == 0);
-            }
+        for g in finished_groups(&what, &st8, &st16, t) {
+            let words = 64 * 16 * g..64 * 16 * (g + 1);
+            same_bits(
+                &format!("{what}: vertices {}..{}", 16 * g, 16 * g + 16),
+                &out8[words.clone()],
+                &out16[words],
+            );
+            t.groups += 1;
         }
         t.kernels += 1;
         t.steps += emu.steps;
         t.codes.extend(emu.codes.iter().map(|c| format!("{c:?}")));
     }
+    agree_draw(name, func, uniforms, inputs, budget, t);
+}
+
+/// Status words of W = 8 batches joined per 16 lanes, checked against the W = 16 ones: the
+/// groups (indices) whose batches all ran to the end (see the module docs).
+fn finished_groups(what: &str, st8: &[u32], st16: &[u32], t: &mut Tally) -> Vec<usize> {
+    let mut done = Vec::new();
+    for (g, &s16) in st16.iter().enumerate() {
+        let s8 = joined(st8[2 * g], st8[2 * g + 1]);
+        if s8 == 0 && s16 == 0 {
+            done.push(g);
+        } else {
+            assert!(
+                s16 != 0 && s8 & !s16 == 0,
+                "{what}: group {g}: AVX2 status {s8:#x}, AVX-512 status {s16:#x}"
+            );
+            t.exhausted += 1;
+            t.only16 += usize::from(s8 == 0);
+        }
+    }
+    done
+}
+
+/// `func`'s draw kernels (every input register with 1..=4 components from one interleaved
+/// array, output slots mapped round-robin with constants between) at W = 16, emulated through
+/// `ExecCode`, and W = 8 on the CPU, on 64 shuffled indices with repeats.
+fn agree_draw(
+    name: &str,
+    func: &Function,
+    uniforms: &Uniforms,
+    inputs: &[Regs16],
+    budget: u32,
+    t: &mut Tally,
+) {
+    let mut rng = fastrand::Rng::with_seed(budget.into());
+    let layout = DrawLayout {
+        components: std::array::from_fn(|_| rng.u8(1..=4)),
+        slots: std::array::from_fn(|k| match k % 7 {
+            5 => DrawSlot::Zero,
+            6 => DrawSlot::One,
+            _ => DrawSlot::Output {
+                reg: (k % 16) as u8,
+                comp: (k / 16 % 4) as u8,
+            },
+        }),
+    };
+    let io = IoMode::Draw(layout);
+    let k8 = match x64::compile(func, Tier::Avx2, io) {
+        Ok(k) => k,
+        // The layout does not fit the function (a draw condition): nothing to compare.
+        Err(CompileError::Unsupported(_)) => return,
+        Err(e) => panic!("{name} draw: {e}"),
+    };
+    let Some(k16) = compile16(name, func, io, t) else {
+        return;
+    };
+    let what = format!("{name} draw");
+    let vertices = 24;
+    let data: Vec<f32> = (0..vertices)
+        .flat_map(|v| inputs[v % inputs.len()].into_iter().flatten())
+        .collect();
+    let arrays: [Option<DrawInput<'_>>; 16] = std::array::from_fn(|r| {
+        Some(DrawInput {
+            data: &data[r * 4..],
+            stride: 64,
+        })
+    });
+    let ids: Vec<u32> = (0..64).map(|_| rng.u32(0..vertices as u32)).collect();
+    let native = ExecCode::new(&k8).expect("host runs AVX2");
+    let exec = ExecCode::new(&k16).expect("the tier runs, natively or emulated");
+    let (mut ctx8, mut ctx16) = (context(uniforms, budget), context(uniforms, budget));
+    let (mut out8, mut out16) = (
+        vec![[7.0f32; DRAW_SLOTS]; ids.len()],
+        vec![[7.0f32; DRAW_SLOTS]; ids.len()],
+    );
+    let (mut st8, mut st16) = (vec![0u32; ids.len() / 8], vec![0u32; ids.len() / 16]);
+    native
+        .run_draw(&mut ctx8, &ids, &arrays, &mut out8, &mut st8)
+        .expect("native run");
+    exec.run_draw(&mut ctx16, &ids, &arrays, &mut out16, &mut st16)
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let b =
+        |v: &[[f32; DRAW_SLOTS]]| -> Vec<u32> { v.iter().flatten().map(|x| x.to_bits()).collect() };
+    for g in finished_groups(&what, &st8, &st16, t) {
+        let at = 16 * g..16 * g + 16;
+        same_bits(
+            &format!("{what}: vertices {}..{}", 16 * g, 16 * g + 16),
+            &b(&out8[at.clone()]),
+            &b(&out16[at]),
+        );
+        t.groups += 1;
+    }
+    t.draws += 1;
 }
 
 /// The function a native engine compiles for `program` (None: it runs on the interpreter).
@@ -197,12 +282,13 @@ fn fuzz_count() -> u64 {
 
 fn report(what: &str, t: &Tally) {
     eprintln!(
-        "AVX-512 W=16 (emulated) vs AVX2 (CPU), {what}: {} kernels, {} 16-vertex groups equal, {} skipped (budget exhausted; {} only at W = 16), {} triangles, {} emulated instructions of {} forms, 0 differences; {} refused {:?}",
+        "AVX-512 W=16 (emulated) vs AVX2 (CPU), {what}: {} kernels, {} 16-vertex groups equal, {} skipped (budget exhausted; {} only at W = 16), {} triangles, {} draw kernels, {} emulated instructions of {} forms, 0 differences; {} refused {:?}",
         t.kernels,
         t.groups,
         t.exhausted,
         t.only16,
         t.triangles,
+        t.draws,
         t.steps,
         t.codes.len(),
         t.refused.len(),
