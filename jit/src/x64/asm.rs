@@ -8,8 +8,8 @@
 //! load a scalar then use `vbroadcastss ymm, xmm`, and the 64-bit right shift takes its count
 //! from a register (`vpsrlq ymm, ymm, xmm`), never an immediate.
 //!
-//! [`Tier::Avx512`]'s arms are in `x64/zmm.rs` (EVEX chunks); the xmm-only VEX forms are
-//! shared with AVX2 (the layer's vector registers are 0–15 on every tier).
+//! [`Tier::Avx512`]'s arms are in `x64/zmm.rs` (EVEX chunks); the VEX forms on xmm registers
+//! it shares with AVX2 only ever see registers 11–15 (scratch), never the allocator's 16–31.
 //!
 //! Register 15 is this layer's own temporary (for SSE forms whose destination is also the second
 //! source); nothing else may use it.
@@ -595,8 +595,8 @@ pub fn pslld(ops: &mut Ops, tier: Tier, d: u8, imm: i8) {
 /// `eax` = lane 0 of `s`.
 pub fn lane0_to_eax(ops: &mut Ops, tier: Tier, s: u8) {
     match tier {
-        // VEX on xmm: the layer's registers are 0–15.
-        Tier::Avx2 | Tier::Avx512 => dynasm!(ops ; .arch x64 ; vmovd eax, Rx(s)),
+        Tier::Avx512 => zmm::lane0_to_eax(ops, s),
+        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovd eax, Rx(s)),
         Tier::Sse41 => dynasm!(ops ; .arch x64 ; movd eax, Rx(s)),
     }
 }
@@ -623,13 +623,14 @@ pub enum Base {
 /// Loads 16 bytes (one AoS register) into the low half of `d`.
 pub fn load_xmm(ops: &mut Ops, tier: Tier, d: u8, base: Base, disp: i32) {
     match (tier, base) {
-        (Tier::Avx2 | Tier::Avx512, Base::Rsi) => {
+        (Tier::Avx512, base) => zmm::load_xmm(ops, d, base, disp),
+        (Tier::Avx2, Base::Rsi) => {
             dynasm!(ops ; .arch x64 ; vmovups Rx(d), [rsi + disp])
         }
-        (Tier::Avx2 | Tier::Avx512, Base::R8) => {
+        (Tier::Avx2, Base::R8) => {
             dynasm!(ops ; .arch x64 ; vmovups Rx(d), [r8 + disp])
         }
-        (Tier::Avx2 | Tier::Avx512, Base::RaxRsi) => {
+        (Tier::Avx2, Base::RaxRsi) => {
             dynasm!(ops ; .arch x64 ; vmovups Rx(d), [rax + rsi + disp])
         }
         (Tier::Sse41, Base::Rsi) => dynasm!(ops ; .arch x64 ; movups Rx(d), [rsi + disp]),
@@ -722,13 +723,14 @@ pub fn join_segment(ops: &mut Ops, tier: Tier, d: u8, s: u8, seg: u8) {
 /// Stores the low 16 bytes of `s`.
 pub fn store_xmm(ops: &mut Ops, tier: Tier, s: u8, base: Base, disp: i32) {
     match (tier, base) {
-        (Tier::Avx2 | Tier::Avx512, Base::Rsi) => {
+        (Tier::Avx512, base) => zmm::store_xmm(ops, s, base, disp),
+        (Tier::Avx2, Base::Rsi) => {
             dynasm!(ops ; .arch x64 ; vmovups [rsi + disp], Rx(s))
         }
-        (Tier::Avx2 | Tier::Avx512, Base::R8) => {
+        (Tier::Avx2, Base::R8) => {
             dynasm!(ops ; .arch x64 ; vmovups [r8 + disp], Rx(s))
         }
-        (Tier::Avx2 | Tier::Avx512, Base::RaxRsi) => {
+        (Tier::Avx2, Base::RaxRsi) => {
             dynasm!(ops ; .arch x64 ; vmovups [rax + rsi + disp], Rx(s))
         }
         (Tier::Sse41, Base::Rsi) => dynasm!(ops ; .arch x64 ; movups [rsi + disp], Rx(s)),

@@ -7,7 +7,7 @@
 //! the attribute arrays and store the output vertex in semantic order.
 
 use super::asm::{self, Base, Mem, ASM_TEMP};
-use super::{Emitter, S0, S1, S2, S3};
+use super::{Emitter, S0, S1, S2, S3, VREGS};
 use crate::abi;
 use crate::io_plan::{trailing_outputs, Plan};
 pub use crate::io_plan::{DrawLayout, DrawSlot, DRAW_COLOR, DRAW_SLOTS};
@@ -140,7 +140,7 @@ impl Emitter<'_> {
         let from = self.exit_sources(tail, plan);
         let regs: Vec<u32> = (0..16).filter(|r| outs >> r & 1 != 0).collect();
         // Registers still to be read by the output registers not stored yet.
-        let mut pending = [0u32; 16];
+        let mut pending = [0u32; VREGS];
         for &r in &regs {
             for src in from[r as usize] {
                 if let Src::Loc(Loc::Reg(x), _) = src {
@@ -226,12 +226,12 @@ impl Emitter<'_> {
         &mut self,
         r: u32,
         from: &[[Src; 4]; 16],
-        pending: &mut [u32; 16],
+        pending: &mut [u32; VREGS],
     ) -> bool {
         let t = self.tier;
         let pair = [from[r as usize], from[r as usize + 1]];
         // Registers this pair reads, and how often.
-        let mut reads = [0u32; 16];
+        let mut reads = [0u32; VREGS];
         for src in pair.iter().flatten() {
             if let Src::Loc(Loc::Reg(x), _) = *src {
                 reads[x as usize] += 1;
@@ -268,7 +268,7 @@ impl Emitter<'_> {
             return false;
         }
         let (ta, tb, z) = (free[0], free[1], free[2]);
-        for x in 0..16 {
+        for x in 0..VREGS {
             pending[x] -= reads[x];
         }
         for (src, reg, c, d) in loads {
@@ -370,7 +370,7 @@ impl Emitter<'_> {
         let groups: [Group; DRAW_SLOTS / 4] =
             std::array::from_fn(|g| std::array::from_fn(|k| source(layout.slots[g * 4 + k])));
         // Registers still to be read by the groups not stored yet.
-        let mut pending = [0u32; 16];
+        let mut pending = [0u32; VREGS];
         for (src, _, _) in groups.iter().flatten() {
             if let Src::Loc(Loc::Reg(x), _) = src {
                 pending[*x as usize] += 1;
@@ -442,7 +442,7 @@ impl Emitter<'_> {
         &mut self,
         srcs: &Group,
         g: usize,
-        pending: &mut [u32; 16],
+        pending: &mut [u32; VREGS],
         pair: Option<DynamicLabel>,
     ) -> bool {
         let t = self.tier;

@@ -7,9 +7,9 @@
 //! `extern "sysv64" fn(ctx: *mut abi::Context)`: `rdi` holds the context for its whole life;
 //! `rax`, `rcx`, `rdx` are scratch; no stack is used.
 //!
-//! Vector registers: 0–10 are allocatable, 11–14 are the emitters' scratch (`S0`–`S3`), 15
-//! belongs to [`asm`] (on every tier: AVX-512's zmm16–31 are not used yet), and AVX-512's
-//! sequences use opmask k1 as a temporary. A spilled source is loaded into `S0`/`S1`/`S2` (first, second, third
+//! Vector registers: 0–10 are allocatable (and zmm16–31 on the AVX-512 tier), 11–14 are the
+//! emitters' scratch (`S0`–`S3`), 15 belongs to [`asm`]; AVX-512's sequences use opmask k1 as
+//! a temporary. A spilled source is loaded into `S0`/`S1`/`S2` (first, second, third
 //! operand); a spilled result is computed in `S0` and stored. Multi-instruction sequences read
 //! all their sources before they write their destination, so any aliasing is safe.
 //!
@@ -53,8 +53,26 @@ use asm::{Mem, Ops};
 pub use dump::{disassemble, instruction_count};
 pub use io::{DrawLayout, DrawSlot, IoMode, DRAW_COLOR, DRAW_SLOTS};
 
-/// Allocatable vector registers.
+/// Allocatable vector registers (SSE4.1 and AVX2).
 pub const ALLOCATABLE: [u8; 11] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+/// Allocatable vector registers of the AVX-512 tier: those of the other tiers and zmm16–31
+/// (the scratch registers and the layer's temporary stay 11–15 on every tier).
+pub const ALLOCATABLE_AVX512: [u8; 27] = [
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30,
+    31,
+];
+/// Vector registers of the largest register file (arrays indexed by register).
+pub(crate) const VREGS: usize = 32;
+
+impl Tier {
+    /// The registers the allocator may hand out on this tier.
+    pub const fn allocatable(self) -> &'static [u8] {
+        match self {
+            Tier::Sse41 | Tier::Avx2 => &ALLOCATABLE,
+            Tier::Avx512 => &ALLOCATABLE_AVX512,
+        }
+    }
+}
 const S0: u8 = 11;
 const S1: u8 = 12;
 const S2: u8 = 13;
@@ -223,7 +241,14 @@ pub fn compile_timed(
     let mut plan = crate::io_plan::Plan::new(func, outs, geometry, io == IoMode::Aos);
     let remat = crate::kernel::remat_defs(func);
     let hoisted = crate::kernel::hoisted(func, &remat);
-    let alloc = crate::kernel::allocate(func, &ALLOCATABLE, &remat, &hoisted, &plan.elided, clock)?;
+    let alloc = crate::kernel::allocate(
+        func,
+        tier.allocatable(),
+        &remat,
+        &hoisted,
+        &plan.elided,
+        clock,
+    )?;
     if io == IoMode::Aos {
         let invariant = |v: Var| remat[v.0 as usize].is_some() || hoisted[v.0 as usize];
         plan.place_rows(func, &invariant, alloc.spill_slots, abi::SPILL_SLOTS as u32);

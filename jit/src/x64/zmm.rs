@@ -335,7 +335,31 @@ pub fn lane_min(ops: &mut Ops, d: u8, s: u8) {
     z(ops, E::PMinSD, d, t, Src::reg(d), 0);
 }
 
+/// `d` (any of zmm0–31) = `eax` in every lane, through [`ASM_TEMP`] (VEX `vmovd`).
 pub fn broadcast_eax(ops: &mut Ops, d: u8) {
-    dynasm!(ops ; .arch x64 ; vmovd Rx(d), eax);
-    z(ops, E::PBroadcastD, d, 0, Src::reg(d), 0);
+    dynasm!(ops ; .arch x64 ; vmovd Rx(ASM_TEMP), eax);
+    z(ops, E::PBroadcastD, d, 0, Src::reg(ASM_TEMP), 0);
+}
+
+/// `eax` = lane 0 of `s` (any of zmm0–31; VEX `vmovd` reaches only 0–15).
+pub fn lane0_to_eax(ops: &mut Ops, s: u8) {
+    let s = if s < 16 {
+        s
+    } else {
+        mov(ops, ASM_TEMP, s);
+        ASM_TEMP
+    };
+    dynasm!(ops ; .arch x64 ; vmovd eax, Rx(s));
+}
+
+/// 16 bytes at `[base + disp]` into `d`'s low 128 bits, the rest zeroed (EVEX.128).
+pub fn load_xmm(ops: &mut Ops, d: u8, base: Base, disp: i32) {
+    let inst = Inst::rvm(E::MovupsLoad, Vl::V128, d, 0, base_src(base, disp).0);
+    emit(ops, inst, None);
+}
+
+/// `s`'s low 128 bits to `[base + disp]`.
+pub fn store_xmm(ops: &mut Ops, s: u8, base: Base, disp: i32) {
+    let inst = Inst::rvm(E::MovupsStore, Vl::V128, s, 0, base_src(base, disp).0);
+    emit(ops, inst, None);
 }
