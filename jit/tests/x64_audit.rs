@@ -842,6 +842,35 @@ fn avx512_arms_emit_the_sequences_meant() {
     check(&["vpmovd2m k1, zmm12", "kmovw eax, k1"], |o| {
         asm::movmsk_eax(o, t, 12)
     });
+    // A uniform: its scalar as a `{1to16}` operand (AVX2: the broadcast row); a load of it is
+    // a broadcast; a form without a 32-bit broadcast (doubles) reads the row.
+    let u = Mem::Uniform { index: 3, comp: 2 };
+    // iced's hex: a leading 0 before a letter digit.
+    let hex = |x: i32| {
+        let h = format!("{x:X}h");
+        if h.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            format!("0{h}")
+        } else {
+            h
+        }
+    };
+    let (scalar, row) = (
+        hex(picajit_codegen::abi::uniform_offset(3, 2)),
+        hex(picajit_codegen::abi::uniform_row_offset(3, 2)),
+    );
+    check(
+        &[&format!("vmulps zmm13, zmm0, [rdi+{scalar}]{{1to16}}")],
+        |o| asm::vop_m(o, t, VOp::MulPs, 13, 0, u),
+    );
+    check(&[&format!("vmulps ymm13, ymm0, [rdi+{row}]")], |o| {
+        asm::vop_m(o, Tier::Avx2, VOp::MulPs, 13, 0, u)
+    });
+    check(&[&format!("vbroadcastss zmm4, [rdi+{scalar}]")], |o| {
+        asm::load(o, t, 4, u)
+    });
+    check(&[&format!("vaddpd zmm4, zmm1, [rdi+{row}]")], |o| {
+        asm::vop_m(o, t, VOp::AddPd, 4, 1, u)
+    });
     // The pool row right after the instruction (aligned to 64): its address as the operand.
     for (op, want) in [
         (VOp::SubPs, "vsubps zmm13, zmm0, [40h]"),

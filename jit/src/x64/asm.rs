@@ -68,6 +68,11 @@ pub enum Mem {
     CtxRax(i32),
     /// `[rip + label]`: the constant pool.
     Const(DynamicLabel),
+    /// A batch-uniform uniform component (`index` < 96): its broadcast row
+    /// `[rdi + abi::uniform_row_offset]` on SSE4.1/AVX2; on AVX-512 the scalar at
+    /// `[rdi + abi::uniform_offset]` as a `{1to16}` operand (or broadcast by a load) where the
+    /// instruction has a 32-bit broadcast form, else the row.
+    Uniform { index: u32, comp: u32 },
 }
 
 /// Lane-wise operations with two register sources.
@@ -170,6 +175,10 @@ macro_rules! avx_m {
             Mem::Ctx(o) => dynasm!($ops ; .arch x64 ; $mn Ry($d), Ry($a), [rdi + o]),
             Mem::CtxRax(o) => dynasm!($ops ; .arch x64 ; $mn Ry($d), Ry($a), [rdi + rax + o]),
             Mem::Const(l) => dynasm!($ops ; .arch x64 ; $mn Ry($d), Ry($a), [=>l]),
+            Mem::Uniform { index, comp } => {
+                let o = abi::uniform_row_offset(index, comp);
+                dynasm!($ops ; .arch x64 ; $mn Ry($d), Ry($a), [rdi + o])
+            }
         }
     };
 }
@@ -180,6 +189,10 @@ macro_rules! sse_m {
             Mem::Ctx(o) => dynasm!($ops ; .arch x64 ; $mn Rx($d), [rdi + o]),
             Mem::CtxRax(o) => dynasm!($ops ; .arch x64 ; $mn Rx($d), [rdi + rax + o]),
             Mem::Const(l) => dynasm!($ops ; .arch x64 ; $mn Rx($d), [=>l]),
+            Mem::Uniform { index, comp } => {
+                let o = abi::uniform_row_offset(index, comp);
+                dynasm!($ops ; .arch x64 ; $mn Rx($d), [rdi + o])
+            }
         }
     };
 }
@@ -335,6 +348,10 @@ pub fn mov(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
 /// Full-width aligned load.
 pub fn load(ops: &mut Ops, tier: Tier, d: u8, m: Mem) {
     match (tier, m) {
+        (Tier::Sse41 | Tier::Avx2, Mem::Uniform { index, comp }) => {
+            let o = abi::uniform_row_offset(index, comp);
+            load(ops, tier, d, Mem::Ctx(o));
+        }
         (Tier::Avx512, m) => zmm::load(ops, d, m),
         (Tier::Avx2, Mem::Ctx(o)) => {
             dynasm!(ops ; .arch x64 ; vmovaps Ry(d), [rdi + o])
@@ -426,6 +443,10 @@ pub fn unpack_rows(
 /// Broadcast the f32 at `[rdi + disp]` (or `[rdi + rax + disp]`) to every lane.
 pub fn broadcast(ops: &mut Ops, tier: Tier, d: u8, m: Mem) {
     match (tier, m) {
+        (Tier::Sse41 | Tier::Avx2, Mem::Uniform { index, comp }) => {
+            let o = abi::uniform_row_offset(index, comp);
+            broadcast(ops, tier, d, Mem::Ctx(o));
+        }
         (Tier::Avx512, m) => zmm::broadcast(ops, d, m),
         (Tier::Avx2, Mem::Ctx(o)) => {
             dynasm!(ops ; .arch x64 ; vmovss Rx(d), [rdi + o] ; vbroadcastss Ry(d), Rx(d))

@@ -460,9 +460,7 @@ impl Emitter<'_> {
     /// Where a rematerialized variable reads its value.
     fn remat_mem(&mut self, leaf: crate::kernel::Leaf) -> Mem {
         match leaf {
-            crate::kernel::Leaf::Uniform { row, comp } => {
-                Mem::Ctx(abi::uniform_row_offset(row, comp))
-            }
+            crate::kernel::Leaf::Uniform { row, comp } => Mem::Uniform { index: row, comp },
             crate::kernel::Leaf::Const(bits) => Mem::Const(self.const_row(&[bits])),
         }
     }

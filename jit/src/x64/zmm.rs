@@ -20,6 +20,7 @@ use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi};
 
 use super::asm::{Base, Mem, Ops, VOp, ASM_TEMP};
 use super::evex::{self, Inst, KOp, Op as E, Rm, Vl};
+use crate::abi;
 
 /// The opmask the layer's sequences use as a temporary (k0 cannot be a write mask).
 pub const K: u8 = 1;
@@ -42,8 +43,18 @@ impl Src {
     }
 }
 
+/// A uniform component's scalar, to be read as `{1to16}` (or by `vbroadcastss`).
+fn uniform_scalar(index: u32, comp: u32) -> Src {
+    Src(
+        Rm::Mem(evex::Mem::base(RDI, abi::uniform_offset(index, comp))),
+        None,
+    )
+}
+
+/// `m` as a full-vector operand (a uniform as its broadcast row).
 fn mem(m: Mem) -> Src {
     match m {
+        Mem::Uniform { index, comp } => at(RDI, abi::uniform_row_offset(index, comp)),
         Mem::Ctx(o) => Src(Rm::Mem(evex::Mem::base(RDI, o)), None),
         Mem::CtxRax(o) => Src(
             Rm::Mem(evex::Mem {
@@ -91,6 +102,25 @@ fn z(ops: &mut Ops, op: E, d: u8, s: u8, rm: Src, imm: u8) {
     emit(ops, inst, rm.1);
 }
 
+/// As [`z`] with a memory operand `m`: a uniform is read as a `{1to16}` scalar where `op` has
+/// a 32-bit broadcast form.
+fn z_mem(ops: &mut Ops, op: E, d: u8, s: u8, m: Mem, imm: u8) {
+    let info = op.info();
+    match m {
+        Mem::Uniform { index, comp } if info.bcst && !info.w => {
+            let inst = Inst {
+                imm,
+                bcst: true,
+                ..Inst::rvm(op, Vl::V512, d, s, uniform_scalar(index, comp).0)
+            };
+            emit(ops, inst, None);
+        }
+        Mem::Uniform { .. } | Mem::Ctx(_) | Mem::CtxRax(_) | Mem::Const(_) => {
+            z(ops, op, d, s, mem(m), imm)
+        }
+    }
+}
+
 /// `d = k ? rm : s` per lane (`vblendmps`).
 fn blend(ops: &mut Ops, d: u8, s: u8, rm: u8) {
     let inst = Inst {
@@ -100,12 +130,28 @@ fn blend(ops: &mut Ops, d: u8, s: u8, rm: u8) {
     emit(ops, inst, None);
 }
 
+/// A second source: a register or memory.
+#[derive(Clone, Copy)]
+enum B {
+    Reg(u8),
+    Mem(Mem),
+}
+
+/// `d = op(a, b)` with [`z`] or [`z_mem`].
+fn zb(ops: &mut Ops, op: E, d: u8, a: u8, b: B, imm: u8) {
+    match b {
+        B::Reg(r) => z(ops, op, d, a, Src::reg(r), imm),
+        B::Mem(m) => z_mem(ops, op, d, a, m, imm),
+    }
+}
+
 /// `d = a op b` for [`super::asm::vop`] / [`super::asm::vop_m`]: compares go through [`K`].
-fn vop_src(ops: &mut Ops, op: VOp, d: u8, a: u8, b: Src) {
+fn vop_src(ops: &mut Ops, op: VOp, d: u8, a: u8, b: B) {
+    let z = |ops: &mut Ops, op: E, d: u8, a: u8, b: B, imm: u8| zb(ops, op, d, a, b, imm);
     let cmp = |ops: &mut Ops, c: E, pred: u8, wide: bool| {
-        z(ops, c, K, a, b, pred);
+        zb(ops, c, K, a, b, pred);
         let m2v = if wide { E::PMovM2Q } else { E::PMovM2D };
-        z(ops, m2v, d, 0, Src::reg(K), 0);
+        zb(ops, m2v, d, 0, B::Reg(K), 0);
     };
     match op {
         VOp::AddPs => z(ops, E::AddPs, d, a, b, 0),
@@ -142,22 +188,25 @@ fn vop_src(ops: &mut Ops, op: VOp, d: u8, a: u8, b: Src) {
 }
 
 pub fn vop(ops: &mut Ops, op: VOp, d: u8, a: u8, b: u8) {
-    vop_src(ops, op, d, a, Src::reg(b));
+    vop_src(ops, op, d, a, B::Reg(b));
 }
 
 pub fn vop_m(ops: &mut Ops, op: VOp, d: u8, a: u8, m: Mem) {
-    vop_src(ops, op, d, a, mem(m));
+    vop_src(ops, op, d, a, B::Mem(m));
 }
 
 pub fn mov(ops: &mut Ops, d: u8, s: u8) {
     z(ops, E::MovapsLoad, d, 0, Src::reg(s), 0);
 }
 
-/// Context rows are 64-byte aligned; the other forms load unaligned.
+/// A full-width load (unaligned forms: as fast on aligned rows); a uniform is broadcast from
+/// its scalar.
 pub fn load(ops: &mut Ops, d: u8, m: Mem) {
     let op = match m {
-        Mem::Ctx(_) => E::MovapsLoad,
-        Mem::CtxRax(_) | Mem::Const(_) => E::MovupsLoad,
+        Mem::Uniform { index, comp } => {
+            return z(ops, E::BroadcastSs, d, 0, uniform_scalar(index, comp), 0);
+        }
+        Mem::Ctx(_) | Mem::CtxRax(_) | Mem::Const(_) => E::MovupsLoad,
     };
     z(ops, op, d, 0, mem(m), 0);
 }
@@ -186,7 +235,11 @@ pub fn load_lane_row(ops: &mut Ops, d: u8, lane: i32, table: i32) {
 }
 
 pub fn broadcast(ops: &mut Ops, d: u8, m: Mem) {
-    z(ops, E::BroadcastSs, d, 0, mem(m), 0);
+    let src = match m {
+        Mem::Uniform { index, comp } => uniform_scalar(index, comp),
+        Mem::Ctx(_) | Mem::CtxRax(_) | Mem::Const(_) => mem(m),
+    };
+    z(ops, E::BroadcastSs, d, 0, src, 0);
 }
 
 pub fn ones(ops: &mut Ops, d: u8) {
