@@ -781,9 +781,77 @@ fn a_bad_tier_override_warns_and_falls_back() {
         assert!(out.status.success(), "{stderr}");
         assert!(
             stderr.contains(&format!(
-                "warning: PICAJIT_X64_TIER=\"{value}\" is not one of sse41, avx2"
+                "warning: PICAJIT_X64_TIER=\"{value}\" is not one of sse41, avx2, avx512"
             )),
             "{stderr}"
         );
     }
+}
+
+/// `PICAJIT_X64_TIER` forces a tier the CPU has (no warning; the run says which) and, for a
+/// tier it lacks, warns once and falls back to what Auto picks without it — never the emulator.
+#[test]
+fn a_tier_override_forces_a_tier_the_cpu_has_and_warns_for_one_it_lacks() {
+    use picajit_codegen::x64::Tier;
+    let file = corpus().join("lovebrew__lovepotion__main_v_pica.shbin");
+    for (value, tier) in [
+        ("sse41", Tier::Sse41),
+        ("avx2", Tier::Avx2),
+        ("avx512", Tier::Avx512),
+    ] {
+        let out = picajit()
+            .args(["run", file.to_str().unwrap(), "--vertices", "1"])
+            .env("PICAJIT_X64_TIER", value)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        if tier.host_supports() {
+            assert!(!stderr.contains("warning"), "{value}: {stderr}");
+            assert!(
+                stderr.contains(&format!("run on x64-{value} (native {tier:?})")),
+                "{value}: {stderr}"
+            );
+        } else {
+            assert!(
+                stderr.contains(&format!(
+                    "warning: PICAJIT_X64_TIER=\"{value}\": this CPU cannot run x64-{value}; using "
+                )),
+                "{value}: {stderr}"
+            );
+            assert!(!stderr.contains("emulator"), "{value}: {stderr}");
+        }
+    }
+}
+
+/// `--backend x64-avx512` runs in a test build on any x86-64 host (natively, or in the x86-64
+/// emulator; programs the tier refuses on the interpreter) and prints what the interpreter
+/// prints.
+#[test]
+fn the_avx512_backend_runs_and_agrees_with_the_interpreter() {
+    if !cfg!(target_arch = "x86_64") {
+        return;
+    }
+    let file = corpus().join("lovebrew__lovepotion__main_v_pica.shbin");
+    let run = |backend: &str| {
+        let out = picajit()
+            .args(["run", file.to_str().unwrap(), "--vertices", "20"])
+            .args(["--seed", "7", "--backend", backend])
+            .env_remove("PICAJIT_X64_TIER")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{backend}: {stderr}");
+        (String::from_utf8_lossy(&out.stdout).into_owned(), stderr)
+    };
+    let (want, _) = run("interp");
+    let (got, stderr) = run("x64-avx512");
+    assert!(
+        stderr.contains("20 vertices run on x64-avx512 ("),
+        "{stderr}"
+    );
+    // The header line names the backend; the inputs and outputs after it are the same.
+    let body = |s: &str| s.split_once("\ninputs:\n").expect("inputs").1.to_string();
+    assert_eq!(body(&got), body(&want));
+    assert!(body(&want).contains("outputs:"), "{want}");
 }

@@ -63,6 +63,9 @@ typedef enum PicajitBackend {
   PICAJIT_BACKEND_X64_AVX2 = 3,
   // AArch64 NEON (through qemu-user on other hosts: for testing).
   PICAJIT_BACKEND_AARCH64 = 4,
+  // x86-64 AVX-512 (F, VL, DQ, BW; 16 vertices per batch). On a CPU without it
+  // `PICAJIT_STATUS_UNSUPPORTED_BACKEND`, except in picajit's own test builds, which emulate it.
+  PICAJIT_BACKEND_X64_AVX512 = 5,
 } PicajitBackend;
 
 // How a draw's vertices are given (the `index_type` of a [`PicajitDraw`], a `uint32_t`).

@@ -63,6 +63,9 @@ pub enum PicajitBackend {
     X64Avx2 = 3,
     /// AArch64 NEON (through qemu-user on other hosts: for testing).
     Aarch64 = 4,
+    /// x86-64 AVX-512 (F, VL, DQ, BW; 16 vertices per batch). On a CPU without it
+    /// `PICAJIT_STATUS_UNSUPPORTED_BACKEND`, except in picajit's own test builds, which emulate it.
+    X64Avx512 = 5,
 }
 
 /// The opaque pipeline: registers, both shader units, compiled shaders and draw results.
@@ -226,12 +229,13 @@ pub extern "C" fn picajit_last_error() -> *const c_char {
 
 /// The backend a `PicajitBackend` value names.
 fn backend_of(value: u32) -> Result<Backend, (PicajitStatus, String)> {
-    const ALL: [PicajitBackend; 5] = [
+    const ALL: [PicajitBackend; 6] = [
         PicajitBackend::Auto,
         PicajitBackend::Interpreter,
         PicajitBackend::X64Sse41,
         PicajitBackend::X64Avx2,
         PicajitBackend::Aarch64,
+        PicajitBackend::X64Avx512,
     ];
     let named = ALL.into_iter().find(|b| *b as u32 == value).ok_or((
         PicajitStatus::InvalidArgument,
@@ -243,6 +247,7 @@ fn backend_of(value: u32) -> Result<Backend, (PicajitStatus, String)> {
         PicajitBackend::X64Sse41 => Backend::X64Sse41,
         PicajitBackend::X64Avx2 => Backend::X64Avx2,
         PicajitBackend::Aarch64 => Backend::Aarch64,
+        PicajitBackend::X64Avx512 => Backend::X64Avx512,
     })
 }
 

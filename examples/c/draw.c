@@ -27,7 +27,7 @@ static uint32_t bits(float f) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s FILE.shbin [interp|sse41|avx2|aarch64]\n", argv[0]);
+        fprintf(stderr, "usage: %s FILE.shbin [interp|sse41|avx2|avx512|aarch64]\n", argv[0]);
         return 2;
     }
     FILE *f = fopen(argv[1], "rb");
@@ -43,6 +43,7 @@ int main(int argc, char **argv) {
     if (argc > 2 && !strcmp(argv[2], "interp")) backend = PICAJIT_BACKEND_INTERPRETER;
     if (argc > 2 && !strcmp(argv[2], "sse41")) backend = PICAJIT_BACKEND_X64_SSE41;
     if (argc > 2 && !strcmp(argv[2], "avx2")) backend = PICAJIT_BACKEND_X64_AVX2;
+    if (argc > 2 && !strcmp(argv[2], "avx512")) backend = PICAJIT_BACKEND_X64_AVX512;
     if (argc > 2 && !strcmp(argv[2], "aarch64")) backend = PICAJIT_BACKEND_AARCH64;
     PicajitPipeline *gpu = NULL;
     check(picajit_pipeline_new(backend, &gpu), "picajit_pipeline_new");

@@ -78,7 +78,7 @@ impl Engine {
             b => b,
         };
         if let Some(t) = backend.target() {
-            if !t.host_supports() {
+            if !t.runs_here() {
                 return Err(EngineError::Unsupported(backend.name()));
             }
         }

@@ -50,7 +50,15 @@ fn a_timed_compile_is_the_same_compile_with_its_phases() {
                 "shader",
             ],
         };
-        assert_eq!(names, expected, "{}", backend.name());
+        if plain.machine_code().is_some() {
+            assert_eq!(names, expected, "{}", backend.name());
+        } else {
+            // A program the backend refuses (the AVX-512 tier while its kernels are being
+            // built) stops where the refusal came, then becomes an interpreter shader.
+            let (last, done) = names.split_last().expect("phases");
+            assert_eq!(*last, "shader", "{}", backend.name());
+            assert!(expected.starts_with(done), "{}: {names:?}", backend.name());
+        }
         assert_eq!(
             t.total(),
             t.phases().iter().map(|&(_, d)| d).sum(),

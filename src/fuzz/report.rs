@@ -95,6 +95,7 @@ pub fn report(case: &FuzzCase, failure: &Failure) -> String {
     let lanes = match failure.backend {
         Backend::X64Sse41 | Backend::Aarch64 => 4,
         Backend::X64Avx2 => 8,
+        Backend::X64Avx512 => 16,
         Backend::Interp | Backend::Auto => 1,
     };
     let mut out = String::new();

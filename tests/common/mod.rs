@@ -780,6 +780,25 @@ pub fn engines() -> Vec<Engine> {
             run: |p, u, i, b| native(p, u, i, b, Backend::X64Avx2, Mode::Geometry),
         });
     }
+    // Natively on an AVX-512 CPU, elsewhere in the x86-64 emulator (test builds).
+    if available.contains(&Backend::X64Avx512) {
+        all.push(Engine {
+            name: "x64-avx512 run",
+            run: |p, u, i, b| native(p, u, i, b, Backend::X64Avx512, Mode::Aos),
+        });
+        all.push(Engine {
+            name: "x64-avx512 run_soa",
+            run: |p, u, i, b| native(p, u, i, b, Backend::X64Avx512, Mode::Soa),
+        });
+        all.push(Engine {
+            name: "x64-avx512 run_par",
+            run: |p, u, i, b| native(p, u, i, b, Backend::X64Avx512, Mode::Par),
+        });
+        all.push(Engine {
+            name: "x64-avx512 run_geometry",
+            run: |p, u, i, b| native(p, u, i, b, Backend::X64Avx512, Mode::Geometry),
+        });
+    }
     if available.contains(&Backend::Aarch64) {
         all.push(Engine {
             name: "aarch64 run",

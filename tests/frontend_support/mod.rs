@@ -398,7 +398,10 @@ pub fn compare_native_on(
         let mut status = vec![VertexStatus::Ended; n];
         let _ = shader.run(uniforms, inputs, &mut outs, &mut status);
         runs.push(("aos", outs, status.clone()));
-        if backend == Backend::X64Avx2 || backend == Backend::Aarch64 {
+        if matches!(
+            backend,
+            Backend::X64Avx2 | Backend::X64Avx512 | Backend::Aarch64
+        ) {
             let mut soa = SoaBuffer::new(n);
             let _ = shader.run_soa(
                 uniforms,

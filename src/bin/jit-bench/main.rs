@@ -87,6 +87,10 @@ enum BackendArg {
     /// x86-64 JIT, AVX2 tier (8 vertices per batch).
     #[value(name = "x64-avx2")]
     X64Avx2,
+    /// x86-64 JIT, AVX-512 tier (16 vertices per batch; on a CPU without it only in a test
+    /// build, emulated: measures the emulator).
+    #[value(name = "x64-avx512")]
+    X64Avx512,
     /// AArch64 NEON (under qemu-user on other hosts: measures the emulator).
     Aarch64,
     /// The best JIT this host has.
@@ -120,6 +124,7 @@ fn backends(requested: &[BackendArg]) -> Result<Vec<Backend>, String> {
             BackendArg::Interp | BackendArg::All => continue,
             BackendArg::X64Sse41 => Backend::X64Sse41,
             BackendArg::X64Avx2 => Backend::X64Avx2,
+            BackendArg::X64Avx512 => Backend::X64Avx512,
             BackendArg::Aarch64 => Backend::Aarch64,
             BackendArg::Auto => Engine::new(Backend::Auto)
                 .map_err(|e| e.to_string())?

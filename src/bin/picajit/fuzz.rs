@@ -252,7 +252,12 @@ impl Totals {
 
 fn selected_backends(args: &[Backend]) -> Result<Vec<Backend>, String> {
     let available = EngineBackend::runnable();
-    let all = [Backend::Interp, Backend::X64Sse41, Backend::X64Avx2];
+    let all = [
+        Backend::Interp,
+        Backend::X64Sse41,
+        Backend::X64Avx2,
+        Backend::X64Avx512,
+    ];
     let mut chosen: Vec<Backend> = if args.is_empty() {
         all.iter()
             .copied()
@@ -267,6 +272,7 @@ fn selected_backends(args: &[Backend]) -> Result<Vec<Backend>, String> {
                         .map_err(|e| e.to_string())?;
                     match engine.backend() {
                         EngineBackend::X64Avx2 => Backend::X64Avx2,
+                        EngineBackend::X64Avx512 => Backend::X64Avx512,
                         EngineBackend::X64Sse41 => Backend::X64Sse41,
                         EngineBackend::Aarch64 => Backend::Aarch64,
                         EngineBackend::Interp | EngineBackend::Auto => Backend::Interp,

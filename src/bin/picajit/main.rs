@@ -61,6 +61,10 @@ pub enum Backend {
     /// x86-64 JIT, AVX2 tier (8 vertices per batch).
     #[value(name = "x64-avx2")]
     X64Avx2,
+    /// x86-64 JIT, AVX-512 tier (16 vertices per batch; F, VL, DQ and BW). On a CPU without
+    /// it only a test build runs it, in the x86-64 emulator (exact but slow).
+    #[value(name = "x64-avx512")]
+    X64Avx512,
     /// AArch64 JIT, NEON (4 vertices per batch); on other hosts through qemu-user
     /// (qemu-aarch64-static), exact but slow.
     Aarch64,
@@ -76,6 +80,7 @@ impl Backend {
             Backend::Interp => B::Interp,
             Backend::X64Sse41 => B::X64Sse41,
             Backend::X64Avx2 => B::X64Avx2,
+            Backend::X64Avx512 => B::X64Avx512,
             Backend::Aarch64 => B::Aarch64,
             Backend::Auto => B::Auto,
         }
