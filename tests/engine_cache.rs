@@ -145,6 +145,38 @@ fn the_cache_stays_within_its_bound_least_recently_used_first() {
 }
 
 #[test]
+fn kernels_a_cached_shader_compiles_later_count_at_the_next_insert() {
+    let backend = Backend::available()[Backend::available().len().min(2) - 1];
+    let one = Engine::new(backend)
+        .unwrap()
+        .compile(&numbered(0))
+        .code_bytes();
+    if one == 0 {
+        return; // the interpreter holds no machine code: nothing to bound
+    }
+    // Room for two shaders with only their generic kernels.
+    let engine = Engine::new(backend)
+        .unwrap()
+        .with_cache_bytes(2 * one + one / 2)
+        .with_background_compile(false);
+    let a = engine.compile(&numbered(0));
+    let mut u = uniforms();
+    u.f[0] = [2.0; 4];
+    // The SoA kernels and the variant for these uniforms: `a` now holds more than `one`
+    // twice over, though the cache measured it at `one` when it was added.
+    a.prepare(&u);
+    assert!(a.code_bytes() > 2 * one, "{} vs {one}", a.code_bytes());
+    engine.compile(&numbered(1));
+    let s = engine.stats();
+    assert_eq!((s.shaders, s.evictions), (1, 1), "{s:?}");
+    assert!(s.bytes <= s.capacity, "{s:?}");
+    // `a` was the one to go: compiling it again is a miss.
+    let misses = s.misses;
+    engine.compile(&numbered(0));
+    assert_eq!(engine.stats().misses, misses + 1);
+}
+
+#[test]
 fn an_evicted_shader_keeps_running_on_another_thread() {
     for backend in backends() {
         let engine = Arc::new(Engine::new(backend).unwrap().with_cache_bytes(1));

@@ -5,11 +5,13 @@
 //! Eviction only drops the cache's reference: a shader another thread (or a pipeline) still
 //! holds through its `Arc` keeps running, and its executable memory is unmapped when the last
 //! reference goes. The bound is enforced whenever a shader is added; kernels a cached shader
-//! compiles later (its SoA kernel, uniform-specialized variants, possibly in the background)
-//! count from then on. Shaders that run on the interpreter hold no machine code and are not
+//! compiles later (its SoA kernel, uniform-specialized variants, draw kernels, possibly in
+//! the background) count from then on. The cache keeps a running total of its bytes (never
+//! below the truth), so an insert measures every shader only when that total passes the
+//! bound. Shaders that run on the interpreter hold no machine code and are not
 //! bounded (a backend without a JIT, or programs past the frontend's limits).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -40,11 +42,22 @@ pub(super) struct Counters {
     pub(super) evictions: AtomicU64,
     pub(super) agal_fallbacks: AtomicU64,
     pub(super) agal_run_fallbacks: AtomicU64,
+    /// Machine-code bytes of kernels shaders compiled after they were built (SoA, draw,
+    /// uniform-specialized variants), cached or not, not yet added to the cache's total.
+    grown: AtomicUsize,
 }
 
 impl Counters {
     pub(super) fn count(counter: &AtomicU64) {
         counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Records that a shader's machine-code bytes grew by `bytes` (call once they are
+    /// visible through [`Shader::code_bytes`]).
+    pub(super) fn grew(&self, bytes: usize) {
+        if bytes > 0 {
+            self.grown.fetch_add(bytes, Ordering::AcqRel);
+        }
     }
 }
 
@@ -88,12 +101,24 @@ impl Counters {
     }
 }
 
-/// Shaders by key, with the tick of their last use.
+/// Shaders by key, with the tick of their last use and their bytes as last measured.
 #[derive(Debug)]
 pub(super) struct Cache {
-    map: FxHashMap<CacheKey, (Arc<Shader>, u64)>,
+    map: FxHashMap<CacheKey, Entry>,
     tick: u64,
     pub(super) capacity: usize,
+    /// At least the cached shaders' bytes: the sum of the entries' `bytes` plus every growth
+    /// reported since they were measured (also of shaders no longer cached, so it may be
+    /// more). Exact after [`Cache::recount`].
+    total: usize,
+}
+
+#[derive(Debug)]
+struct Entry {
+    shader: Arc<Shader>,
+    used: u64,
+    /// [`Shader::code_bytes`] when last measured (the shader may have compiled kernels since).
+    bytes: usize,
 }
 
 impl Cache {
@@ -102,6 +127,7 @@ impl Cache {
             map: FxHashMap::default(),
             tick: 0,
             capacity,
+            total: 0,
         }
     }
 
@@ -109,41 +135,77 @@ impl Cache {
     pub(super) fn get(&mut self, key: &CacheKey) -> Option<Arc<Shader>> {
         self.tick += 1;
         let tick = self.tick;
-        self.map.get_mut(key).map(|(shader, used)| {
-            *used = tick;
-            Arc::clone(shader)
+        self.map.get_mut(key).map(|e| {
+            e.used = tick;
+            Arc::clone(&e.shader)
         })
     }
 
     /// Adds `shader` under `key` (or returns the one another thread added first), then drops
     /// least recently used shaders, never this one, until the cache is within its bound.
     /// Returns the cached shader and how many were evicted.
-    pub(super) fn insert(&mut self, key: CacheKey, shader: Arc<Shader>) -> (Arc<Shader>, u64) {
+    ///
+    /// The bound is checked against a running total: the bytes of each shader when it was
+    /// added or last measured, plus the kernels shaders compiled since (`counters`), which is
+    /// never less than what the cache holds. Only when that total passes the bound are the
+    /// shaders measured again (exactly, before anything is evicted), so adding a shader to a
+    /// cache within its bound costs O(1).
+    pub(super) fn insert(
+        &mut self,
+        key: CacheKey,
+        shader: Arc<Shader>,
+        counters: &Counters,
+    ) -> (Arc<Shader>, u64) {
         self.tick += 1;
         let tick = self.tick;
-        let kept = Arc::clone(&self.map.entry(key.clone()).or_insert((shader, tick)).0);
+        let kept = match self.map.entry(key.clone()) {
+            std::collections::hash_map::Entry::Occupied(e) => Arc::clone(&e.get().shader),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                let bytes = shader.code_bytes();
+                self.total += bytes;
+                let e = v.insert(Entry {
+                    shader,
+                    used: tick,
+                    bytes,
+                });
+                Arc::clone(&e.shader)
+            }
+        };
+        self.total += counters.grown.swap(0, Ordering::AcqRel);
+        if self.total > self.capacity {
+            self.recount(counters);
+        }
         let mut evicted = 0;
-        while self.map.len() > 1 && self.bytes() > self.capacity {
+        while self.map.len() > 1 && self.total > self.capacity {
             let oldest = self
                 .map
                 .iter()
                 .filter(|(k, _)| **k != key)
-                .min_by_key(|(_, (_, used))| *used)
+                .min_by_key(|(_, e)| e.used)
                 .map(|(k, _)| k.clone());
-            match oldest {
-                Some(k) => {
-                    self.map.remove(&k);
-                    evicted += 1;
-                }
-                None => break,
-            }
+            let Some(gone) = oldest.and_then(|k| self.map.remove(&k)) else {
+                break;
+            };
+            self.total -= gone.bytes;
+            evicted += 1;
         }
         (kept, evicted)
     }
 
-    /// Machine-code bytes of the cached shaders.
+    /// Measures every shader again (growth reported meanwhile is added again at the next
+    /// insert: the total errs only upwards).
+    fn recount(&mut self, counters: &Counters) {
+        counters.grown.swap(0, Ordering::AcqRel);
+        self.total = 0;
+        for e in self.map.values_mut() {
+            e.bytes = e.shader.code_bytes();
+            self.total += e.bytes;
+        }
+    }
+
+    /// Machine-code bytes of the cached shaders now (every shader measured).
     pub(super) fn bytes(&self) -> usize {
-        self.map.values().map(|(s, _)| s.code_bytes()).sum()
+        self.map.values().map(|e| e.shader.code_bytes()).sum()
     }
 
     pub(super) fn len(&self) -> usize {

@@ -249,6 +249,7 @@ impl Kernels {
                     self.soa_bytes
                         .store(machine.code_bytes(), Ordering::Relaxed);
                     Counters::count(&counters.compiles);
+                    counters.grew(machine.code_bytes());
                 }
                 compiled.map(|(c, _)| c)
             })
@@ -344,6 +345,7 @@ impl Kernels {
                 self.draw_bytes
                     .fetch_add(machine.code_bytes(), Ordering::Relaxed);
                 Counters::count(&counters.compiles);
+                counters.grew(machine.code_bytes());
                 Some(Arc::new(code))
             })
             .clone()
@@ -430,6 +432,23 @@ fn compile_variant(
         .map(|(k, _)| Arc::new(k))
 }
 
+/// The variant in `cell`, compiled by `compile` if nobody has; the bytes of a variant this
+/// call put there count as the shader's growth once the cell holds it.
+fn variant_in<'a>(
+    cell: &'a OnceLock<Option<Arc<Kernels>>>,
+    counters: &Counters,
+    compile: impl FnOnce() -> Option<Arc<Kernels>>,
+) -> &'a Option<Arc<Kernels>> {
+    let mut made = 0;
+    let ready = cell.get_or_init(|| {
+        let kernels = compile();
+        made = kernels.as_ref().map_or(0, |k| k.bytes());
+        kernels
+    });
+    counters.grew(made);
+    ready
+}
+
 impl Native {
     /// Which of `pmul_uniforms` are finite and non-zero in `uniforms`.
     fn key(&self, uniforms: &Uniforms) -> VariantKey {
@@ -471,7 +490,7 @@ impl Native {
                         let pmul = Arc::clone(&self.pmul_uniforms);
                         let (target, counters) = (self.target, Arc::clone(&self.counters));
                         rayon::spawn(move || {
-                            job.get_or_init(|| {
+                            variant_in(&job, &counters, || {
                                 compile_variant(&generic, &pmul, key, target, &counters)
                             });
                         });
@@ -481,7 +500,7 @@ impl Native {
             }
         };
         let ready = if wait {
-            Some(cell.get_or_init(|| {
+            Some(variant_in(&cell, &self.counters, || {
                 compile_variant(
                     &self.generic,
                     &self.pmul_uniforms,

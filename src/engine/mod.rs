@@ -164,7 +164,7 @@ impl Engine {
             &self.counters,
         ));
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        let (shader, evicted) = cache.insert(key, shader);
+        let (shader, evicted) = cache.insert(key, shader, &self.counters);
         self.counters
             .evictions
             .fetch_add(evicted, std::sync::atomic::Ordering::Relaxed);
