@@ -685,3 +685,37 @@ fn geometry_save_and_keep_slowest_write_the_generator_cases() {
         assert!(std::fs::read(a).unwrap() == std::fs::read(b).unwrap());
     }
 }
+
+/// Without `--backend` the fuzzer also runs the x86-64 tiers this host only emulates (a test
+/// build: AVX-512 on a CPU without it); `--no-emulated` leaves them out and keeps the others.
+#[test]
+fn no_emulated_leaves_out_the_emulated_tiers_only() {
+    let summary = |extra: &[&str]| {
+        let run = picajit()
+            .args([
+                "fuzz", "--cases", "8", "--seed", "3", "--quiet", "--jobs", "1",
+            ])
+            .args(extra)
+            .arg("--out-dir")
+            .arg(temp_dir("no-emulated"))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+        assert!(run.status.success(), "{stdout}");
+        stdout.lines().last().unwrap_or("").to_string()
+    };
+    let (all, native) = (summary(&[]), summary(&["--no-emulated"]));
+    let emulated = Backend::emulated();
+    for b in [Backend::X64Sse41, Backend::X64Avx2, Backend::X64Avx512] {
+        if !Backend::runnable().contains(&b) {
+            continue;
+        }
+        let listed = format!("{} 8", b.name());
+        assert!(all.contains(&listed), "{all}");
+        assert_eq!(native.contains(&listed), !emulated.contains(&b), "{native}");
+    }
+    assert!(
+        native.contains("interp 8") && native.ends_with("0 failures"),
+        "{native}"
+    );
+}

@@ -38,10 +38,16 @@ pub struct FuzzArgs {
     /// Seed of the first case; case n uses seed + n.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Backends compared with the interpreter (comma-separated; default: every one this host
-    /// can run).
+    /// Backends compared with the interpreter (comma-separated; default: every x86-64 tier this
+    /// host can run — natively, or in a test build through the x86-64 emulator — and the
+    /// interpreter).
     #[arg(long, value_enum, value_delimiter = ',')]
     backend: Vec<Backend>,
+    /// Leave out the backends this host only emulates (x86-64 tiers the CPU lacks, which a
+    /// test build runs in the x86-64 emulator, thousands of times slower than native code):
+    /// `make test` runs its long vertex slice without them and a shorter one with them.
+    #[arg(long)]
+    no_emulated: bool,
     /// Restrict the arithmetic drawn to these opcodes (comma-separated mnemonics).
     #[arg(long)]
     ops: Option<String>,
@@ -297,7 +303,11 @@ fn selected_backends(args: &[Backend]) -> Result<Vec<Backend>, String> {
 }
 
 pub fn fuzz(args: &FuzzArgs) -> CliResult {
-    let backends = selected_backends(&args.backend)?;
+    let mut backends = selected_backends(&args.backend)?;
+    if args.no_emulated {
+        let emulated = EngineBackend::emulated();
+        backends.retain(|b| !emulated.contains(&b.engine()));
+    }
     let config = match &args.ops {
         Some(list) => Config::with_ops(list)?,
         None => Config::default(),
