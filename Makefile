@@ -65,8 +65,9 @@ package: setup
 ## (release, all cores) and fixed-seed differential fuzz slices: 20,000 PICA programs on the
 ## interpreter and every backend this host runs natively, the first 2,000 of them also on the
 ## x86-64 tiers it only emulates (AVX-512 on most CPUs: the test build's x86-64 emulator runs
-## them thousands of times slower), 1,000 geometry shaders on every backend (their triangles
-## compared too; about 20 CPU-seconds), 3,000 AGAL cases likewise (a few seconds).
+## them thousands of times slower), 1,000 geometry shaders (their triangles compared too) likewise,
+## the first 200 of them also on the emulated tiers, and 3,000 AGAL cases on every backend (a few
+## seconds).
 ## The fuzz slices run the picajit binary the float_exhaustive build already made (cargo builds a
 ## package's binaries for its integration tests): `cargo build --release --bin picajit` would
 ## build the library a second time, without the dev-dependencies' feature set.
@@ -74,7 +75,8 @@ test: lint package test-fast
 	$(CARGO) test --release --test float_exhaustive
 	$(RELEASE_PICAJIT) fuzz --cases 20000 --seed 1 --no-emulated
 	$(RELEASE_PICAJIT) fuzz --cases 2000 --seed 1
-	$(RELEASE_PICAJIT) fuzz --geometry --cases 1000 --seed 1
+	$(RELEASE_PICAJIT) fuzz --geometry --cases 1000 --seed 1 --no-emulated
+	$(RELEASE_PICAJIT) fuzz --geometry --cases 200 --seed 1
 	$(RELEASE_PICAJIT) fuzz --agal --cases 3000 --seed 1
 
 ## test-fast: the unit and integration tests only.

@@ -302,14 +302,15 @@ pub fn compare(
     compare_with(lowered, program, uniforms, inputs, budget, true)
 }
 
-/// [`compare`], with the AArch64 backend only if `aarch64`.
+/// [`compare`], with the slow engines (AArch64 under qemu, the x86-64 tiers this CPU only
+/// emulates) only if `slow`.
 pub fn compare_with(
     lowered: &Lowered,
     program: &Program,
     uniforms: &Uniforms,
     inputs: &[Regs16],
     budget: u32,
-    aarch64: bool,
+    slow: bool,
 ) -> Result<(), String> {
     let interp = Interpreter::new(program).with_budget(budget);
     if program.kind == ShaderKind::Geometry {
@@ -321,7 +322,7 @@ pub fn compare_with(
                 return Err(format!("vertex {n} (ir): {why}\n{}", lowered.func));
             }
         }
-        return compare_native_on(program, uniforms, inputs, budget, aarch64);
+        return compare_native_on(program, uniforms, inputs, budget, slow);
     }
     let got = eval::run(&lowered.func, uniforms, inputs, budget);
     for (n, (input, (outs, status))) in inputs.iter().zip(&got).enumerate() {
@@ -343,13 +344,12 @@ pub fn compare_with(
             ));
         }
     }
-    compare_native_on(program, uniforms, inputs, budget, aarch64)
+    compare_native_on(program, uniforms, inputs, budget, slow)
 }
 
 /// Every native backend this host can run — the x86-64 tiers it has and AArch64 (natively or
 /// through qemu-user) — through the engine API (AoS, and SoA on AVX2 and AArch64), against the
-/// interpreter: statuses and outputs bit for bit. `aarch64` false leaves AArch64 out (the
-/// random suites run it on a fixed subset of their programs).
+/// interpreter: statuses and outputs bit for bit, the emulated x86-64 tiers included.
 pub fn compare_native(
     program: &Program,
     uniforms: &Uniforms,
@@ -359,16 +359,19 @@ pub fn compare_native(
     compare_native_on(program, uniforms, inputs, budget, true)
 }
 
-/// [`compare_native`], with AArch64 only if `aarch64`.
+/// [`compare_native`], with the slow engines only if `slow`: AArch64 on a host that runs it
+/// under qemu, and the x86-64 tiers this CPU lacks, which the test build's emulator runs
+/// thousands of times slower (the random suites run them on a fixed subset of their programs).
 pub fn compare_native_on(
     program: &Program,
     uniforms: &Uniforms,
     inputs: &[Regs16],
     budget: u32,
-    aarch64: bool,
+    slow: bool,
 ) -> Result<(), String> {
     let available = Backend::runnable();
-    if aarch64 && !available.contains(&Backend::Aarch64) {
+    let emulated = Backend::emulated();
+    if slow && !available.contains(&Backend::Aarch64) {
         assert!(
             std::env::var_os("CI").is_none(),
             "CI: the AArch64 backend cannot run (install qemu-user-static: make setup)"
@@ -384,7 +387,9 @@ pub fn compare_native_on(
         .map(|i| interp.run_vertex(uniforms, i))
         .collect();
     for backend in available {
-        if backend == Backend::Interp || (backend == Backend::Aarch64 && !aarch64) {
+        let is_slow = emulated.contains(&backend)
+            || (backend == Backend::Aarch64 && !cfg!(target_arch = "aarch64"));
+        if backend == Backend::Interp || (is_slow && !slow) {
             continue;
         }
         let engine = Engine::new(backend)
