@@ -1,7 +1,7 @@
 //! Executable memory and the one call boundary into generated code.
 //!
-//! [`ExecCode`] copies finished machine code into a fresh anonymous mapping and flips it to
-//! read+execute (never writable and executable at once). [`ExecCode::run_aos`],
+//! [`ExecCode`] places finished machine code in a [`CodeArena`] (pages written while read+write,
+//! then flipped to read+execute: never writable and executable at once). [`ExecCode::run_aos`],
 //! [`ExecCode::run_soa`] and [`ExecCode::run_draw`] enter generated code through one private
 //! call boundary; they are safe
 //! to call because the code was produced by this crate's backend for a tier the host supports
@@ -17,6 +17,7 @@
 use std::io;
 
 use crate::abi::{Context, Triangle, TriangleMasks};
+use crate::arena::{CodeArena, Placed};
 use crate::x64::{Compiled, DrawLayout, IoMode, Tier};
 
 impl Tier {
@@ -143,8 +144,8 @@ pub struct ExecCode {
 /// Where the code runs.
 #[derive(Debug)]
 enum Backing {
-    /// Mapped read+execute, called directly.
-    Native(memmap2::Mmap),
+    /// Read+execute pages of an arena, called directly.
+    Native(Placed),
     /// Run in the x86-64 emulator.
     #[cfg(feature = "emu")]
     Emulated(crate::emu::call::EmulatedCode),
@@ -167,10 +168,17 @@ pub enum ExecError {
 }
 
 impl ExecCode {
-    /// Makes `compiled` runnable: mapped executable when the host has the tier's instruction
-    /// set, otherwise (feature `emu` on x86-64, [`Tier::emulated`]) held for the emulator.
-    /// Fails if the tier is not [`Tier::runnable`].
+    /// Makes `compiled` runnable: placed executable in the process's shared arena
+    /// ([`CodeArena::shared`]) when the host has the tier's instruction set, otherwise
+    /// (feature `emu` on x86-64, [`Tier::emulated`]) held for the emulator. Fails if the tier
+    /// is not [`Tier::runnable`].
     pub fn new(compiled: &Compiled) -> Result<ExecCode, ExecError> {
+        ExecCode::new_in(compiled, CodeArena::shared())
+    }
+
+    /// [`ExecCode::new`], placing native code in `arena`; its pages go back to the arena when
+    /// the `ExecCode` drops.
+    pub fn new_in(compiled: &Compiled, arena: &CodeArena) -> Result<ExecCode, ExecError> {
         if compiled.tier.emulated() {
             #[cfg(feature = "emu")]
             return Ok(ExecCode::emulated(compiled));
@@ -178,11 +186,8 @@ impl ExecCode {
         if !compiled.tier.host_supports() {
             return Err(ExecError::Unsupported(compiled.tier));
         }
-        let mut map = memmap2::MmapMut::map_anon(compiled.code.len().max(1))?;
-        map[..compiled.code.len()].copy_from_slice(&compiled.code);
-        let map = map.make_exec()?;
         Ok(ExecCode {
-            code: Backing::Native(map),
+            code: Backing::Native(arena.place(&compiled.code)?),
             tier: compiled.tier,
             io: compiled.io,
         })
@@ -379,15 +384,16 @@ impl ExecCode {
         }
     }
 
-    fn enter_native(map: &memmap2::Mmap, ctx: &mut Context) {
+    fn enter_native(map: &Placed, ctx: &mut Context) {
         #[cfg(target_arch = "x86_64")]
         {
             type Entry = unsafe extern "sysv64" fn(*mut Context);
             // SAFETY: `map` holds complete, position-independent machine code produced by
             // `x64::compile` for the code's tier, whose instruction set the host supports
             // (checked in `new`: otherwise the code is `Backing::Emulated`); its entry point is offset 0 and it follows the sysv64 convention with
-            // one pointer argument, using only caller-saved registers and no stack. The mapping
-            // is read+execute and lives as long as the `ExecCode` borrowed for the call. The code reads and writes `*ctx`
+            // one pointer argument, using only caller-saved registers and no stack. Its pages
+            // are read+execute (never written again) while the `Placed` lives, and it lives as
+            // long as the `ExecCode` borrowed for the call. The code reads and writes `*ctx`
             // (exclusively borrowed for the call) at offsets inside `Context`, its own constant
             // pool, and the vertex buffers `ctx.io` describes: `run_aos`/`run_soa`/`run_draw` set
             // those from slices they hold borrowed for the call, with `batches` computed so that

@@ -11,13 +11,15 @@
 //! - [`aarch64`]: the AArch64 backend (NEON, W = 4).
 //! - `kernel`: what both backends do before emitting (verification, allocation, labels, the
 //!   values computed once per run); `io_plan`: what a kernel's batch loop moves.
-//! - [`code`]: executable memory and the one call boundary into generated code.
+//! - [`arena`]: the long-lived executable memory kernels are placed in.
+//! - [`code`]: the one call boundary into generated code.
 //! - `emu` (feature `emu`, for tests): an x86-64 emulator that runs the x64 kernels bit-exactly
 //!   on any host.
 //! - [`timings`]: the compile-time breakdown (a [`timings::Clock`] lapped at phase boundaries).
 
 pub mod aarch64;
 pub mod abi;
+pub mod arena;
 pub mod code;
 #[cfg(feature = "emu")]
 pub mod emu;

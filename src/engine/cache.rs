@@ -33,9 +33,13 @@ pub(super) struct CacheKey {
     pub(super) budget: u32,
 }
 
-/// Counters shared by an engine and the shaders it compiled (background compiles count too).
+/// Counters shared by an engine and the shaders it compiled (background compiles count too),
+/// and the code arena their kernels live in.
 #[derive(Debug, Default)]
 pub(super) struct Counters {
+    /// The engine's long-lived executable memory: every x86-64 kernel of its shaders is placed
+    /// here, and its pages return when the kernel's last handle drops.
+    pub(super) arena: picajit_codegen::arena::CodeArena,
     pub(super) hits: AtomicU64,
     pub(super) misses: AtomicU64,
     pub(super) compiles: AtomicU64,

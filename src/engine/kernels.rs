@@ -10,6 +10,7 @@ use super::cache::Counters;
 
 use picajit_codegen::aarch64;
 use picajit_codegen::abi::Context;
+use picajit_codegen::arena::CodeArena;
 use picajit_codegen::code::{DrawInput, SemanticVertex};
 use picajit_codegen::code::{EmitBuffer, ExecCode};
 use picajit_codegen::ir::Function;
@@ -83,19 +84,21 @@ pub(super) enum Code {
 }
 
 impl Code {
-    /// Compiles `func` for `target` and makes it executable, lapping `clock` at the backend's
-    /// phase boundaries and after `map`.
+    /// Compiles `func` for `target` and makes it executable (x86-64: in `arena`), lapping
+    /// `clock` at the backend's phase boundaries and after `map`.
     pub(super) fn compile(
         func: &Function,
         target: Target,
         io: IoMode,
+        arena: &CodeArena,
         clock: &mut Clock<'_>,
     ) -> Result<(Code, MachineCode), String> {
         match target {
             Target::X64(tier) => {
                 let c = x64::compile_timed(func, tier, io, clock)
                     .map_err(|e| format!("backend: {e}"))?;
-                let code = ExecCode::new(&c).map_err(|e| format!("executable memory: {e}"))?;
+                let code =
+                    ExecCode::new_in(&c, arena).map_err(|e| format!("executable memory: {e}"))?;
                 clock.lap("map");
                 Ok((Code::X64(code), MachineCode::X64(c)))
             }
@@ -221,7 +224,7 @@ impl Kernels {
         counters: &Counters,
         clock: &mut Clock<'_>,
     ) -> Result<(Kernels, MachineCode), String> {
-        let (aos, compiled) = Code::compile(&func, target, IoMode::Aos, clock)?;
+        let (aos, compiled) = Code::compile(&func, target, IoMode::Aos, &counters.arena, clock)?;
         Counters::count(&counters.compiles);
         Ok((
             Kernels {
@@ -244,7 +247,13 @@ impl Kernels {
     pub(super) fn soa(&self, target: Target, counters: &Counters) -> Result<&Code, &str> {
         self.soa
             .get_or_init(|| {
-                let compiled = Code::compile(&self.func, target, IoMode::Soa, &mut Clock::off());
+                let compiled = Code::compile(
+                    &self.func,
+                    target,
+                    IoMode::Soa,
+                    &counters.arena,
+                    &mut Clock::off(),
+                );
                 if let Ok((_, machine)) = &compiled {
                     self.soa_bytes
                         .store(machine.code_bytes(), Ordering::Relaxed);
@@ -341,7 +350,8 @@ impl Kernels {
             .get_or_init(|| {
                 let io = IoMode::Draw(*layout);
                 let (code, machine) =
-                    Code::compile(&self.func, target, io, &mut Clock::off()).ok()?;
+                    Code::compile(&self.func, target, io, &counters.arena, &mut Clock::off())
+                        .ok()?;
                 self.draw_bytes
                     .fetch_add(machine.code_bytes(), Ordering::Relaxed);
                 Counters::count(&counters.compiles);
