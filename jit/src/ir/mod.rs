@@ -92,13 +92,17 @@ macro_rules! op_table {
             pub const fn name(self) -> &'static str {
                 match self { $(Op::$name => $text),* }
             }
-            /// Operand types.
+            /// Operand types (a table lookup: every pass asks this per instruction).
+            #[inline]
             pub const fn args(self) -> &'static [Ty] {
-                match self { $(Op::$name => &[$(Ty::$arg),*]),* }
+                const ARGS: &[&[Ty]] = &[$(&[$(Ty::$arg),*]),*];
+                ARGS[self as usize]
             }
             /// Result type (`None`: the operation has no result).
+            #[inline]
             pub const fn result(self) -> Option<Ty> {
-                match self { $(Op::$name => op_table!(@res $res)),* }
+                const RESULTS: &[Option<Ty>] = &[$(op_table!(@res $res)),*];
+                RESULTS[self as usize]
             }
             /// What the immediates mean, for the printer.
             pub const fn imm_meaning(self) -> &'static str {
@@ -244,10 +248,12 @@ pub struct Inst {
 
 impl Inst {
     /// The operands actually used (as many as the table says).
+    #[inline]
     pub fn uses(&self) -> &[Var] {
         &self.args[..self.op.args().len()]
     }
     /// True if removing the instruction when its result is unused changes nothing.
+    #[inline]
     pub fn is_pure(&self) -> bool {
         self.op.result().is_some()
     }

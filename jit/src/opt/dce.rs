@@ -162,8 +162,21 @@ impl Walk<'_> {
 /// returns how many.
 fn useless(func: &mut Function) -> usize {
     let n = func.vars.len();
-    // Per variable, the operands of every instruction writing it.
-    let mut feeds: Vec<Vec<Var>> = vec![Vec::new(); n];
+    // Per variable, the operands of every instruction writing it: `feeds[start[v]..start[v + 1]]`
+    // (one array for the whole function, filled by counting).
+    let mut start = vec![0u32; n + 1];
+    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
+        if let Some(d) = inst.dst.filter(|_| inst.is_pure()) {
+            if let Some(s) = start.get_mut(d.0 as usize + 1) {
+                *s += inst.uses().len() as u32;
+            }
+        }
+    }
+    for v in 0..n {
+        start[v + 1] += start[v];
+    }
+    let mut feeds = vec![Var(0); start[n] as usize];
+    let mut fill = start.clone();
     let mut useful = vec![false; n];
     let mut work = Vec::new();
     let mark = |v: Var, useful: &mut Vec<bool>, work: &mut Vec<Var>| {
@@ -178,8 +191,10 @@ fn useless(func: &mut Function) -> usize {
         for inst in &block.insts {
             match inst.dst {
                 Some(d) if inst.is_pure() => {
-                    if let Some(f) = feeds.get_mut(d.0 as usize) {
-                        f.extend_from_slice(inst.uses());
+                    if let Some(f) = fill.get_mut(d.0 as usize).filter(|_| (d.0 as usize) < n) {
+                        let at = *f as usize;
+                        feeds[at..at + inst.uses().len()].copy_from_slice(inst.uses());
+                        *f += inst.uses().len() as u32;
                     }
                 }
                 _ => {
@@ -194,7 +209,8 @@ fn useless(func: &mut Function) -> usize {
         }
     }
     while let Some(v) = work.pop() {
-        for u in std::mem::take(&mut feeds[v.0 as usize]) {
+        let x = v.0 as usize;
+        for &u in &feeds[start[x] as usize..start[x + 1] as usize] {
             mark(u, &mut useful, &mut work);
         }
     }

@@ -1,4 +1,4 @@
-//! Tests of liveness, DCE, CFG simplification and the budget-cycle check.
+//! Tests of liveness, CSE, DCE, CFG simplification and the budget-cycle check.
 
 use super::*;
 use crate::ir::{BlockId, Builder, Op, Terminator, Ty, Var};
@@ -71,6 +71,158 @@ fn dce_kills_overwritten_values_and_chains() {
     assert_eq!(dce(&mut f), 3);
     let ops: Vec<Op> = f.blocks[0].insts.iter().map(|i| i.op).collect();
     assert_eq!(ops, [Op::FConst, Op::Neg, Op::Mov, Op::Output]);
+}
+
+/// An accumulator only its own update reads goes, with what only it reads; a value the loop
+/// also feeds to an output stays, with every definition of every variable it reads.
+#[test]
+fn dce_removes_self_feeding_accumulators() {
+    let mut b = Builder::new();
+    b.use_loop_slots(1);
+    let acc = b.var(Ty::F32);
+    let kept = b.var(Ty::F32);
+    b.inst_to(Op::FConst, acc, &[], [0, 0]);
+    let step = b.fconst(1.0);
+    b.inst_to(Op::Input, kept, &[], [0, 0]);
+    let scale = b.inst(Op::Uniform, &[], [1, 0]);
+    let body = b.block();
+    let exit = b.block();
+    b.terminate(Terminator::Jump(body));
+    b.switch_to(body);
+    let t = b.binary(Op::Add, acc, step);
+    b.inst_to(Op::Mov, acc, &[t], [0, 0]);
+    let k = b.binary(Op::PMul, kept, scale);
+    b.inst_to(Op::Mov, kept, &[k], [0, 0]);
+    b.effect(Op::Budget, &[], [1, 0]);
+    b.terminate(Terminator::LoopNext {
+        slot: 0,
+        repeat: body,
+        exit,
+    });
+    b.switch_to(exit);
+    b.effect(Op::Output, &[kept], [0, 0]);
+    let mut f = b.finish();
+    assert_eq!(dce(&mut f), 4, "acc's two writes, t and step");
+    let ops: Vec<Vec<Op>> = f
+        .blocks
+        .iter()
+        .map(|b| b.insts.iter().map(|i| i.op).collect())
+        .collect();
+    assert_eq!(
+        ops,
+        [
+            vec![Op::Input, Op::Uniform],
+            vec![Op::PMul, Op::Mov, Op::Budget],
+            vec![Op::Output]
+        ]
+    );
+    f.verify().unwrap();
+}
+
+#[test]
+fn cse_reuses_repeats_within_a_block() {
+    let mut b = Builder::new();
+    let x = b.inst(Op::Input, &[], [0, 1]);
+    let u1 = b.inst(Op::Uniform, &[], [3, 1]);
+    let u2 = b.inst(Op::Uniform, &[], [3, 1]);
+    let p1 = b.binary(Op::PMul, u1, x);
+    let p2 = b.binary(Op::PMul, u2, x);
+    let other = b.inst(Op::Uniform, &[], [3, 2]);
+    let p3 = b.binary(Op::PMul, other, x);
+    b.effect(Op::Output, &[p1], [0, 0]);
+    b.effect(Op::Output, &[p2], [0, 1]);
+    b.effect(Op::Output, &[p3], [0, 2]);
+    let mut f = b.finish();
+    // u2 in p2's operands, then p2 in its store.
+    assert_eq!(cse(&mut f), 2);
+    let outs: Vec<Var> = f.blocks[0]
+        .insts
+        .iter()
+        .filter(|i| i.op == Op::Output)
+        .map(|i| i.args[0])
+        .collect();
+    assert_eq!(outs, [p1, p1, p3]);
+    assert_eq!(dce(&mut f), 2, "u2 and p2 are dead");
+    f.verify().unwrap();
+    assert_eq!(cse(&mut f), 0);
+}
+
+#[test]
+fn cse_keeps_values_that_differ() {
+    let mut b = Builder::new();
+    // A variable written twice: the same operation on it before and after the second write.
+    let v = b.var(Ty::F32);
+    b.inst_to(Op::Input, v, &[], [1, 0]);
+    let n1 = b.unary(Op::Neg, v);
+    b.inst_to(Op::FConst, v, &[], [2.0f32.to_bits(), 0]);
+    let n2 = b.unary(Op::Neg, v);
+    // aL may change between two reads of the same relative uniform.
+    let a1 = b.inst(Op::UniformAl, &[], [4, 0]);
+    let a2 = b.inst(Op::UniformAl, &[], [4, 0]);
+    // A result written twice is not a temporary.
+    let w = b.var(Ty::F32);
+    b.inst_to(Op::FConst, w, &[], [0, 0]);
+    let c1 = b.inst(Op::Uniform, &[], [7, 3]);
+    b.inst_to(Op::Uniform, w, &[], [7, 3]);
+    // Different immediates.
+    let c2 = b.inst(Op::Uniform, &[], [7, 2]);
+    let next = b.block();
+    b.terminate(Terminator::Jump(next));
+    b.switch_to(next);
+    // The same expression in another block.
+    let c3 = b.inst(Op::Uniform, &[], [7, 3]);
+    for (k, r) in [n1, n2, a1, a2, c1, w, c2, c3].into_iter().enumerate() {
+        b.effect(Op::Output, &[r], [k as u32 / 4, k as u32 % 4]);
+    }
+    let mut f = b.finish();
+    let before = f.clone();
+    assert_eq!(cse(&mut f), 0);
+    assert_eq!(f, before);
+}
+
+#[test]
+fn cse_retargets_a_branch_mask() {
+    let mut b = Builder::new();
+    let x = b.inst(Op::Input, &[], [0, 0]);
+    let y = b.inst(Op::Input, &[], [0, 1]);
+    let m1 = b.cmp(crate::ir::CmpKind::Lt, x, y);
+    let m2 = b.cmp(crate::ir::CmpKind::Lt, x, y);
+    let m3 = b.cmp(crate::ir::CmpKind::Le, x, y);
+    let t = b.block();
+    let o = b.block();
+    b.terminate(Terminator::BranchAny {
+        mask: m2,
+        then: t,
+        other: o,
+    });
+    b.switch_to(t);
+    b.effect(Op::Retire, &[m3], [0, 0]);
+    let mut f = b.finish();
+    assert_eq!(cse(&mut f), 1);
+    assert_eq!(f.blocks[0].term.uses(), Some(m1));
+    assert_eq!(f.blocks[1].insts[0].args[0], m3);
+}
+
+/// Many blocks each repeating the same values: every block's repeats go, none reaches across.
+#[test]
+fn cse_per_block_over_many_blocks() {
+    let mut b = Builder::new();
+    let mut firsts = Vec::new();
+    for k in 0..300u32 {
+        let u1 = b.inst(Op::Uniform, &[], [k % 96, k % 4]);
+        let u2 = b.inst(Op::Uniform, &[], [k % 96, k % 4]);
+        let s = b.binary(Op::Add, u1, u2);
+        b.effect(Op::Output, &[s], [k % 16, 0]);
+        firsts.push(u1);
+        let next = b.block();
+        b.terminate(Terminator::Jump(next));
+        b.switch_to(next);
+    }
+    let mut f = b.finish();
+    assert_eq!(cse(&mut f), 300);
+    for (block, u1) in f.blocks.iter().zip(&firsts) {
+        assert_eq!(block.insts[2].args[..2], [*u1, *u1]);
+    }
 }
 
 #[test]
