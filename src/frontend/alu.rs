@@ -66,8 +66,9 @@ struct Emit<'a> {
     ops: &'a AluOperands,
     desc: OpDesc,
     insts: Vec<Inst>,
-    /// Variables created for this instruction (each is written exactly once, in `insts`).
-    fresh: Vec<Var>,
+    /// Variables created for this instruction, numbered consecutively from the first (each is
+    /// written exactly once, in `insts`): the first, and how many.
+    fresh: (Var, u32),
     /// Lanes the instruction runs in (`None`: all).
     pred: Option<Var>,
     raw: [[Option<Var>; 4]; 3],
@@ -77,9 +78,19 @@ struct Emit<'a> {
 
 impl Emit<'_> {
     fn fresh(&mut self, ty: Ty) -> Var {
+        // Only this creates variables while the instruction is lowered: they are consecutive.
         let v = self.b.var(ty);
-        self.fresh.push(v);
+        if self.fresh.1 == 0 {
+            self.fresh.0 = v;
+        }
+        self.fresh.1 += 1;
         v
+    }
+
+    /// The number of `v` among the fresh variables, if it is one.
+    fn fresh_index(&self, v: Var) -> Option<usize> {
+        let i = v.0.wrapping_sub(self.fresh.0 .0);
+        (i < self.fresh.1).then_some(i as usize)
     }
 
     fn op(&mut self, op: Op, args: &[Var], imm: [u32; 2]) -> Var {
@@ -275,48 +286,87 @@ impl Emit<'_> {
     }
 
     /// Lets the instruction defining a fresh, once-used value write the register directly when
-    /// nothing between it and the copy reads or writes that register.
-    fn fold_copies(&mut self) {
-        let mut m = 0;
-        while m < self.insts.len() {
-            let copy = self.insts[m];
-            let folded = matches!(copy.op, Op::Mov | Op::IMov | Op::MaskMov)
-                && self.fresh.contains(&copy.args[0])
-                && self.try_fold(m, copy);
-            if !folded {
-                m += 1;
+    /// nothing between it and the copy reads or writes that register. One pass in order: the
+    /// readers and the writing instruction of each fresh value are counted first (a fold
+    /// removes the value's one reader and its write, so neither changes for the others), and
+    /// a folded copy is marked removed until the end.
+    fn fold_copies(&mut self, s: &mut Scratch) {
+        let n = self.fresh.1 as usize;
+        s.readers.clear();
+        s.readers.resize(n, 0);
+        s.def.clear();
+        s.def.resize(n, u32::MAX);
+        s.removed.clear();
+        s.removed.resize(self.insts.len(), false);
+        for (k, inst) in self.insts.iter().enumerate() {
+            let uses = inst.uses();
+            for (j, &a) in uses.iter().enumerate() {
+                match self.fresh_index(a) {
+                    Some(f) if !uses[..j].contains(&a) => s.readers[f] += 1,
+                    Some(_) | None => {}
+                }
+            }
+            if let Some(f) = inst.dst.and_then(|d| self.fresh_index(d)) {
+                if s.def[f] == u32::MAX {
+                    s.def[f] = k as u32;
+                }
             }
         }
-    }
-
-    fn try_fold(&mut self, m: usize, copy: Inst) -> bool {
-        let (value, Some(reg)) = (copy.args[0], copy.dst) else {
-            return false;
-        };
-        let uses = self
-            .insts
-            .iter()
-            .filter(|i| i.uses().contains(&value))
-            .count();
-        let Some(k) = self.insts[..m].iter().position(|i| i.dst == Some(value)) else {
-            return false;
-        };
-        let clash = self.insts[k + 1..m]
-            .iter()
-            .any(|i| i.dst == Some(reg) || i.uses().contains(&reg));
-        if uses != 1 || clash {
-            return false;
+        let mut folded = false;
+        for m in 0..self.insts.len() {
+            let copy = self.insts[m];
+            let (value, Some(reg)) = (copy.args[0], copy.dst) else {
+                continue;
+            };
+            if !matches!(copy.op, Op::Mov | Op::IMov | Op::MaskMov) {
+                continue;
+            }
+            let Some(f) = self.fresh_index(value) else {
+                continue;
+            };
+            let k = s.def[f] as usize;
+            if k >= m || s.readers[f] != 1 {
+                continue;
+            }
+            let clash = (k + 1..m).any(|i| {
+                let inst = &self.insts[i];
+                !s.removed[i] && (inst.dst == Some(reg) || inst.uses().contains(&reg))
+            });
+            if clash {
+                continue;
+            }
+            self.insts[k].dst = Some(reg);
+            s.removed[m] = true;
+            folded = true;
         }
-        self.insts[k].dst = Some(reg);
-        self.insts.remove(m);
-        true
+        if folded {
+            let mut m = 0;
+            self.insts.retain(|_| {
+                m += 1;
+                !s.removed[m - 1]
+            });
+        }
     }
+}
+
+/// Lists one instruction's lowering uses, kept from one instruction to the next so that
+/// lowering allocates nothing once they have grown.
+#[derive(Debug, Default)]
+pub(super) struct Scratch {
+    insts: Vec<Inst>,
+    /// Per fresh variable: the instructions reading it, and the one writing it.
+    readers: Vec<u32>,
+    def: Vec<u32>,
+    /// Per instruction: a copy folded into the instruction computing its value.
+    removed: Vec<bool>,
+    consts: Vec<(u32, Var)>,
 }
 
 /// Appends the IR of one ALU instruction to the builder's current block; with `pred`, only
 /// the lanes where that mask is set change.
 pub(super) fn lower(
     b: &mut Builder,
+    scratch: &mut Scratch,
     regs: &Regs,
     descs: &[u32],
     math: Math,
@@ -324,39 +374,43 @@ pub(super) fn lower(
     pred: Option<Var>,
 ) {
     let desc = OpDesc(descs[ops.desc as usize & 0x7F]);
+    let mut enabled = [0usize; 4];
+    let mut count = 0;
+    for i in (0..4).filter(|&i| desc.writes(i)) {
+        enabled[count] = i;
+        count += 1;
+    }
+    let enabled = &enabled[..count];
+    let writes_only_dst = !matches!(math, Math::Litp | Math::Mova | Math::Cmp(..));
+    if writes_only_dst && enabled.is_empty() {
+        return;
+    }
     let mut e = Emit {
         b,
         regs,
         ops,
         desc,
-        // Room for a typical instruction's IR (a DP4 with its writes is ~16 instructions), so
-        // that lowering one allocates each list once.
-        insts: Vec::with_capacity(24),
-        fresh: Vec::with_capacity(24),
+        insts: std::mem::take(&mut scratch.insts),
+        fresh: (Var(0), 0),
         pred,
         raw: [[None; 4]; 3],
         modified: [[None; 4]; 3],
-        consts: Vec::with_capacity(4),
+        consts: std::mem::take(&mut scratch.consts),
     };
-    let enabled: Vec<usize> = (0..4).filter(|&i| desc.writes(i)).collect();
-    let writes_only_dst = !matches!(math, Math::Litp | Math::Mova | Math::Cmp(..));
-    if writes_only_dst && enabled.is_empty() {
-        return;
-    }
     let bcast = |v: Var| -> Vec<(usize, Var)> { enabled.iter().map(|&i| (i, v)).collect() };
     let results = match math {
-        Math::Add => per_comp(&mut e, &enabled, |e, i| e.binary(Op::Add, i)),
-        Math::Mul => per_comp(&mut e, &enabled, |e, i| e.binary(Op::PMul, i)),
-        Math::Max => per_comp(&mut e, &enabled, |e, i| e.binary(Op::Max, i)),
-        Math::Min => per_comp(&mut e, &enabled, |e, i| e.binary(Op::Min, i)),
-        Math::Sge => per_comp(&mut e, &enabled, |e, i| e.set_if(CmpKind::Ge, i)),
-        Math::Slt => per_comp(&mut e, &enabled, |e, i| e.set_if(CmpKind::Lt, i)),
-        Math::Flr => per_comp(&mut e, &enabled, |e, i| {
+        Math::Add => per_comp(&mut e, enabled, |e, i| e.binary(Op::Add, i)),
+        Math::Mul => per_comp(&mut e, enabled, |e, i| e.binary(Op::PMul, i)),
+        Math::Max => per_comp(&mut e, enabled, |e, i| e.binary(Op::Max, i)),
+        Math::Min => per_comp(&mut e, enabled, |e, i| e.binary(Op::Min, i)),
+        Math::Sge => per_comp(&mut e, enabled, |e, i| e.set_if(CmpKind::Ge, i)),
+        Math::Slt => per_comp(&mut e, enabled, |e, i| e.set_if(CmpKind::Lt, i)),
+        Math::Flr => per_comp(&mut e, enabled, |e, i| {
             let a = e.src(0, i);
             e.op(Op::Floor, &[a], [0, 0])
         }),
-        Math::Mov => per_comp(&mut e, &enabled, |e, i| e.src(0, i)),
-        Math::Mad => per_comp(&mut e, &enabled, |e, i| {
+        Math::Mov => per_comp(&mut e, enabled, |e, i| e.src(0, i)),
+        Math::Mad => per_comp(&mut e, enabled, |e, i| {
             let p = e.binary(Op::PMul, i);
             let c = e.src(2, i);
             e.op(Op::Add, &[p, c], [0, 0])
@@ -368,7 +422,7 @@ pub(super) fn lower(
         Math::Lg2 => bcast(unary0(&mut e, Op::Lg2)),
         Math::Rcp => bcast(unary0(&mut e, Op::Rcp)),
         Math::Rsq => bcast(unary0(&mut e, Op::Rsq)),
-        Math::Dst => per_comp(&mut e, &enabled, |e, i| match i {
+        Math::Dst => per_comp(&mut e, enabled, |e, i| match i {
             0 => e.fconst(1.0),
             1 => e.binary(Op::PMul, 1),
             2 => e.src(0, 2),
@@ -382,7 +436,7 @@ pub(super) fn lower(
                 let m = e.op(Op::Cmp, &[a, zero], [CmpKind::Ge as u32, 0]);
                 e.write_cc(i, m);
             }
-            per_comp(&mut e, &enabled, |e, i| match i {
+            per_comp(&mut e, enabled, |e, i| match i {
                 0 | 3 => e.litp_pos(i),
                 1 => e.litp_clamp(1),
                 _ => e.fconst(0.0),
@@ -437,9 +491,11 @@ pub(super) fn lower(
     for (i, v) in results {
         e.write(i, v);
     }
-    e.fold_copies();
-    let insts = std::mem::take(&mut e.insts);
-    e.b.extend(insts);
+    e.fold_copies(scratch);
+    e.b.extend(e.insts.drain(..));
+    scratch.insts = e.insts;
+    e.consts.clear();
+    scratch.consts = e.consts;
 }
 
 fn per_comp(

@@ -31,6 +31,8 @@ pub(super) struct Built {
 
 pub(super) struct Ctx<'a> {
     pub(super) b: Builder,
+    /// The ALU lowering's lists, reused from one instruction to the next.
+    pub(super) scratch: alu::Scratch,
     pub(super) regs: Regs,
     pub(super) heads: Vec<BlockId>,
     pub(super) exit: BlockId,
@@ -101,6 +103,7 @@ pub(super) fn build(
     let exit = b.block();
     let mut cx = Ctx {
         b,
+        scratch: alu::Scratch::default(),
         regs,
         heads,
         exit,
@@ -286,7 +289,15 @@ impl Ctx<'_> {
                 return;
             }
         };
-        alu::lower(&mut self.b, &self.regs, self.descs, math, &ops, pred);
+        alu::lower(
+            &mut self.b,
+            &mut self.scratch,
+            &self.regs,
+            self.descs,
+            math,
+            &ops,
+            pred,
+        );
     }
 
     /// An if-converted branch of state `n`: the taken arm under the condition, the other arm

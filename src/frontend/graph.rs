@@ -164,6 +164,7 @@ pub fn explore(program: &Program, max_states: usize) -> Result<Graph, Unsupporte
     let mut x = Explorer {
         program,
         stop: stops(program),
+        plain: vec![u32::MAX; LAST_SLOT as usize],
         index: HashMap::default(),
         states: Vec::new(),
         queue: VecDeque::new(),
@@ -173,7 +174,14 @@ pub fn explore(program: &Program, max_states: usize) -> Result<Graph, Unsupporte
     let entry = x.target(u32::from(program.entry), Stacks::default())?;
     let mut flows = Vec::new();
     while let Some(id) = x.queue.pop_front() {
-        let state = x.states[id].clone();
+        // Only the index looks states up again: the node takes this copy.
+        let state = std::mem::replace(
+            &mut x.states[id],
+            AbsState {
+                pc: 0,
+                stacks: Stacks::default(),
+            },
+        );
         let instr = x.instr(state.pc);
         let flow = x.step(&state, &instr)?;
         flows.push(Node { state, instr, flow });
@@ -187,9 +195,13 @@ pub fn explore(program: &Program, max_states: usize) -> Result<Graph, Unsupporte
 
 struct Explorer<'a> {
     program: &'a Program,
-    /// For each pc, the first address at or after it holding a flow instruction or END
-    /// (4095 if none).
+    /// For each pc up to the last non-zero word, the first address at or after it holding a
+    /// flow instruction or END (4095 if none; beyond the list, 4095).
     stop: Vec<u32>,
+    /// Per pc: the state with that pc and empty stacks (`u32::MAX`: none yet), the state of
+    /// nearly every word outside calls, IFs and loops, found without hashing.
+    plain: Vec<u32>,
+    /// The states with some stack entry.
     index: HashMap<AbsState, usize>,
     states: Vec<AbsState>,
     queue: VecDeque<usize>,
@@ -243,10 +255,16 @@ fn is_flow(instr: &Instruction) -> bool {
     }
 }
 
-/// `stop[pc]`: the first address ≥ pc holding a flow instruction or END, else 4095.
+/// `stop[pc]`: the first address ≥ pc holding a flow instruction or END, else 4095; for pc up
+/// to the last non-zero word below 4095 (the words after it are 0, `add o0, v0, v0`).
 fn stops(program: &Program) -> Vec<u32> {
-    let mut stop = vec![LAST_SLOT; LAST_SLOT as usize + 1];
-    for pc in (0..LAST_SLOT as usize).rev() {
+    let code = &program.code[..LAST_SLOT as usize];
+    let len = code
+        .iter()
+        .rposition(|&w| w != 0)
+        .map_or(0, |last| last + 1);
+    let mut stop = vec![LAST_SLOT; len + 1];
+    for pc in (0..len).rev() {
         // Unloaded words are 0 (`add o0, v0, v0`): skip the decode for them.
         let word = program.code[pc];
         stop[pc] = if word != 0 && is_flow(&Instruction::decode(word)) {
@@ -288,7 +306,7 @@ impl Explorer<'_> {
     /// stacks below their tops hold: no flow instruction on the way, and no top waiting for
     /// an address the instructions on the way close against (`pc + 1 ..= stop`).
     fn stacks_irrelevant(&self, pc: u32, stacks: &Stacks) -> bool {
-        let stop = self.stop[pc as usize];
+        let stop = self.stop.get(pc as usize).copied().unwrap_or(LAST_SLOT);
         let ends_quietly = stop == LAST_SLOT || matches!(self.instr(stop), Instruction::End(_));
         let waits = |addr: u32| addr > pc && addr <= stop;
         ends_quietly
@@ -308,8 +326,14 @@ impl Explorer<'_> {
         if self.stacks_irrelevant(pc, &stacks) {
             stacks = Stacks::default();
         }
+        let empty = stacks.ifs.is_empty() && stacks.calls.is_empty() && stacks.loops.is_empty();
         let state = AbsState { pc, stacks };
-        if let Some(&id) = self.index.get(&state) {
+        let known = if empty {
+            Some(self.plain[pc as usize] as usize).filter(|&id| id != u32::MAX as usize)
+        } else {
+            self.index.get(&state).copied()
+        };
+        if let Some(id) = known {
             return Ok(Target::State(id));
         }
         if self.states.len() >= self.max_states {
@@ -318,7 +342,11 @@ impl Explorer<'_> {
             });
         }
         let id = self.states.len();
-        self.index.insert(state.clone(), id);
+        if empty {
+            self.plain[pc as usize] = id as u32;
+        } else {
+            self.index.insert(state.clone(), id);
+        }
         self.states.push(state);
         self.queue.push_back(id);
         Ok(Target::State(id))

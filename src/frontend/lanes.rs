@@ -138,6 +138,7 @@ pub(super) fn build(
     let regions = Regions::new(0);
     let mut cx = Ctx {
         b,
+        scratch: super::alu::Scratch::default(),
         regs,
         heads,
         exit,

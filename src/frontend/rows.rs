@@ -20,6 +20,21 @@ impl Rows {
         }
     }
 
+    /// Words per row.
+    pub(super) fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Row `r` as words of bits (bit `x % 64` of word `x / 64` for member `x`).
+    pub(super) fn row(&self, r: usize) -> &[u64] {
+        &self.words[r * self.width..(r + 1) * self.width]
+    }
+
+    /// Row `r` as words of bits, to change.
+    pub(super) fn row_mut(&mut self, r: usize) -> &mut [u64] {
+        &mut self.words[r * self.width..(r + 1) * self.width]
+    }
+
     /// True if `x` is in row `r`.
     pub(super) fn contains(&self, r: usize, x: u32) -> bool {
         self.words[r * self.width + x as usize / 64] >> (x % 64) & 1 != 0
@@ -36,8 +51,7 @@ impl Rows {
 
     /// The members of row `r`, ascending.
     pub(super) fn iter(&self, r: usize) -> impl Iterator<Item = u32> + '_ {
-        let row = &self.words[r * self.width..(r + 1) * self.width];
-        row.iter().enumerate().flat_map(|(i, &w)| {
+        self.row(r).iter().enumerate().flat_map(|(i, &w)| {
             let mut w = w;
             std::iter::from_fn(move || {
                 (w != 0).then(|| {
@@ -66,5 +80,17 @@ mod tests {
         assert_eq!(rows.iter(1).collect::<Vec<_>>(), [0, 64, 129]);
         assert_eq!(rows.iter(2).collect::<Vec<_>>(), [63]);
         assert!(rows.contains(1, 129) && !rows.contains(0, 129) && !rows.contains(2, 64));
+    }
+
+    #[test]
+    fn rows_as_words_are_their_members() {
+        let mut rows = Rows::new(2, 130);
+        assert_eq!(rows.width(), 3);
+        rows.insert(1, 65);
+        assert_eq!(rows.row(1), [0, 2, 0]);
+        assert_eq!(rows.row(0), [0, 0, 0]);
+        rows.row_mut(0)[2] = 1 << 1;
+        assert_eq!(rows.iter(0).collect::<Vec<_>>(), [129]);
+        assert!(rows.contains(0, 129) && !rows.contains(1, 129));
     }
 }
