@@ -307,11 +307,18 @@ pub(super) fn varies_anywhere(func: &Function) -> Vec<bool> {
         readers[*at as usize] = (b, i);
         *at += 1;
     }
+    // Only an instruction that varies whatever its operands can start: any other turns on
+    // when one of its operands does, and is then visited as its reader.
     let mut work: Vec<(u32, u32)> = func
         .blocks
         .iter()
         .enumerate()
-        .flat_map(|(b, block)| (0..block.insts.len()).map(move |i| (b as u32, i as u32)))
+        .flat_map(|(b, block)| {
+            let starts = block.insts.iter().enumerate();
+            starts
+                .filter(|(_, inst)| rule(inst) == Rule::Varies)
+                .map(move |(i, _)| (b as u32, i as u32))
+        })
         .collect();
     while let Some((b, i)) = work.pop() {
         let inst = &func.blocks[b as usize].insts[i as usize];
