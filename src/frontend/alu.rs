@@ -397,7 +397,14 @@ pub(super) fn lower(
         modified: [[None; 4]; 3],
         consts: std::mem::take(&mut scratch.consts),
     };
-    let bcast = |v: Var| -> Vec<(usize, Var)> { enabled.iter().map(|&i| (i, v)).collect() };
+    // Per destination component: the value it gets (enabled components only).
+    let bcast = |v: Var| -> [Option<Var>; 4] {
+        let mut out = [None; 4];
+        for &i in enabled {
+            out[i] = Some(v);
+        }
+        out
+    };
     let results = match math {
         Math::Add => per_comp(&mut e, enabled, |e, i| e.binary(Op::Add, i)),
         Math::Mul => per_comp(&mut e, enabled, |e, i| e.binary(Op::PMul, i)),
@@ -444,52 +451,51 @@ pub(super) fn lower(
         }
         Math::Mova => {
             // a0 can address the source, so both values are read before either is written.
-            let mut moves = Vec::new();
-            for i in 0..2 {
+            let mut moves = [None; 2];
+            for (i, slot) in moves.iter_mut().enumerate() {
                 if desc.writes(i) {
                     let a = e.src(0, i);
-                    moves.push((i, e.op(Op::FtoiSat, &[a], [0, 0])));
+                    *slot = Some(e.op(Op::FtoiSat, &[a], [0, 0]));
                 }
             }
-            for (i, v) in moves {
+            for (i, v) in moves.into_iter().enumerate() {
+                let Some(v) = v else { continue };
                 match pred {
                     None => e.op_to(Op::IMov, regs.a0[i], &[v], [0, 0]),
                     Some(p) => e.op_to(Op::ISelect, regs.a0[i], &[p, v, regs.a0[i]], [0, 0]),
                 }
             }
-            Vec::new()
+            [None; 4]
         }
         Math::Cmp(x, y) => {
-            let mut masks = Vec::new();
+            let mut masks = [Var(0); 2];
             for (i, op) in [x, y].into_iter().enumerate() {
                 let a = e.src(0, i);
                 let b = e.src(1, i);
-                masks.push(e.op(Op::Cmp, &[a, b], [cmp_kind(op) as u32, 0]));
+                masks[i] = e.op(Op::Cmp, &[a, b], [cmp_kind(op) as u32, 0]);
             }
             for (i, m) in masks.into_iter().enumerate() {
                 e.write_cc(i, m);
             }
-            Vec::new()
+            [None; 4]
         }
     };
     // A result that is itself a register variable this instruction overwrites is copied first,
     // so that every write sees the values from before the instruction.
-    let results: Vec<(usize, Var)> = results
-        .into_iter()
-        .map(|(i, v)| {
-            let clobbered = match ops.dst.kind() {
-                DstKind::Temp(r) => enabled.iter().any(|&j| regs.r[r as usize][j] == v),
-                DstKind::Output(_) => false,
-            };
-            if clobbered {
-                (i, e.op(Op::Mov, &[v], [0, 0]))
-            } else {
-                (i, v)
-            }
-        })
-        .collect();
-    for (i, v) in results {
-        e.write(i, v);
+    let mut results = results;
+    for v in results.iter_mut().flatten() {
+        let clobbered = match ops.dst.kind() {
+            DstKind::Temp(r) => enabled.iter().any(|&j| regs.r[r as usize][j] == *v),
+            DstKind::Output(_) => false,
+        };
+        if clobbered {
+            *v = e.op(Op::Mov, &[*v], [0, 0]);
+        }
+    }
+    for (i, v) in results.into_iter().enumerate() {
+        if let Some(v) = v {
+            e.write(i, v);
+        }
     }
     e.fold_copies(scratch);
     e.b.extend(e.insts.drain(..));
@@ -498,12 +504,17 @@ pub(super) fn lower(
     scratch.consts = e.consts;
 }
 
+/// `f` of each enabled component, in order.
 fn per_comp(
     e: &mut Emit,
     enabled: &[usize],
     mut f: impl FnMut(&mut Emit, usize) -> Var,
-) -> Vec<(usize, Var)> {
-    enabled.iter().map(|&i| (i, f(e, i))).collect()
+) -> [Option<Var>; 4] {
+    let mut out = [None; 4];
+    for &i in enabled {
+        out[i] = Some(f(e, i));
+    }
+    out
 }
 
 fn unary0(e: &mut Emit, op: Op) -> Var {

@@ -77,7 +77,7 @@ struct Links {
     /// variable, else `u32::MAX`.
     exit_x: Vec<u32>,
     /// Per block: (x, instruction) of the reads of exposed variables before any write of them
-    /// in the block, sorted.
+    /// in the block, in order.
     entry_reads: Lists<(u32, u32)>,
     /// Per block: the exposed variables it writes (a bit per variable: the test is on the
     /// path of every live and varying fact).
@@ -108,17 +108,21 @@ impl Links {
         first.push(total);
         // Per variable: (block, instruction) of its latest write seen.
         let mut last_def = vec![(u32::MAX, 0u32); func.vars.len()];
-        let mut users = Vec::new();
+        let mut users = Vec::with_capacity(total as usize);
+        // Grouped by block as they are found: a start per block, not a sort.
         let mut entry_reads = Vec::new();
-        let mut block_reads = Vec::new();
+        let mut entry_start = Vec::with_capacity(n + 1);
+        let mut term_reads = Vec::new();
+        let mut term_start = Vec::with_capacity(n + 1);
         let mut exit_x = vec![u32::MAX; total as usize];
         let xs = exposed.iter().filter(|&&x| x != u32::MAX).count();
         let mut written = Rows::new(n, xs);
-        let mut term_reads = Vec::new();
-        let mut preds = Vec::new();
+        let mut preds = Vec::with_capacity(2 * n);
         let mut rules = Vec::with_capacity(total as usize);
         for (b, block) in func.blocks.iter().enumerate() {
             let bu = b as u32;
+            entry_start.push(entry_reads.len() as u32);
+            term_start.push(term_reads.len() as u32);
             for (i, inst) in block.insts.iter().enumerate() {
                 let gi = first[b] + i as u32;
                 for &a in inst.uses() {
@@ -126,7 +130,7 @@ impl Links {
                     if db == bu {
                         users.push((di, gi));
                     } else if let Some(x) = x_of(a) {
-                        block_reads.push((x, gi));
+                        entry_reads.push((x, gi));
                     }
                 }
                 rules.push(match inst.dst {
@@ -149,20 +153,26 @@ impl Links {
             }
             if let Some(m) = block.term.uses() {
                 if last_def[m.0 as usize].0 != bu {
-                    term_reads.extend(x_of(m).map(|x| (bu, x)));
+                    term_reads.extend(x_of(m));
                 }
             }
-            block_reads.sort_unstable();
-            entry_reads.extend(block_reads.drain(..).map(|r| (bu, r)));
             for s in block.term.successors() {
                 preds.push((s.0, bu));
             }
         }
+        entry_start.push(entry_reads.len() as u32);
+        term_start.push(term_reads.len() as u32);
         Links {
             users: Lists::new(total as usize, &users),
-            entry_reads: Lists::new(n, &entry_reads),
+            entry_reads: Lists {
+                start: entry_start,
+                items: entry_reads,
+            },
             written,
-            term_reads: Lists::new(n, &term_reads),
+            term_reads: Lists {
+                start: term_start,
+                items: term_reads,
+            },
             preds: Lists::new(n, &preds),
             first,
             rules,
