@@ -179,30 +179,31 @@ pub fn plan(
     if !order.is_empty() {
         work.insert(0u32);
     }
+    // Lists reused from state to state.
     let mut waiting = Vec::new();
+    let mut targets = Vec::new();
+    let mut o = Vec::new();
     while let Some(p) = work.pop_first() {
         let s = order[p as usize];
         done[s] = true;
         waiting.clear();
         waiting.extend(front.iter(s));
-        let targets: Vec<u32> = steps[s].targets.iter().map(|&t| prio[t]).collect();
-        let mut occupied_sets: Vec<Vec<u32>> = Vec::new();
-        if steps[s].split {
-            let mut o: Vec<u32> = waiting.iter().chain(&targets).copied().collect();
+        targets.clear();
+        targets.extend(steps[s].targets.iter().map(|&t| prio[t]));
+        // The sets of states occupied after this step, each with the waiting states: all the
+        // targets when the step may split the lanes, else each target alone, or none (lanes
+        // that end or run out of budget go nowhere).
+        let sets = if steps[s].split { 1 } else { targets.len() + 1 };
+        for set in 0..sets {
+            o.clear();
+            o.extend_from_slice(&waiting);
+            if steps[s].split {
+                o.extend_from_slice(&targets);
+            } else if let Some(&t) = targets.get(set) {
+                o.push(t);
+            }
             o.sort_unstable();
             o.dedup();
-            occupied_sets.push(o);
-        } else {
-            for &t in &targets {
-                let mut o = waiting.clone();
-                o.push(t);
-                o.sort_unstable();
-                o.dedup();
-                occupied_sets.push(o);
-            }
-            occupied_sets.push(waiting.clone());
-        }
-        for o in occupied_sets {
             for (i, &next) in o.iter().enumerate() {
                 let ns = order[next as usize];
                 let mut changed = !done[ns];

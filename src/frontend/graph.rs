@@ -196,8 +196,9 @@ pub fn explore(program: &Program, max_states: usize) -> Result<Graph, Unsupporte
 struct Explorer<'a> {
     program: &'a Program,
     /// For each pc up to the last non-zero word, the first address at or after it holding a
-    /// flow instruction or END (4095 if none; beyond the list, 4095).
-    stop: Vec<u32>,
+    /// flow instruction or END (4095 if none; beyond the list, 4095), and whether the
+    /// invocation ends there (END or 4095).
+    stop: Vec<(u32, bool)>,
     /// Per pc: the state with that pc and empty stacks (`u32::MAX`: none yet), the state of
     /// nearly every word outside calls, IFs and loops, found without hashing.
     plain: Vec<u32>,
@@ -255,22 +256,22 @@ fn is_flow(instr: &Instruction) -> bool {
     }
 }
 
-/// `stop[pc]`: the first address ≥ pc holding a flow instruction or END, else 4095; for pc up
-/// to the last non-zero word below 4095 (the words after it are 0, `add o0, v0, v0`).
-fn stops(program: &Program) -> Vec<u32> {
+/// `stop[pc]`: the first address ≥ pc holding a flow instruction or END, else 4095, and
+/// whether that is an END or 4095; for pc up to the last non-zero word below 4095 (the words
+/// after it are 0, `add o0, v0, v0`).
+fn stops(program: &Program) -> Vec<(u32, bool)> {
     let code = &program.code[..LAST_SLOT as usize];
     let len = code
         .iter()
         .rposition(|&w| w != 0)
         .map_or(0, |last| last + 1);
-    let mut stop = vec![LAST_SLOT; len + 1];
+    let mut stop = vec![(LAST_SLOT, true); len + 1];
     for pc in (0..len).rev() {
         // Unloaded words are 0 (`add o0, v0, v0`): skip the decode for them.
         let word = program.code[pc];
-        stop[pc] = if word != 0 && is_flow(&Instruction::decode(word)) {
-            pc as u32
-        } else {
-            stop[pc + 1]
+        stop[pc] = match (word != 0).then(|| Instruction::decode(word)) {
+            Some(instr) if is_flow(&instr) => (pc as u32, matches!(instr, Instruction::End(_))),
+            Some(_) | None => stop[pc + 1],
         };
     }
     stop
@@ -306,8 +307,11 @@ impl Explorer<'_> {
     /// stacks below their tops hold: no flow instruction on the way, and no top waiting for
     /// an address the instructions on the way close against (`pc + 1 ..= stop`).
     fn stacks_irrelevant(&self, pc: u32, stacks: &Stacks) -> bool {
-        let stop = self.stop.get(pc as usize).copied().unwrap_or(LAST_SLOT);
-        let ends_quietly = stop == LAST_SLOT || matches!(self.instr(stop), Instruction::End(_));
+        let (stop, ends_quietly) = self
+            .stop
+            .get(pc as usize)
+            .copied()
+            .unwrap_or((LAST_SLOT, true));
         let waits = |addr: u32| addr > pc && addr <= stop;
         ends_quietly
             && !stacks.calls.last().is_some_and(|&(end, _)| waits(end))

@@ -416,6 +416,10 @@ fn lower_lanes(
 /// offset of the first running lane (`UniformLead`) instead of one row per lane.
 fn lead_reads(mut func: Function, among: &mut uniform::Varying, exec: Var) -> Function {
     for b in 0..func.blocks.len() {
+        // Only a block with a relative read has anything to change: the others are not run.
+        if !func.blocks[b].insts.iter().any(|i| i.op == Op::UniformIdx) {
+            continue;
+        }
         let mut lead = Vec::new();
         let mut k = 0;
         among.walk(&func, b, exec, |inst, varies| {
