@@ -151,15 +151,42 @@ fn remove_unreachable(func: &mut Function) {
 }
 
 fn merge_chains(func: &mut Function) {
-    let preds = predecessors(func);
-    let mut absorbed = vec![false; func.blocks.len()];
-    for a in 0..func.blocks.len() {
+    let n = func.blocks.len();
+    // Edges into each block (a two-way branch to one block counts twice).
+    let mut preds = vec![0u32; n];
+    for block in &func.blocks {
+        for s in block.term.successors() {
+            if let Some(p) = preds.get_mut(s.0 as usize) {
+                *p += 1;
+            }
+        }
+    }
+    let mut absorbed = vec![false; n];
+    // The block `a` absorbs next, if any.
+    let next =
+        |a: usize, t: usize, absorbed: &[bool]| t != a && t != 0 && !absorbed[t] && preds[t] == 1;
+    for a in 0..n {
         if absorbed[a] {
             continue;
         }
+        // Room for the whole chain first (one allocation, not one per absorbed block).
+        let mut extra = 0;
+        let mut at = a;
+        while let Terminator::Jump(t) = func.blocks[at].term {
+            let t = t.0 as usize;
+            if !next(a, t, &absorbed) {
+                break;
+            }
+            extra += func.blocks[t].insts.len();
+            at = t;
+        }
+        if extra == 0 && at == a {
+            continue;
+        }
+        func.blocks[a].insts.reserve(extra);
         while let Terminator::Jump(t) = func.blocks[a].term {
             let b = t.0 as usize;
-            if b == a || b == 0 || absorbed[b] || preds[b].len() != 1 {
+            if !next(a, b, &absorbed) {
                 break;
             }
             let taken = std::mem::replace(

@@ -8,11 +8,9 @@
 //! terminator, or by an instruction writing a useful variable — and removes every pure
 //! instruction writing another one.
 
-use std::collections::BTreeSet;
-
 use crate::ir::{Function, Var};
 
-use super::liveness::Marks;
+use super::liveness::{BackwardOrder, Marks, Worklist};
 use super::VarSet;
 
 /// Removes dead pure instructions from `func`; returns how many were removed.
@@ -49,55 +47,33 @@ pub fn dce(func: &mut Function) -> usize {
             expose(m, &local);
         }
     }
-    let succs: Vec<crate::ir::Successors> =
-        func.blocks.iter().map(|b| b.term.successors()).collect();
-    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (b, ss) in succs.iter().enumerate() {
-        for s in ss {
-            preds[s.0 as usize].push(b as u32);
-        }
-    }
-    let mut rank = vec![u32::MAX; n];
-    let rpo = crate::regalloc::reverse_post_order(func);
-    for (i, b) in rpo.iter().rev().enumerate() {
-        rank[b.0 as usize] = i as u32;
-    }
-    let mut next = rpo.len() as u32;
-    let mut by_rank = vec![0u32; n];
-    for (b, r) in rank.iter_mut().enumerate() {
-        if *r == u32::MAX {
-            *r = next;
-            next += 1;
-        }
-        by_rank[*r as usize] = b as u32;
-    }
+    let order = BackwardOrder::new(func);
     let mut walk = Walk {
         dense: &dense,
         later: Marks::new(func.vars.len()),
     };
     let mut live_in = vec![VarSet::default(); n];
-    let mut work: BTreeSet<u32> = (0..n as u32).collect();
-    while let Some(r) = work.pop_first() {
-        let b = by_rank[r as usize] as usize;
+    let mut work = Worklist::full(n);
+    while let Some(b) = work.pop(&order) {
         let mut set = VarSet::default();
-        for s in &succs[b] {
+        for s in &order.succs[b] {
             set.union_with(&live_in[s.0 as usize]);
         }
         walk.block(&func.blocks[b], &mut set, |_, _| {});
         if set != live_in[b] {
             live_in[b] = set;
-            for &p in &preds[b] {
-                work.insert(rank[p as usize]);
-            }
+            work.push_preds(&order, b);
         }
     }
     let mut gone = 0;
-    for (block, ss) in func.blocks.iter_mut().zip(&succs) {
+    let mut keep = Vec::new();
+    for (block, ss) in func.blocks.iter_mut().zip(&order.succs) {
         let mut set = VarSet::default();
         for s in ss {
             set.union_with(&live_in[s.0 as usize]);
         }
-        let mut keep = vec![true; block.insts.len()];
+        keep.clear();
+        keep.resize(block.insts.len(), true);
         walk.block(block, &mut set, |i, kept| keep[i] = kept);
         let mut k = keep.iter();
         let before = block.insts.len();

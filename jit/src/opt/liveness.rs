@@ -135,38 +135,13 @@ pub fn liveness(func: &Function) -> Liveness {
                 .collect()
         })
         .collect();
-    let succs: Vec<crate::ir::Successors> =
-        func.blocks.iter().map(|b| b.term.successors()).collect();
-    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (b, ss) in succs.iter().enumerate() {
-        for s in ss {
-            if let Some(p) = preds.get_mut(s.0 as usize) {
-                p.push(b as u32);
-            }
-        }
-    }
-    // Post-order rank of each block (reachable ones first; the rest after, by number).
-    let mut rank = vec![u32::MAX; n];
-    let rpo = crate::regalloc::reverse_post_order(func);
-    for (i, b) in rpo.iter().rev().enumerate() {
-        rank[b.0 as usize] = i as u32;
-    }
-    let mut next = rpo.len() as u32;
-    let mut by_rank = vec![0u32; n];
-    for (b, r) in rank.iter_mut().enumerate() {
-        if *r == u32::MAX {
-            *r = next;
-            next += 1;
-        }
-        by_rank[*r as usize] = b as u32;
-    }
+    let order = BackwardOrder::new(func);
     let mut live_in = vec![VarSet::default(); n];
     let mut live_out = vec![VarSet::default(); n];
-    let mut work: std::collections::BTreeSet<u32> = (0..n as u32).collect();
-    while let Some(r) = work.pop_first() {
-        let b = by_rank[r as usize] as usize;
+    let mut work = Worklist::full(n);
+    while let Some(b) = work.pop(&order) {
         let mut out = VarSet::default();
-        for s in &succs[b] {
+        for s in &order.succs[b] {
             if let Some(li) = live_in.get(s.0 as usize) {
                 out.union_with(li);
             }
@@ -176,9 +151,7 @@ pub fn liveness(func: &Function) -> Liveness {
         inn.union_with(&uses[b]);
         if inn != live_in[b] {
             live_in[b] = inn;
-            for &p in &preds[b] {
-                work.insert(rank[p as usize]);
-            }
+            work.push_preds(&order, b);
         }
         live_out[b] = out;
     }
@@ -187,6 +160,107 @@ pub fn liveness(func: &Function) -> Liveness {
         live_out,
         dense,
         sparse,
+    }
+}
+
+/// The blocks of a function for a backward data-flow problem: successors, predecessors (one
+/// array for all blocks) and a post-order rank (successors before predecessors, so a solution
+/// settles in few visits; blocks unreachable from the entry last, by number).
+pub(super) struct BackwardOrder {
+    pub(super) succs: Vec<crate::ir::Successors>,
+    /// The predecessors of block b (once per edge): `preds[pred_start[b]..pred_start[b + 1]]`.
+    preds: Vec<u32>,
+    pred_start: Vec<u32>,
+    rank: Vec<u32>,
+    by_rank: Vec<u32>,
+}
+
+impl BackwardOrder {
+    pub(super) fn new(func: &Function) -> BackwardOrder {
+        let n = func.blocks.len();
+        let succs: Vec<crate::ir::Successors> =
+            func.blocks.iter().map(|b| b.term.successors()).collect();
+        let mut pred_start = vec![0u32; n + 1];
+        for s in succs.iter().flatten() {
+            if let Some(c) = pred_start
+                .get_mut(s.0 as usize + 1)
+                .filter(|_| (s.0 as usize) < n)
+            {
+                *c += 1;
+            }
+        }
+        for b in 0..n {
+            pred_start[b + 1] += pred_start[b];
+        }
+        let mut fill = pred_start.clone();
+        let mut preds = vec![0u32; pred_start[n] as usize];
+        for (b, ss) in succs.iter().enumerate() {
+            for s in ss {
+                if let Some(f) = fill.get_mut(s.0 as usize).filter(|_| (s.0 as usize) < n) {
+                    preds[*f as usize] = b as u32;
+                    *f += 1;
+                }
+            }
+        }
+        let mut rank = vec![u32::MAX; n];
+        let rpo = crate::regalloc::reverse_post_order(func);
+        for (i, b) in rpo.iter().rev().enumerate() {
+            rank[b.0 as usize] = i as u32;
+        }
+        let mut next = rpo.len() as u32;
+        let mut by_rank = vec![0u32; n];
+        for (b, r) in rank.iter_mut().enumerate() {
+            if *r == u32::MAX {
+                *r = next;
+                next += 1;
+            }
+            by_rank[*r as usize] = b as u32;
+        }
+        BackwardOrder {
+            succs,
+            preds,
+            pred_start,
+            rank,
+            by_rank,
+        }
+    }
+
+    /// The predecessors of block `b`.
+    fn preds(&self, b: usize) -> &[u32] {
+        &self.preds[self.pred_start[b] as usize..self.pred_start[b + 1] as usize]
+    }
+}
+
+/// The blocks still to visit, lowest post-order rank first, each at most once at a time.
+pub(super) struct Worklist {
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<u32>>,
+    queued: Vec<bool>,
+}
+
+impl Worklist {
+    /// Every block of `n`.
+    pub(super) fn full(n: usize) -> Worklist {
+        Worklist {
+            heap: (0..n as u32).map(std::cmp::Reverse).collect(),
+            queued: vec![true; n],
+        }
+    }
+
+    /// The next block to visit.
+    pub(super) fn pop(&mut self, order: &BackwardOrder) -> Option<usize> {
+        let std::cmp::Reverse(r) = self.heap.pop()?;
+        self.queued[r as usize] = false;
+        Some(order.by_rank[r as usize] as usize)
+    }
+
+    /// Queues the predecessors of block `b` (those not queued already).
+    pub(super) fn push_preds(&mut self, order: &BackwardOrder, b: usize) {
+        for &p in order.preds(b) {
+            let r = order.rank[p as usize];
+            if !std::mem::replace(&mut self.queued[r as usize], true) {
+                self.heap.push(std::cmp::Reverse(r));
+            }
+        }
     }
 }
 
