@@ -10,15 +10,46 @@
 //! number until the block writes it, a fresh number after each write — so "no operand written
 //! in between" is plain equality of numbers, and the instructions seen in the block sit in one
 //! open-addressing [`Table`] of fixed size, emptied between blocks by moving a mark (no
-//! allocation per instruction, no clearing per block).
+//! allocation per instruction, no clearing per block). The arrays are kept per thread from one
+//! call to the next (`SCRATCH`), so a compile does not fault fresh pages in for them.
 
 use crate::ir::{Function, Op, Terminator, Var};
 
 /// Rewrites uses of repeated results; the repeats become dead (run [`super::dce`] after).
 /// Returns how many uses were rewritten.
 pub fn cse(func: &mut Function) -> usize {
+    let mut scratch = SCRATCH.take().unwrap_or_default();
+    let rewritten = cse_with(func, &mut scratch);
+    if scratch.names.capacity() + scratch.keys.capacity() <= KEEP_AT_MOST {
+        SCRATCH.set(Some(scratch));
+    }
+    rewritten
+}
+
+thread_local! {
+    /// The pass's working memory, kept from one call to the next on a thread: a compile then
+    /// works in pages it touched before instead of faulting fresh ones in (on the development
+    /// VM a fresh page costs about as much as the pass spends on a dozen instructions).
+    static SCRATCH: std::cell::Cell<Option<Scratch>> = const { std::cell::Cell::new(None) };
+}
+
+/// Working memory holding more than this many variables and table entries together (several
+/// MB: a function of well over 100,000 instructions) is freed after the call rather than kept.
+const KEEP_AT_MOST: usize = 1 << 18;
+
+/// The arrays the pass works in, their contents dead between calls.
+#[derive(Default)]
+struct Scratch {
+    names: Vec<Name>,
+    slots: Vec<(u32, u32)>,
+    keys: Vec<(Key, Var, u32)>,
+}
+
+fn cse_with(func: &mut Function, scratch: &mut Scratch) -> usize {
     let nvars = func.vars.len();
-    let mut names = vec![Name::default(); nvars];
+    let names = &mut scratch.names;
+    names.clear();
+    names.resize(nvars, Name::default());
     // The most instructions with a result in one block: a bound on the table's entries.
     let mut most = 0;
     for block in &func.blocks {
@@ -31,7 +62,7 @@ pub fn cse(func: &mut Function) -> usize {
         }
         most = most.max(results);
     }
-    let mut table = Table::new(most);
+    let mut table = Table::new(most, &mut scratch.slots, &mut scratch.keys);
     let mut rewritten = 0;
     let mut next_value = nvars as u32;
     for (b, block) in func.blocks.iter_mut().enumerate() {
@@ -129,22 +160,30 @@ impl Key {
 /// them by linear probing in a power-of-two array of 8-byte slots at most half full. A slot
 /// holds a tag (the hash's low half, never 0) and the key's position + 1 (0: empty); a slot
 /// naming a key of an earlier block is empty too, so [`Table::empty`] only moves a mark.
-struct Table {
-    slots: Vec<(u32, u32)>,
-    keys: Vec<(Key, Var, u32)>,
+struct Table<'a> {
+    slots: &'a mut Vec<(u32, u32)>,
+    keys: &'a mut Vec<(Key, Var, u32)>,
     /// 64 − log2 of the slot count: the hash's top bits index the array.
     shift: u32,
     /// Position in `keys` of the current block's first key.
     first: usize,
 }
 
-impl Table {
-    /// A table for up to `entries` entries per block.
-    fn new(entries: usize) -> Table {
+impl<'a> Table<'a> {
+    /// A table for up to `entries` entries per block, in the given (emptied) arrays.
+    fn new(
+        entries: usize,
+        slots: &'a mut Vec<(u32, u32)>,
+        keys: &'a mut Vec<(Key, Var, u32)>,
+    ) -> Table<'a> {
         let len = (2 * entries).max(16).next_power_of_two();
+        slots.clear();
+        slots.resize(len, (0, 0));
+        keys.clear();
+        keys.reserve(entries);
         Table {
-            slots: vec![(0, 0); len],
-            keys: Vec::with_capacity(entries),
+            slots,
+            keys,
             shift: 64 - len.trailing_zeros(),
             first: 0,
         }

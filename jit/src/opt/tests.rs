@@ -225,6 +225,48 @@ fn cse_per_block_over_many_blocks() {
     }
 }
 
+/// The pass keeps its working memory between calls on a thread: a large function, a small one
+/// and the large one again give what each gives alone.
+#[test]
+fn cse_results_do_not_depend_on_earlier_calls() {
+    let large = || {
+        let mut b = Builder::new();
+        let x = b.inst(Op::Input, &[], [2, 0]);
+        for k in 0..2000u32 {
+            let u1 = b.inst(Op::Uniform, &[], [k % 90, k % 4]);
+            let p1 = b.binary(Op::PMul, u1, x);
+            let u2 = b.inst(Op::Uniform, &[], [k % 90, k % 4]);
+            let p2 = b.binary(Op::PMul, u2, x);
+            let s = b.binary(Op::Add, p1, p2);
+            b.effect(Op::Output, &[s], [k % 16, k % 4]);
+        }
+        b.finish()
+    };
+    let small = || {
+        let mut b = Builder::new();
+        let v = b.var(Ty::F32);
+        b.inst_to(Op::Input, v, &[], [1, 0]);
+        let n1 = b.unary(Op::Neg, v);
+        let n2 = b.unary(Op::Neg, v);
+        b.effect(Op::Output, &[n1], [0, 0]);
+        b.effect(Op::Output, &[n2], [0, 1]);
+        b.finish()
+    };
+    let mut first = large();
+    // Per repeat: u2 in p2, p2 in the sum; the 90 × 4 distinct uniforms repeat across k too.
+    let rewritten = cse(&mut first);
+    assert!(rewritten >= 2 * 2000, "{rewritten}");
+    let mut s = small();
+    assert_eq!(cse(&mut s), 1);
+    assert_eq!(
+        s.blocks[0].insts[4].args[0],
+        s.blocks[0].insts[1].dst.unwrap()
+    );
+    let mut again = large();
+    assert_eq!(cse(&mut again), rewritten);
+    assert_eq!(again, first);
+}
+
 #[test]
 fn terminator_operand_is_a_use() {
     let mut b = Builder::new();
