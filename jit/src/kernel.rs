@@ -62,17 +62,24 @@ pub(crate) fn hoisted(func: &Function, leaves: &[Option<Leaf>]) -> Vec<bool> {
     let mut n = 0;
     for b in regalloc::reverse_post_order(func) {
         for inst in &func.blocks[b.0 as usize].insts {
+            if n == MAX_HOISTED {
+                return hoisted;
+            }
             let Some(d) = inst.dst else { continue };
             let i = d.0 as usize;
-            let ready = inst
-                .uses()
-                .iter()
-                .all(|u| hoisted[u.0 as usize] || leaves[u.0 as usize].is_some());
+            // The cheap tests first: most definitions are not batch-invariant.
+            if !invariant[i] || leaves[i].is_some() {
+                continue;
+            }
             let leaf = matches!(
                 inst.op,
                 Op::FConst | Op::Uniform | Op::IConst | Op::MaskConst
             );
-            if invariant[i] && !leaf && leaves[i].is_none() && ready && n < MAX_HOISTED {
+            let ready = inst
+                .uses()
+                .iter()
+                .all(|u| hoisted[u.0 as usize] || leaves[u.0 as usize].is_some());
+            if !leaf && ready {
                 hoisted[i] = true;
                 n += 1;
             }

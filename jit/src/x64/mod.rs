@@ -165,7 +165,8 @@ pub(crate) struct Emitter<'a> {
     func: &'a Function,
     alloc: &'a Allocation,
     labels: Vec<DynamicLabel>,
-    consts: HashMap<Vec<u32>, DynamicLabel>,
+    /// Constant-pool rows (the first `tier.lanes()` words used, the rest zero) and their labels.
+    consts: HashMap<[u32; abi::MAX_LANES], DynamicLabel>,
     pub(crate) exhausted: DynamicLabel,
     pub(crate) batch_end: DynamicLabel,
     pub(crate) overflow: DynamicLabel,
@@ -509,7 +510,10 @@ impl Emitter<'_> {
     /// The label of a constant row: `words` repeated to fill one vector register.
     pub(crate) fn const_row(&mut self, words: &[u32]) -> DynamicLabel {
         let per_row = self.tier.lanes();
-        let row: Vec<u32> = words.iter().copied().cycle().take(per_row).collect();
+        let mut row = [0u32; abi::MAX_LANES];
+        for (slot, &w) in row[..per_row].iter_mut().zip(words.iter().cycle()) {
+            *slot = w;
+        }
         if let Some(&l) = self.consts.get(&row) {
             return l;
         }
@@ -538,11 +542,12 @@ impl Emitter<'_> {
 
     fn const_pool(&mut self) {
         asm::scalar::align(&mut self.ops, self.tier.bytes().max(32));
-        let mut rows: Vec<(Vec<u32>, DynamicLabel)> = self.consts.drain().collect();
-        rows.sort_by_key(|(row, _)| row.clone());
+        let per_row = self.tier.lanes();
+        let mut rows: Vec<([u32; abi::MAX_LANES], DynamicLabel)> = self.consts.drain().collect();
+        rows.sort_unstable_by_key(|&(row, _)| row);
         for (row, label) in rows {
             asm::scalar::bind(&mut self.ops, label);
-            asm::scalar::words(&mut self.ops, &row);
+            asm::scalar::words(&mut self.ops, &row[..per_row]);
         }
     }
 
