@@ -15,6 +15,8 @@
 //! `PICAJIT_EMU_FUZZ=N` sets how many generated programs (default 150; geometry and AGAL a
 //! third of that each), as for `tests/x64_emu.rs`.
 
+mod emu_support;
+
 use std::path::PathBuf;
 
 use picajit::asm::{self, Source};
@@ -28,7 +30,7 @@ use picajit_codegen::abi::{
 use picajit_codegen::code::{DrawInput, EmitBuffer, ExecCode};
 use picajit_codegen::emu::kernel::EmuKernel;
 use picajit_codegen::ir::Function;
-use picajit_codegen::x64::{self, CompileError, DrawLayout, DrawSlot, IoMode, Tier, DRAW_SLOTS};
+use picajit_codegen::x64::{self, CompileError, IoMode, Tier, DRAW_SLOTS};
 
 fn context(uniforms: &Uniforms, budget: u32) -> Context {
     let mut ctx = Context::default();
@@ -203,17 +205,7 @@ fn agree_draw(
     t: &mut Tally,
 ) {
     let mut rng = fastrand::Rng::with_seed(budget.into());
-    let layout = DrawLayout {
-        components: std::array::from_fn(|_| rng.u8(1..=4)),
-        slots: std::array::from_fn(|k| match k % 7 {
-            5 => DrawSlot::Zero,
-            6 => DrawSlot::One,
-            _ => DrawSlot::Output {
-                reg: (k % 16) as u8,
-                comp: (k / 16 % 4) as u8,
-            },
-        }),
-    };
+    let layout = emu_support::random_draw_layout(&mut rng);
     let io = IoMode::Draw(layout);
     let k8 = match x64::compile(func, Tier::Avx2, io) {
         Ok(k) => k,

@@ -15,6 +15,8 @@
 //! `PICAJIT_EMU_FUZZ=N` sets how many fuzz programs (default 150; geometry and AGAL a third
 //! of that each).
 
+mod emu_support;
+
 use std::path::PathBuf;
 
 use picajit::asm::{self, Source};
@@ -26,7 +28,7 @@ use picajit_codegen::abi::{Context, Lanes, Triangle, TriangleMasks, CONST_ENTRIE
 use picajit_codegen::code::{DrawInput, EmitBuffer, ExecCode};
 use picajit_codegen::emu::kernel::EmuKernel;
 use picajit_codegen::ir::Function;
-use picajit_codegen::x64::{self, DrawLayout, DrawSlot, IoMode, Tier, DRAW_SLOTS};
+use picajit_codegen::x64::{self, IoMode, Tier, DRAW_SLOTS};
 
 fn tiers() -> Vec<Tier> {
     [Tier::Sse41, Tier::Avx2]
@@ -187,17 +189,7 @@ fn agree_draw(
     t: &mut Tally,
 ) {
     let mut rng = fastrand::Rng::with_seed(budget.into());
-    let layout = DrawLayout {
-        components: std::array::from_fn(|_| rng.u8(1..=4)),
-        slots: std::array::from_fn(|k| match k % 7 {
-            5 => DrawSlot::Zero,
-            6 => DrawSlot::One,
-            _ => DrawSlot::Output {
-                reg: (k % 16) as u8,
-                comp: (k / 16 % 4) as u8,
-            },
-        }),
-    };
+    let layout = emu_support::random_draw_layout(&mut rng);
     let Ok(compiled) = x64::compile(func, tier, IoMode::Draw(layout)) else {
         return;
     };
