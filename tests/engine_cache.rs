@@ -105,16 +105,23 @@ fn stats_count_hits_misses_and_compiles() {
     }
 }
 
-#[test]
-fn the_cache_stays_within_its_bound_least_recently_used_first() {
+/// The backend the cache-bound tests use (the second available one: the first JIT tier) and
+/// the machine-code bytes of one `numbered` shader on it; `None` if that backend holds no
+/// machine code (an interpreter-only host).
+fn bound_backend() -> Option<(Backend, usize)> {
     let backend = Backend::available()[Backend::available().len().min(2) - 1];
     let one = Engine::new(backend)
         .unwrap()
         .compile(&numbered(0))
         .code_bytes();
-    if one == 0 {
+    (one != 0).then_some((backend, one))
+}
+
+#[test]
+fn the_cache_stays_within_its_bound_least_recently_used_first() {
+    let Some((backend, one)) = bound_backend() else {
         return; // the interpreter holds no machine code: nothing to bound
-    }
+    };
     // Room for three shaders of this size.
     let engine = Engine::new(backend)
         .unwrap()
@@ -146,14 +153,9 @@ fn the_cache_stays_within_its_bound_least_recently_used_first() {
 
 #[test]
 fn kernels_a_cached_shader_compiles_later_count_at_the_next_insert() {
-    let backend = Backend::available()[Backend::available().len().min(2) - 1];
-    let one = Engine::new(backend)
-        .unwrap()
-        .compile(&numbered(0))
-        .code_bytes();
-    if one == 0 {
+    let Some((backend, one)) = bound_backend() else {
         return; // the interpreter holds no machine code: nothing to bound
-    }
+    };
     // Room for two shaders with only their generic kernels.
     let engine = Engine::new(backend)
         .unwrap()
