@@ -66,8 +66,9 @@ package: setup
 ## interpreter and every backend this host runs natively, the first 2,000 of them also on the
 ## x86-64 tiers it only emulates (AVX-512 on most CPUs: the test build's x86-64 emulator runs
 ## them thousands of times slower), 1,000 geometry shaders (their triangles compared too) likewise,
-## the first 200 of them also on the emulated tiers, and 3,000 AGAL cases on every backend (a few
-## seconds).
+## the first 200 of them also on the emulated tiers, 3,000 AGAL cases on every backend (a few
+## seconds), and the first 2,000 PICA and 300 geometry programs on the AArch64 backend (under
+## qemu-user on other hosts: about a minute).
 ## The fuzz slices run the picajit binary the float_exhaustive build already made (cargo builds a
 ## package's binaries for its integration tests): `cargo build --release --bin picajit` would
 ## build the library a second time, without the dev-dependencies' feature set.
@@ -78,6 +79,12 @@ test: lint package test-fast
 	$(RELEASE_PICAJIT) fuzz --geometry --cases 1000 --seed 1 --no-emulated
 	$(RELEASE_PICAJIT) fuzz --geometry --cases 200 --seed 1
 	$(RELEASE_PICAJIT) fuzz --agal --cases 3000 --seed 1
+	@if [ "$$(uname -m)" = aarch64 ] || command -v qemu-aarch64-static >/dev/null || command -v qemu-aarch64 >/dev/null; then \
+		$(RELEASE_PICAJIT) fuzz --cases 2000 --seed 1 --backend aarch64 && \
+		$(RELEASE_PICAJIT) fuzz --geometry --cases 300 --seed 1 --backend aarch64; \
+	else \
+		echo "test: WARNING: no qemu-aarch64-static: the AArch64 fuzz slices are SKIPPED"; \
+	fi
 
 ## test-fast: the unit and integration tests only.
 test-fast: setup
