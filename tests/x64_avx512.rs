@@ -28,7 +28,6 @@ use picajit_codegen::abi::{
     Context, Lanes, Triangle, TriangleMasks, CONST_ENTRIES, STATUS_OVERFLOW,
 };
 use picajit_codegen::code::{DrawInput, EmitBuffer, ExecCode};
-use picajit_codegen::emu::kernel::EmuKernel;
 use picajit_codegen::ir::Function;
 use picajit_codegen::x64::{self, CompileError, IoMode, Tier, DRAW_SLOTS};
 
@@ -64,6 +63,12 @@ struct Tally {
     draws: usize,
     refused: Vec<String>,
     codes: std::collections::BTreeSet<String>,
+}
+
+impl Tally {
+    fn record(&mut self, exec: &ExecCode) {
+        emu_support::record_trace(exec, &mut self.steps, &mut self.codes);
+    }
 }
 
 /// The status of a 16-lane batch as the two 8-lane batches of its vertices report it.
@@ -120,7 +125,7 @@ fn agree(
         };
         let k8 = x64::compile(func, Tier::Avx2, io).unwrap_or_else(|e| panic!("{what}: {e}"));
         let native = ExecCode::new(&k8).expect("host runs AVX2");
-        let mut emu = EmuKernel::new(&k16);
+        let emu = ExecCode::emulated(&k16);
         let (mut ctx8, mut ctx16) = (context(uniforms, budget), context(uniforms, budget));
         let (mut st8, mut st16) = (vec![0u32; n / 8], vec![0u32; n / 16]);
         // Per vertex: its 64 output words.
@@ -167,8 +172,7 @@ fn agree(
             t.groups += 1;
         }
         t.kernels += 1;
-        t.steps += emu.steps;
-        t.codes.extend(emu.codes.iter().map(|c| format!("{c:?}")));
+        t.record(&emu);
     }
     agree_draw(name, func, uniforms, inputs, budget, t);
 }
@@ -495,7 +499,7 @@ fn agree_geometry(
     };
     let k8 = x64::compile(func, Tier::Avx2, IoMode::Aos).unwrap_or_else(|e| panic!("{e}"));
     let native = ExecCode::new(&k8).expect("host runs AVX2");
-    let mut emu = EmuKernel::new(&k16);
+    let emu = ExecCode::emulated(&k16);
     let input: Vec<Regs16> = inputs.iter().cycle().take(16).copied().collect();
     let mut ctx = context(uniforms, budget);
     let (s16, lanes16) = geometry_batch(
@@ -525,8 +529,7 @@ fn agree_geometry(
         lanes8.extend(lanes);
     }
     t.kernels += 1;
-    t.steps += emu.steps;
-    t.codes.extend(emu.codes.iter().map(|c| format!("{c:?}")));
+    t.record(&emu);
     if s8 != 0 || s16 != 0 {
         assert!(
             s16 != 0 && s8 & !s16 & 0xFFFF == 0,

@@ -7,10 +7,10 @@
 //! Geometry shaders' triangles and their lane masks are compared too, and the kernels of
 //! generated AGAL programs (whose sin/cos/pow sequences PICA programs never use) likewise.
 //!
-//! Each kernel also runs through `ExecCode::emulated` — the engine's own path for a tier the
-//! host lacks, which hands the emulator the call's real memory at its real addresses — and
-//! must agree with the CPU likewise; draw kernels (indices with repeats, attributes from one
-//! interleaved array) are compared that way too.
+//! The emulated runs go through `ExecCode::emulated` — the engine's own path for a tier the
+//! host lacks, which hands the emulator the call's real memory at its real addresses; draw
+//! kernels (indices with repeats, attributes from one interleaved array) are compared that way
+//! too.
 //!
 //! `PICAJIT_EMU_FUZZ=N` sets how many fuzz programs (default 150; geometry and AGAL a third
 //! of that each).
@@ -26,7 +26,6 @@ use picajit::program::{Program, Regs16, ShaderKind, Uniforms};
 use picajit::shbin::Shbin;
 use picajit_codegen::abi::{Context, Lanes, Triangle, TriangleMasks, CONST_ENTRIES};
 use picajit_codegen::code::{DrawInput, EmitBuffer, ExecCode};
-use picajit_codegen::emu::kernel::EmuKernel;
 use picajit_codegen::ir::Function;
 use picajit_codegen::x64::{self, IoMode, Tier, DRAW_SLOTS};
 
@@ -85,6 +84,12 @@ struct Tally {
     codes: std::collections::BTreeSet<String>,
 }
 
+impl Tally {
+    fn record(&mut self, exec: &ExecCode) {
+        emu_support::record_trace(exec, &mut self.steps, &mut self.codes);
+    }
+}
+
 /// Runs `func`'s AoS and SoA kernels of every host tier natively and emulated on `inputs`
 /// (cycled to 32 vertices); panics on any difference.
 fn agree(
@@ -104,38 +109,22 @@ fn agree(
                 Err(e) => panic!("{name} {tier:?} {io:?}: {e}"),
             };
             let native = ExecCode::new(&compiled).expect("host runs the tier");
-            let mut emu = EmuKernel::new(&compiled);
             // The engine's own emulated path: the call's real memory at its real addresses.
             let exec = ExecCode::emulated(&compiled);
-            let (mut ctx_n, mut ctx_e) = (context(uniforms, budget), context(uniforms, budget));
+            let (mut ctx_n, mut ctx_x) = (context(uniforms, budget), context(uniforms, budget));
             let w = tier.lanes();
-            let (mut st_n, mut st_e) = (vec![0u32; n / w], vec![0u32; n / w]);
+            let (mut st_n, mut st_x) = (vec![0u32; n / w], vec![0u32; n / w]);
             let what = format!("{name} {tier:?} {io:?}");
             match io {
                 IoMode::Aos => {
-                    let (mut out_n, mut out_e) =
+                    let (mut out_n, mut out_x) =
                         (vec![[[7.0f32; 4]; 16]; n], vec![[[7.0f32; 4]; 16]; n]);
                     native
                         .run_aos(&mut ctx_n, &input, &mut out_n, &mut st_n, None)
                         .expect("native run");
-                    emu.run_aos(&mut ctx_e, &input, &mut out_e, &mut st_e, None)
-                        .unwrap_or_else(|e| panic!("{what}: {e}"));
-                    same_bits(&format!("{what}: outputs"), &bits(&out_n), &bits(&out_e));
-                    let (mut ctx_x, mut out_x) =
-                        (context(uniforms, budget), vec![[[7.0f32; 4]; 16]; n]);
-                    let mut st_x = vec![0u32; n / w];
                     exec.run_aos(&mut ctx_x, &input, &mut out_x, &mut st_x, None)
-                        .unwrap_or_else(|e| panic!("{what} ExecCode: {e}"));
-                    same_bits(
-                        &format!("{what}: ExecCode outputs"),
-                        &bits(&out_n),
-                        &bits(&out_x),
-                    );
-                    assert_eq!(st_n, st_x, "{what}: ExecCode status words");
-                    assert_eq!(
-                        ctx_n.scalars, ctx_x.scalars,
-                        "{what}: ExecCode scalar state"
-                    );
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    same_bits(&format!("{what}: outputs"), &bits(&out_n), &bits(&out_x));
                 }
                 IoMode::Soa | IoMode::Draw(_) => {
                     let mut planar = vec![0f32; 64 * n];
@@ -144,32 +133,21 @@ fn agree(
                             planar[k * n + v] = *x;
                         }
                     }
-                    let (mut out_n, mut out_e) = (vec![7f32; 64 * n], vec![7f32; 64 * n]);
+                    let (mut out_n, mut out_x) = (vec![7f32; 64 * n], vec![7f32; 64 * n]);
                     native
                         .run_soa(&mut ctx_n, &planar, &mut out_n, n, &mut st_n)
                         .expect("native run");
-                    emu.run_soa(&mut ctx_e, &planar, &mut out_e, n, &mut st_e)
+                    exec.run_soa(&mut ctx_x, &planar, &mut out_x, n, &mut st_x)
                         .unwrap_or_else(|e| panic!("{what}: {e}"));
                     let b = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                    same_bits(&format!("{what}: outputs"), &b(&out_n), &b(&out_e));
-                    let (mut ctx_x, mut out_x) = (context(uniforms, budget), vec![7f32; 64 * n]);
-                    let mut st_x = vec![0u32; n / w];
-                    exec.run_soa(&mut ctx_x, &planar, &mut out_x, n, &mut st_x)
-                        .unwrap_or_else(|e| panic!("{what} ExecCode: {e}"));
-                    same_bits(&format!("{what}: ExecCode outputs"), &b(&out_n), &b(&out_x));
-                    assert_eq!(st_n, st_x, "{what}: ExecCode status words");
-                    assert_eq!(
-                        ctx_n.scalars, ctx_x.scalars,
-                        "{what}: ExecCode scalar state"
-                    );
+                    same_bits(&format!("{what}: outputs"), &b(&out_n), &b(&out_x));
                 }
             }
-            assert_eq!(st_n, st_e, "{what}: status words");
-            assert_eq!(ctx_n.scalars, ctx_e.scalars, "{what}: scalar state");
+            assert_eq!(st_n, st_x, "{what}: status words");
+            assert_eq!(ctx_n.scalars, ctx_x.scalars, "{what}: scalar state");
             t.kernels += 1;
             t.batches += n / w;
-            t.steps += emu.steps;
-            t.codes.extend(emu.codes.iter().map(|c| format!("{c:?}")));
+            t.record(&exec);
         }
         agree_draw(name, func, uniforms, inputs, budget, tier, t);
     }
@@ -391,18 +369,17 @@ fn agree_geometry(
         let compiled = x64::compile(func, tier, IoMode::Aos)
             .unwrap_or_else(|e| panic!("{name} {tier:?}: {e}"));
         let native = ExecCode::new(&compiled).expect("host runs the tier");
-        let mut emu = EmuKernel::new(&compiled);
         let exec = ExecCode::emulated(&compiled);
         let input: Vec<Regs16> = inputs.iter().cycle().take(2 * w).copied().collect();
         for (b, batch) in input.chunks(w).enumerate() {
             let what = format!("{name} {tier:?} batch {b}");
             let blank: Triangle = [[[Lanes::default(); 4]; 16]; 3];
-            let (mut tri_n, mut tri_e) = (vec![blank; CAPACITY], vec![blank; CAPACITY]);
-            let (mut mask_n, mut mask_e): (Vec<TriangleMasks>, Vec<TriangleMasks>) =
+            let (mut tri_n, mut tri_x) = (vec![blank; CAPACITY], vec![blank; CAPACITY]);
+            let (mut mask_n, mut mask_x): (Vec<TriangleMasks>, Vec<TriangleMasks>) =
                 (vec![[0; 2]; CAPACITY], vec![[0; 2]; CAPACITY]);
-            let (mut ctx_n, mut ctx_e) = (context(uniforms, budget), context(uniforms, budget));
-            let (mut out_n, mut out_e) = (vec![[[7.0f32; 4]; 16]; w], vec![[[7.0f32; 4]; 16]; w]);
-            let (mut st_n, mut st_e) = ([0u32], [0u32]);
+            let (mut ctx_n, mut ctx_x) = (context(uniforms, budget), context(uniforms, budget));
+            let (mut out_n, mut out_x) = (vec![[[7.0f32; 4]; 16]; w], vec![[[7.0f32; 4]; 16]; w]);
+            let (mut st_n, mut st_x) = ([0u32], [0u32]);
             let emit_n = EmitBuffer {
                 triangles: &mut tri_n,
                 masks: &mut mask_n,
@@ -410,15 +387,15 @@ fn agree_geometry(
             native
                 .run_aos(&mut ctx_n, batch, &mut out_n, &mut st_n, Some(emit_n))
                 .expect("native run");
-            let emit_e = EmitBuffer {
-                triangles: &mut tri_e,
-                masks: &mut mask_e,
+            let emit_x = EmitBuffer {
+                triangles: &mut tri_x,
+                masks: &mut mask_x,
             };
-            emu.run_aos(&mut ctx_e, batch, &mut out_e, &mut st_e, Some(emit_e))
+            exec.run_aos(&mut ctx_x, batch, &mut out_x, &mut st_x, Some(emit_x))
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
-            same_bits(&format!("{what}: outputs"), &bits(&out_n), &bits(&out_e));
-            assert_eq!(st_n, st_e, "{what}: status word");
-            assert_eq!(ctx_n.scalars, ctx_e.scalars, "{what}: scalar state");
+            same_bits(&format!("{what}: outputs"), &bits(&out_n), &bits(&out_x));
+            assert_eq!(st_n, st_x, "{what}: status word");
+            assert_eq!(ctx_n.scalars, ctx_x.scalars, "{what}: scalar state");
             let tri_bits = |v: &[Triangle]| -> Vec<u32> {
                 v.iter()
                     .flatten()
@@ -430,40 +407,14 @@ fn agree_geometry(
             same_bits(
                 &format!("{what}: triangles"),
                 &tri_bits(&tri_n),
-                &tri_bits(&tri_e),
-            );
-            assert_eq!(mask_n, mask_e, "{what}: triangle masks");
-            let (mut tri_x, mut mask_x) = (vec![blank; CAPACITY], vec![[0u16; 2]; CAPACITY]);
-            let mut ctx_x = context(uniforms, budget);
-            let (mut out_x, mut st_x) = (vec![[[7.0f32; 4]; 16]; w], [0u32]);
-            let emit_x = EmitBuffer {
-                triangles: &mut tri_x,
-                masks: &mut mask_x,
-            };
-            exec.run_aos(&mut ctx_x, batch, &mut out_x, &mut st_x, Some(emit_x))
-                .unwrap_or_else(|e| panic!("{what} ExecCode: {e}"));
-            same_bits(
-                &format!("{what}: ExecCode outputs"),
-                &bits(&out_n),
-                &bits(&out_x),
-            );
-            assert_eq!(st_n, st_x, "{what}: ExecCode status word");
-            assert_eq!(
-                ctx_n.scalars, ctx_x.scalars,
-                "{what}: ExecCode scalar state"
-            );
-            same_bits(
-                &format!("{what}: ExecCode triangles"),
-                &tri_bits(&tri_n),
                 &tri_bits(&tri_x),
             );
-            assert_eq!(mask_n, mask_x, "{what}: ExecCode triangle masks");
+            assert_eq!(mask_n, mask_x, "{what}: triangle masks");
             t.triangles += u64::from(ctx_n.scalars.emit_count);
             t.kernels += 1;
             t.batches += 1;
-            t.steps += emu.steps;
-            t.codes.extend(emu.codes.iter().map(|c| format!("{c:?}")));
         }
+        t.record(&exec);
     }
 }
 

@@ -204,6 +204,16 @@ impl ExecCode {
         }
     }
 
+    /// For code run in the emulator: the instructions its calls have executed so far and their
+    /// distinct forms (None for native code).
+    #[cfg(feature = "emu")]
+    pub fn emulation_trace(&self) -> Option<crate::emu::call::Trace> {
+        match &self.code {
+            Backing::Native(_) => None,
+            Backing::Emulated(code) => Some(code.trace()),
+        }
+    }
+
     /// True if calls run in the emulator.
     pub fn is_emulated(&self) -> bool {
         match self.code {

@@ -1,7 +1,18 @@
 //! What the emulator-backed kernel tests (`x64_emu.rs`, `x64_avx512.rs`) share: the draw
-//! layout their draw kernels are compiled with.
+//! layout their draw kernels are compiled with, and the tally of what the emulator executed.
 
+use std::collections::BTreeSet;
+
+use picajit_codegen::code::ExecCode;
 use picajit_codegen::x64::{DrawLayout, DrawSlot};
+
+/// Adds the instructions `exec`'s emulated calls executed to `steps` and their distinct forms
+/// (iced-x86 `Code` names) to `codes`.
+pub fn record_trace(exec: &ExecCode, steps: &mut u64, codes: &mut BTreeSet<String>) {
+    let trace = exec.emulation_trace().expect("emulated code");
+    *steps += trace.steps;
+    codes.extend(trace.codes.iter().map(|c| format!("{c:?}")));
+}
 
 /// A draw layout drawn from `rng`: every input register with 1..=4 components; output slots
 /// round-robin over the registers and components, every 7th slot from the 6th on a constant

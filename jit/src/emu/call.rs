@@ -7,15 +7,19 @@
 //! very pointers `ctx.io` holds — AoS, SoA, draw and geometry runs alike, nothing translated —
 //! and any access outside them is an [`EmuError`]. Afterwards the writable spans and the
 //! context's scalar state are copied back. No unsafe: the regions are copies.
+//!
+//! [`EmulatedCode::trace`] tells tests what the calls executed: how many instructions, and
+//! which instruction forms (the emulator's coverage).
 
+use std::mem::offset_of;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use iced_x86::Instruction;
+use iced_x86::{Code, Instruction};
 use rustc_hash::FxHashMap as HashMap;
 
 use super::{EmuError, Machine, Region};
-use crate::abi::{Context, Lanes, Triangle};
+use crate::abi::{Context, Lanes, Scalars, Triangle, LOOP_SLOTS};
 use crate::code::Span;
 
 /// Instructions emulated through [`EmulatedCode::call`] by this process.
@@ -27,12 +31,24 @@ pub fn emulated_instructions() -> u64 {
     EMULATED.load(Ordering::Relaxed)
 }
 
+/// What the emulated calls of one piece of code have executed so far.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trace {
+    /// Instructions executed, over all calls.
+    pub steps: u64,
+    /// The distinct instruction forms (iced-x86 `Code`s: mnemonic and operand form) executed,
+    /// sorted. Calls that overlapped on several threads may leave some out: each call starts
+    /// from the decoded instructions the last finished call left.
+    pub codes: Vec<Code>,
+}
+
 /// Code held for the emulator, with the instructions decoded by earlier calls (the code stays
 /// at one address for its life, so they stay valid).
 #[derive(Debug)]
 pub(crate) struct EmulatedCode {
     code: Vec<u8>,
     decoded: Mutex<Option<HashMap<u64, Instruction>>>,
+    steps: AtomicU64,
 }
 
 impl EmulatedCode {
@@ -40,6 +56,22 @@ impl EmulatedCode {
         EmulatedCode {
             code,
             decoded: Mutex::new(None),
+            steps: AtomicU64::new(0),
+        }
+    }
+
+    /// What the calls so far executed.
+    pub(crate) fn trace(&self) -> Trace {
+        let decoded = self.decoded.lock().unwrap_or_else(|p| p.into_inner());
+        let mut codes: Vec<Code> = decoded
+            .iter()
+            .flat_map(|cache| cache.values().map(Instruction::code))
+            .collect();
+        codes.sort_unstable();
+        codes.dedup();
+        Trace {
+            steps: self.steps.load(Ordering::Relaxed),
+            codes,
         }
     }
 
@@ -81,16 +113,40 @@ impl EmulatedCode {
         }
         let result = m.call(self.code.as_ptr() as u64, ctx_at, stack_at);
         EMULATED.fetch_add(m.steps, Ordering::Relaxed);
+        self.steps.fetch_add(m.steps, Ordering::Relaxed);
         *self.decoded.lock().unwrap_or_else(|p| p.into_inner()) =
             Some(std::mem::take(&mut m.decoded));
         result?;
         let regions = m.regions();
-        super::kernel::scalars_from(&regions[1].bytes, &mut ctx.scalars);
+        scalars_from(&regions[1].bytes, &mut ctx.scalars);
         for (span, region) in spans.iter_mut().zip(&regions[3..]) {
             copy_back(span, &region.bytes);
         }
         Ok(())
     }
+}
+
+fn word(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+/// The scalar state in a context image (as the last batch left it) into `s`.
+fn scalars_from(image: &[u8], s: &mut Scalars) {
+    let base = offset_of!(Context, scalars);
+    let w = |off: usize| word(image, base + off);
+    s.bools = w(offset_of!(Scalars, bools));
+    for (n, i) in s.ints.iter_mut().enumerate() {
+        *i = w(offset_of!(Scalars, ints) + 4 * n).to_le_bytes();
+    }
+    s.al = w(offset_of!(Scalars, al)) as i32;
+    s.budget = w(offset_of!(Scalars, budget));
+    s.status = w(offset_of!(Scalars, status));
+    for k in 0..LOOP_SLOTS {
+        s.loop_down[k] = w(offset_of!(Scalars, loop_down) + 4 * k);
+        s.loop_inc[k] = w(offset_of!(Scalars, loop_inc) + 4 * k) as i32;
+        s.loop_saved_al[k] = w(offset_of!(Scalars, loop_saved_al) + 4 * k) as i32;
+    }
+    s.emit_count = w(offset_of!(Scalars, emit_count));
 }
 
 fn words<'a>(bytes: &'a [u8], n: usize) -> impl Iterator<Item = u32> + 'a {

@@ -8,14 +8,13 @@
 //! word for the return address): any other access is an [`EmuError`], never undefined
 //! behaviour. An instruction outside the subset is an error naming it, never a guess.
 //!
-//! `kernel` runs compiled kernels the way [`crate::code::ExecCode`] does, on memory images;
-//! `call` is [`crate::code::ExecCode`]'s own path for code of a tier the host lacks (the
-//! call's real memory as regions at their real addresses).
+//! `call` is [`crate::code::ExecCode`]'s path for code of a tier the host lacks (the call's
+//! real memory as regions at their real addresses); [`crate::code::ExecCode::emulated`] takes
+//! it for any tier, so tests hold the emulator to the CPU through the engine's own calls.
 
 pub mod call;
 mod fp;
 mod gpr;
-pub mod kernel;
 mod vector;
 
 use iced_x86::{Decoder, DecoderOptions, Instruction, OpKind, Register};
@@ -101,20 +100,6 @@ impl Machine {
     /// The regions, as the code left them.
     pub fn regions(&self) -> &[Region] {
         &self.regions
-    }
-
-    /// The distinct instructions (iced-x86 `Code`s: mnemonic and operand form) executed so far.
-    pub fn executed_codes(&self) -> Vec<iced_x86::Code> {
-        let mut codes: Vec<iced_x86::Code> = self.decoded.values().map(|i| i.code()).collect();
-        codes.sort_unstable();
-        codes.dedup();
-        codes
-    }
-
-    /// Mutable access to the regions between calls.
-    pub fn regions_mut(&mut self) -> &mut [Region] {
-        self.decoded.clear();
-        &mut self.regions
     }
 
     /// Calls the sysv64 function at `entry` with `rdi = arg`, the stack pointer at `stack` (a
