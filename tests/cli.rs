@@ -415,7 +415,6 @@ fn dump_times_every_compile_phase_of_a_generated_program() {
         "simplify_cfg",
         "split_defs",
         "cse",
-        "renumber",
         "dce",
         "simplify_cfg 2",
         "place_io",

@@ -34,7 +34,6 @@ fn a_timed_compile_is_the_same_compile_with_its_phases() {
                 "simplify_cfg",
                 "split_defs",
                 "cse",
-                "renumber",
                 "dce",
                 "simplify_cfg 2",
                 "place_io",

@@ -296,11 +296,10 @@ pub fn lower_timed(
     opt::split_defs(&mut func);
     clock.lap("split_defs");
     opt::cse(&mut func);
-    clock.lap("cse");
-    opt::renumber(&mut func);
     opt::square_pmul(&mut func);
-    clock.lap("renumber");
-    opt::dce(&mut func);
+    clock.lap("cse");
+    // Dead code out, then the variables left numbered densely (block-crossing ones first).
+    opt::dce_renumber(&mut func);
     clock.lap("dce");
     opt::simplify_cfg(&mut func);
     clock.lap("simplify_cfg 2");

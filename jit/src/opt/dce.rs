@@ -19,7 +19,82 @@ use super::VarSet;
 /// (an effect, or a pure instruction whose result is live after it), so a whole chain of dead
 /// computations across blocks goes in one data-flow solution instead of one layer per round.
 pub fn dce(func: &mut Function) -> usize {
-    let removed = useless(func);
+    prune(func, None)
+}
+
+/// [`dce`], then [`super::renumber`]'s numbering with the variables the remaining instructions
+/// no longer name left out: the block-crossing variables of the function as it was *before*
+/// the removal first, then the others, each group in its old order, numbered densely from 0.
+/// Every table a later pass or a backend sizes by the variable count is then sized by the
+/// variables still used. The order of the variables that stay is the one [`super::renumber`]
+/// followed by [`dce`] gives, so nothing that breaks ties by variable number decides
+/// differently. Returns how many instructions were removed.
+pub fn dce_renumber(func: &mut Function) -> usize {
+    let mut crossing = vec![false; func.vars.len()];
+    let removed = prune(func, Some(&mut crossing));
+    compact(func, &crossing);
+    removed
+}
+
+/// Renumbers the variables the instructions and terminators of `func` name: those marked in
+/// `crossing` first, then the others, each group in its old order; the unnamed ones are
+/// dropped. A variable out of range leaves the function as it is.
+fn compact(func: &mut Function, crossing: &[bool]) {
+    let n = func.vars.len();
+    let mut new_of = vec![u32::MAX; n];
+    let named = |v: Var, new_of: &mut [u32]| match new_of.get_mut(v.0 as usize) {
+        Some(x) => {
+            *x = 0;
+            true
+        }
+        None => false,
+    };
+    for block in &func.blocks {
+        for inst in &block.insts {
+            for &u in inst.uses() {
+                if !named(u, &mut new_of) {
+                    return;
+                }
+            }
+            if let Some(d) = inst.dst {
+                if !named(d, &mut new_of) {
+                    return;
+                }
+            }
+        }
+        if let Some(m) = block.term.uses() {
+            if !named(m, &mut new_of) {
+                return;
+            }
+        }
+    }
+    let mut vars = Vec::with_capacity(n);
+    for group in [true, false] {
+        for (old, x) in new_of.iter_mut().enumerate() {
+            if *x != u32::MAX && crossing.get(old).copied().unwrap_or(false) == group {
+                *x = vars.len() as u32;
+                vars.push(func.vars[old]);
+            }
+        }
+    }
+    let map = |v: Var| Var(new_of[v.0 as usize]);
+    for block in &mut func.blocks {
+        for inst in &mut block.insts {
+            let k = inst.op.args().len();
+            for a in &mut inst.args[..k] {
+                *a = map(*a);
+            }
+            inst.dst = inst.dst.map(map);
+        }
+        block.term = block.term.map_use(map);
+    }
+    func.vars = vars;
+}
+
+/// [`dce`]; with `crossing`, also marks there the variables read in some block before the
+/// block writes them, in the function as it is on entry.
+fn prune(func: &mut Function, crossing: Option<&mut [bool]>) -> usize {
+    let removed = useless(func, crossing);
     let n = func.blocks.len();
     // Dense numbers of the variables read in some block before being written there: the only
     // ones whose liveness crosses blocks.
@@ -135,9 +210,12 @@ impl Walk<'_> {
 }
 
 /// Removes the pure instructions whose variable nothing useful reads (see the module docs);
-/// returns how many.
-fn useless(func: &mut Function) -> usize {
+/// returns how many. With `crossing`, marks there (before removing anything) the variables
+/// read in some block before the block writes them.
+fn useless(func: &mut Function, mut crossing: Option<&mut [bool]>) -> usize {
     let n = func.vars.len();
+    // Per variable: the last block (+ 1) that wrote it, while the blocks are walked in order.
+    let mut written_in = vec![0u32; if crossing.is_some() { n } else { 0 }];
     // Per variable, the operands of every instruction writing it: `feeds[start[v]..start[v + 1]]`
     // (one array for the whole function, filled by counting).
     let mut start = vec![0u32; n + 1];
@@ -163,7 +241,27 @@ fn useless(func: &mut Function) -> usize {
             }
         }
     };
-    for block in &func.blocks {
+    for (b, block) in func.blocks.iter().enumerate() {
+        if let Some(crossing) = crossing.as_deref_mut() {
+            let stamp = b as u32 + 1;
+            let mut read = |v: Var, written_in: &[u32]| {
+                let i = v.0 as usize;
+                if written_in.get(i).is_some_and(|&w| w != stamp) {
+                    crossing[i] = true;
+                }
+            };
+            for inst in &block.insts {
+                for &u in inst.uses() {
+                    read(u, &written_in);
+                }
+                if let Some(w) = inst.dst.and_then(|d| written_in.get_mut(d.0 as usize)) {
+                    *w = stamp;
+                }
+            }
+            if let Some(m) = block.term.uses() {
+                read(m, &written_in);
+            }
+        }
         for inst in &block.insts {
             match inst.dst {
                 Some(d) if inst.is_pure() => {

@@ -6,7 +6,8 @@
 //! - [`split_defs`]: gives every value that cannot leave its block a variable of its own;
 //!   [`renumber`]: block-crossing variables first (small liveness sets).
 //! - [`cse`]: reuses the result of an earlier identical pure instruction of the same block.
-//! - [`dce`]: removes pure instructions whose result is dead, to a fixed point.
+//! - [`dce`]: removes pure instructions whose result is dead, to a fixed point;
+//!   [`dce_renumber`]: and then renumbers the variables left, densely, in [`renumber`]'s order.
 //! - [`simplify_cfg`]: folds branches with equal targets, threads jumps through empty blocks,
 //!   drops unreachable blocks and merges straight-line chains (block 0 stays the entry).
 //! - [`batch_invariant`]: values computed only from constants and offset-free uniform reads,
@@ -31,7 +32,7 @@ mod varset;
 
 pub use cfg::{budget_bounds_cycles, predecessors, simplify_cfg};
 pub use cse::cse;
-pub use dce::dce;
+pub use dce::{dce, dce_renumber};
 pub use invariant::batch_invariant;
 pub use liveness::{liveness, Liveness};
 pub use place::{group_inputs, on_cycles, place_io, reread_copies, sink_outputs};

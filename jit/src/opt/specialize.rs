@@ -15,7 +15,7 @@ pub fn pmul_uniform_operands(func: &Function) -> Vec<(u32, u32)> {
         .iter()
         .flat_map(|b| &b.insts)
         .filter(|i| i.op == Op::PMul)
-        .flat_map(|i| i.uses().to_vec())
+        .flat_map(|i| [i.args[0], i.args[1]])
         .filter_map(|v| defs[v.0 as usize])
         .collect();
     out.sort_unstable();

@@ -586,3 +586,83 @@ fn invariant_values_come_from_constants_and_uniforms_only() {
         assert!(!inv[v.0 as usize], "{v:?}");
     }
 }
+
+/// [`renumber`] then [`dce`], with the variables nothing names any more dropped (the others
+/// keep their order): what [`dce_renumber`] must give.
+fn renumber_dce_compacted(mut f: crate::ir::Function) -> crate::ir::Function {
+    renumber(&mut f);
+    dce(&mut f);
+    let mut named = vec![false; f.vars.len()];
+    for block in &f.blocks {
+        for inst in &block.insts {
+            for &u in inst.uses() {
+                named[u.0 as usize] = true;
+            }
+            if let Some(d) = inst.dst {
+                named[d.0 as usize] = true;
+            }
+        }
+        if let Some(m) = block.term.uses() {
+            named[m.0 as usize] = true;
+        }
+    }
+    let mut new_of = vec![Var(u32::MAX); f.vars.len()];
+    let mut vars = Vec::new();
+    for (old, _) in named.iter().enumerate().filter(|(_, &n)| n) {
+        new_of[old] = Var(vars.len() as u32);
+        vars.push(f.vars[old]);
+    }
+    for block in &mut f.blocks {
+        for inst in &mut block.insts {
+            let k = inst.op.args().len();
+            for a in &mut inst.args[..k] {
+                *a = new_of[a.0 as usize];
+            }
+            inst.dst = inst.dst.map(|d| new_of[d.0 as usize]);
+        }
+        block.term = block.term.map_use(|m| new_of[m.0 as usize]);
+    }
+    f.vars = vars;
+    f
+}
+
+/// A variable that crosses blocks only through a read that dead-code elimination removes
+/// still counts as crossing (its number stays below the block-local ones, as `renumber`
+/// before `dce` gave it), and the numbers left are dense.
+#[test]
+fn dce_renumber_is_renumber_then_dce_without_gaps() {
+    let mut b = Builder::new();
+    let a = b.var(Ty::F32);
+    let k = b.var(Ty::F32);
+    let c = b.var(Ty::F32);
+    let _never_named = b.var(Ty::F32);
+    b.inst_to(Op::FConst, a, &[], [1.0f32.to_bits(), 0]);
+    b.inst_to(Op::Input, c, &[], [0, 0]);
+    b.effect(Op::Output, &[c], [0, 0]);
+    let next = b.block();
+    b.terminate(Terminator::Jump(next));
+    b.switch_to(next);
+    let _dead = b.binary(Op::Add, c, c);
+    b.inst_to(Op::Mul, k, &[a, a], [0, 0]);
+    b.effect(Op::Output, &[k], [1, 0]);
+    let f = b.finish();
+    let want = renumber_dce_compacted(f.clone());
+    let mut got = f;
+    assert_eq!(dce_renumber(&mut got), 1);
+    assert_eq!(got, want);
+    got.verify().unwrap();
+    assert_eq!(got.vars.len(), 3, "a, c and k are left");
+    let second = &got.blocks[1].insts;
+    assert_eq!(
+        second[0].dst,
+        Some(Var(2)),
+        "k after both crossing variables"
+    );
+    assert_eq!(second[0].args[..2], [Var(0), Var(0)], "a first");
+    // The loop and accumulator function of the DCE test, the same way.
+    let (f, ..) = small_loop();
+    let want = renumber_dce_compacted(f.clone());
+    let mut got = f;
+    dce_renumber(&mut got);
+    assert_eq!(got, want);
+}

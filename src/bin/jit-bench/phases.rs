@@ -59,7 +59,6 @@ const GROUPS: [(&str, &[&str]); 7] = [
             "simplify_cfg",
             "split_defs",
             "cse",
-            "renumber",
             "dce",
             "simplify_cfg 2",
             "place_io",
