@@ -2,8 +2,9 @@
 //! state gets a head block holding its instruction's ALU code followed by its step's decision
 //! tree; conditions become terminators (`BranchBool`, `BranchUniform` on a mask computed from
 //! cc, `LoopNext`), effects become `LoopPush`/`AlInc`/`AlRestore`/`Budget` on the path they
-//! belong to, each arm of a condition in its own (edge) block. CFG simplification later merges
-//! the straight-line chains. A state whose per-vertex branch is if-converted (`ifconv`) instead
+//! belong to, each arm of a condition in its own (edge) block. A state whose only way in is
+//! the block built just before it goes on in that block (`chain`); CFG simplification later
+//! merges what chains remain. A state whose per-vertex branch is if-converted (`ifconv`) instead
 //! runs both arms' arithmetic under lane predicates and jumps to the join state. The states of
 //! a masked region (`masked`) run their arithmetic under the region's lane mask; its forks
 //! narrow the mask and leave with `BranchAny`.
@@ -16,6 +17,7 @@ use crate::isa::{CondOp, Fmt2, Instruction};
 use crate::program::Program;
 
 use super::alu::{self, Math};
+use super::chain::Chain;
 use super::emitter::Emitter;
 use super::graph::{Cond, Effect, Flow, Graph, Target};
 use super::ifconv::{self, Conversion};
@@ -48,6 +50,8 @@ pub(super) struct Ctx<'a> {
     pub(super) lane_budget: Option<LaneBudget>,
     /// The lane-position model's state, when the function is built in it ([`super::lanes`]).
     pub(super) lanes: Option<super::lanes::Lanes<'a>>,
+    /// Straight chains built as one block, where that is allowed ([`Chain`]).
+    pub(super) chain: Option<Chain>,
 }
 
 /// The step budget of each lane, in a function with masked regions: each `Budget` of the
@@ -64,12 +68,25 @@ pub(super) struct LaneBudget {
 }
 
 /// Builds the IR of an explored program, with the branches of the states in `conversions`
-/// if-converted and the states of `regions` masked.
+/// if-converted and the states of `regions` masked; straight chains go into one block
+/// ([`Chain`]).
 pub(super) fn build(
     program: &Program,
     graph: &Graph,
     conversions: &HashMap<usize, Conversion>,
     regions: &Regions,
+) -> Built {
+    build_with(program, graph, conversions, regions, true)
+}
+
+/// [`build`] with chaining on or off (off: a block per state and per arm, as CFG
+/// simplification expects to find them; the tests compare the two).
+pub(super) fn build_with(
+    program: &Program,
+    graph: &Graph,
+    conversions: &HashMap<usize, Conversion>,
+    regions: &Regions,
+    chained: bool,
 ) -> Built {
     let mut b = Builder::new();
     b.use_loop_slots(graph.loop_slots);
@@ -101,6 +118,8 @@ pub(super) fn build(
     let entry = b.current();
     let heads: Vec<BlockId> = graph.nodes.iter().map(|_| b.block()).collect();
     let exit = b.block();
+    let chain =
+        chained.then(|| Chain::new(graph, conversions, heads.last().copied().unwrap_or(entry)));
     let mut cx = Ctx {
         b,
         scratch: alu::Scratch::default(),
@@ -115,12 +134,16 @@ pub(super) fn build(
         forking: None,
         lane_budget,
         lanes: None,
+        chain,
     };
     cx.b.switch_to(entry);
     let first = cx.enter(None, graph.entry);
-    cx.b.terminate(Terminator::Jump(first));
+    if !cx.chains(graph.entry, 0) {
+        cx.b.terminate(Terminator::Jump(first));
+    }
     for (n, node) in graph.nodes.iter().enumerate() {
-        cx.b.switch_to(cx.heads[n]);
+        let start = cx.chain.as_mut().and_then(|c| c.start(n));
+        cx.b.switch_to(start.unwrap_or(cx.heads[n]));
         let mask = cx.mask_of(n);
         cx.instruction(n, mask);
         match (conversions.get(&n), regions.fork_of(n), &node.flow) {
@@ -454,8 +477,10 @@ impl Ctx<'_> {
                 self.flow(rest, state);
             }
             Flow::Goto(t) => {
-                let t = self.enter(Some(state), *t);
-                self.b.terminate(Terminator::Jump(t));
+                let block = self.enter(Some(state), *t);
+                if !self.chains(*t, state + 1) {
+                    self.b.terminate(Terminator::Jump(block));
+                }
             }
             Flow::If { cond, then, other } => {
                 let term = |t: BlockId, o: BlockId, cx: &mut Self| match *cond {
@@ -490,6 +515,15 @@ impl Ctx<'_> {
                 self.arm(r, repeat, state);
                 self.arm(x, exit, state);
             }
+        }
+    }
+
+    /// Whether a jump from the current block to `to` goes on in this block instead, state
+    /// `next` being the one built next ([`Chain`]).
+    fn chains(&mut self, to: Target, next: usize) -> bool {
+        match &mut self.chain {
+            Some(c) => c.join(&self.b, to, next),
+            None => false,
         }
     }
 

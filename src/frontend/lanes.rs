@@ -160,6 +160,7 @@ pub(super) fn build(
             dispatch: None,
             waits: vec![false; plan.order.len()],
         }),
+        chain: None,
     };
     cx.b.switch_to(entry);
     match graph.entry {

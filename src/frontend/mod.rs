@@ -13,7 +13,8 @@
 //! - [`graph`]: control-flow recovery by exhaustive abstract execution of the interpreter's
 //!   control state (pc and the three bounded stacks, loop dynamic values in *slots*).
 //! - `build`: one head block per state (its ALU code, then its decision tree of conditions,
-//!   aL/loop effects and budget spends), block 0 initializing r/a0/cc.
+//!   aL/loop effects and budget spends), block 0 initializing r/a0/cc; a state whose only way
+//!   in is the block built just before it goes on in that block (`chain`).
 //! - `alu`: per-component ALU lowering (swizzle, negation and mask folded into variable
 //!   selection, `PMul` for every PICA multiply).
 //! - `uniform`: uniformity analysis; a branch on cc is only compiled as a branch when the mask
@@ -60,6 +61,7 @@
 
 mod alu;
 mod build;
+mod chain;
 mod emitter;
 pub mod eval;
 pub mod frontier;

@@ -56,6 +56,11 @@ impl Builder {
         self.current
     }
 
+    /// Whether the current block has no instructions yet.
+    pub fn current_is_empty(&self) -> bool {
+        self.func.blocks[self.current.0 as usize].insts.is_empty()
+    }
+
     /// Ends the current block.
     pub fn terminate(&mut self, term: Terminator) {
         self.func.blocks[self.current.0 as usize].term = term;

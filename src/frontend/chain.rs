@@ -1,0 +1,200 @@
+//! Straight chains built as one block: where a state's only way in is a jump from the block
+//! built just before it, the builder goes on appending to that block instead of starting the
+//! state's head block and ending the other with a jump. A straight-line program then leaves
+//! the builder as one block, and CFG simplification has nothing left to merge.
+//!
+//! The result is the function CFG simplification would have made of the unchained one: it
+//! merges a block ending in a jump into a target with no other predecessor, after forwarding
+//! edges through empty blocks that only jump. So a jump is chained only when simplification
+//! would merge it in place:
+//! - the target state has exactly one edge into it: in the state graph (the entry counts as
+//!   one), or from an if-converted branch to its join (counted on top of the graph's edges of
+//!   that branch, which may then be dead: too many edges only chain less);
+//! - the target is the next state to be built, so instructions and variables come in the same
+//!   order as before;
+//! - the jumping block is the entry, a head block or not empty: an empty arm block would have
+//!   been skipped by forwarding, leaving the target's code at the place of its head block.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use picajit_codegen::ir::{BlockId, Builder};
+
+use super::graph::{Graph, Target};
+use super::ifconv::Conversion;
+
+/// Where chaining is allowed, and the block the next state continues.
+pub(super) struct Chain {
+    /// Per state: edges into it in the state graph (the entry counts as one), saturating.
+    preds: Vec<u8>,
+    /// Blocks at or below this id are the entry and the head blocks.
+    last_head: BlockId,
+    /// The state whose code goes on in an earlier block, and that block.
+    carry: Option<(usize, BlockId)>,
+}
+
+impl Chain {
+    /// Chaining over `graph` with the branches of `conversions` if-converted, whose head
+    /// blocks end at `last_head`.
+    pub fn new(
+        graph: &Graph,
+        conversions: &HashMap<usize, Conversion>,
+        last_head: BlockId,
+    ) -> Chain {
+        let mut preds = vec![0u8; graph.nodes.len()];
+        let mut count = |t: Target| {
+            if let Target::State(s) = t {
+                preds[s] = preds[s].saturating_add(1);
+            }
+            true
+        };
+        count(graph.entry);
+        for node in &graph.nodes {
+            node.flow.each_target(&mut count);
+        }
+        for conv in conversions.values() {
+            count(Target::State(conv.join));
+        }
+        Chain {
+            preds,
+            last_head,
+            carry: None,
+        }
+    }
+
+    /// Whether a jump from the current block of `b` to state `to`, where state `next` is the
+    /// one built next, goes on in that block instead; if so, records it.
+    pub fn join(&mut self, b: &Builder, to: Target, next: usize) -> bool {
+        let Target::State(s) = to else {
+            return false;
+        };
+        let here = b.current();
+        let chained = s == next
+            && self.preds[s] == 1
+            && (here.0 <= self.last_head.0 || !b.current_is_empty());
+        if chained {
+            self.carry = Some((s, here));
+        }
+        chained
+    }
+
+    /// The block state `s` starts in, if it goes on in an earlier one.
+    pub fn start(&mut self, s: usize) -> Option<BlockId> {
+        match self.carry.take() {
+            Some((c, block)) if c == s => Some(block),
+            Some(_) | None => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use picajit_codegen::ir::{Function, Terminator};
+    use picajit_codegen::opt;
+
+    use super::super::build::build_with;
+    use super::super::graph::{self, Cond, Flow, Graph};
+    use super::super::ifconv;
+    use super::super::masked::Regions;
+    use super::HashMap;
+    use crate::program::Program;
+    use crate::synthetic::{self, Shape};
+
+    fn simplified(mut f: Function) -> Function {
+        f.verify().unwrap();
+        opt::simplify_cfg(&mut f);
+        f
+    }
+
+    fn jumps(f: &Function) -> usize {
+        f.blocks
+            .iter()
+            .filter(|b| matches!(b.term, Terminator::Jump(_)))
+            .count()
+    }
+
+    /// Chained and unchained builds of `program` are the same function once CFG
+    /// simplification has run; returns the jumps the chained build saved.
+    fn same_after_simplify(
+        program: &Program,
+        graph: &Graph,
+        conversions: &HashMap<usize, ifconv::Conversion>,
+        regions: &Regions,
+    ) -> usize {
+        let chained = build_with(program, graph, conversions, regions, true).func;
+        let plain = build_with(program, graph, conversions, regions, false).func;
+        assert_eq!(chained.blocks.len(), plain.blocks.len());
+        assert_eq!(chained.vars, plain.vars);
+        let saved = jumps(&plain) - jumps(&chained);
+        assert_eq!(simplified(chained), simplified(plain));
+        saved
+    }
+
+    /// The states ending in a branch on cc.
+    fn cc_branches(graph: &Graph) -> impl Iterator<Item = usize> + '_ {
+        graph.nodes.iter().enumerate().filter_map(|(s, node)| {
+            matches!(
+                node.flow,
+                Flow::If {
+                    cond: Cond::Cc(_),
+                    ..
+                }
+            )
+            .then_some(s)
+        })
+    }
+
+    #[test]
+    fn straight_code_is_built_as_one_block() {
+        for (size, seed) in [(24, 1), (50, 2), (500, 3)] {
+            let p = synthetic::program(Shape::Straight, size, seed).unwrap();
+            let g = graph::explore(&p, graph::MAX_STATES).unwrap();
+            let (none, regions) = (HashMap::default(), Regions::new(g.nodes.len()));
+            let f = build_with(&p, &g, &none, &regions, true).func;
+            f.verify().unwrap();
+            // Block 0 holds every instruction and jumps to the (empty) exit block; the head
+            // blocks the states would have had are left empty and unreachable.
+            let Terminator::Jump(exit) = f.blocks[0].term else {
+                panic!("block 0 ends in {:?}", f.blocks[0].term);
+            };
+            assert_eq!(f.blocks[exit.0 as usize].term, Terminator::Exit);
+            let rest: usize = f.blocks[1..].iter().map(|b| b.insts.len()).sum();
+            assert_eq!(rest, 0);
+            assert!(f.blocks[0].insts.len() > size);
+            let plain = build_with(&p, &g, &none, &regions, false).func;
+            assert_eq!(plain.blocks.len(), f.blocks.len());
+            assert_eq!(simplified(f), simplified(plain));
+        }
+    }
+
+    #[test]
+    fn chaining_is_what_cfg_simplification_would_merge() {
+        let mut saved = 0;
+        for (shape, size) in [
+            (Shape::Branchy, 50),
+            (Shape::Branchy, 200),
+            (Shape::Branchy, 500),
+            (Shape::Straight, 200),
+        ] {
+            for seed in 1..=6 {
+                let p = synthetic::program(shape, size, seed).unwrap();
+                let g = graph::explore(&p, graph::MAX_STATES).unwrap();
+                let n = g.nodes.len();
+                let none = HashMap::default();
+                // As built first: every branch on cc a branch of the batch.
+                saved += same_after_simplify(&p, &g, &none, &Regions::new(n));
+                // Every branch that can be if-converted, with the rest as they are.
+                let conversions: HashMap<usize, ifconv::Conversion> = cc_branches(&g)
+                    .filter_map(|s| ifconv::convert(&g, &p.descs, s).map(|c| (s, c)))
+                    .collect();
+                saved += same_after_simplify(&p, &g, &conversions, &Regions::new(n));
+                // Every branch that can fork a masked region, none if-converted.
+                let mut regions = Regions::new(n);
+                for s in cc_branches(&g).collect::<Vec<_>>() {
+                    regions.add_fork(&g, &p.descs, &none, s);
+                }
+                saved += same_after_simplify(&p, &g, &none, &regions);
+            }
+        }
+        assert!(saved > 100, "{saved} jumps saved");
+    }
+}
