@@ -87,7 +87,8 @@
 //! let mut out = DrawOutput::new(); // reused from draw to draw
 //! gpu.draw(Indices::U16(&[0, 1, 2, 2, 1, 3]), &attributes, &mut out)?;
 //!
-//! // The vertex shader ran once per unique vertex; the index list refers to the results.
+//! // The vertex shader ran once per vertex of the list's range (0–3: a dense list); the index
+//! // list refers to the results.
 //! assert_eq!(out.vertices.len(), 4);
 //! assert_eq!(out.indices, [0, 1, 2, 2, 1, 3]);
 //! assert_eq!(out.vertices[3].position(), [2.0, 2.0, 0.0, 1.0]);

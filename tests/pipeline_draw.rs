@@ -1,5 +1,6 @@
 //! Draws through `picajit::pipeline` on every engine: a draw equals the interpreter run per
-//! unique vertex followed by the output map; index lists of every width and ranges; strided,
+//! output vertex followed by the output map; dense index lists drawn as their vertex range,
+//! sparse ones in order of first use; index lists of every width and ranges; strided,
 //! short and fixed attributes; raw records; the geometry stage in point, variable-primitive
 //! and fixed-primitive mode with b15; compile on change only; errors.
 
@@ -157,16 +158,52 @@ fn lighting_vertex(program: &Interpreter, uniforms: &Uniforms, inputs: &Regs16) 
     OutputVertex { slots }
 }
 
+/// The output numbering `out` must have for `indices`: each index refers to an output
+/// vertex loaded from it, no vertex is computed twice, and the vertices are those of the
+/// list's range in order when the range has at most as many vertices as the list has indices
+/// (dense), else the indices in order of first use (sparse).
+fn check_numbering(indices: Indices, out: &DrawOutput, what: &str) {
+    assert_eq!(out.indices.len(), indices.len(), "{what}");
+    assert_eq!(out.vertices.len(), out.vertex_ids.len(), "{what}");
+    for (k, &u) in out.indices.iter().enumerate() {
+        assert_eq!(
+            out.vertex_ids[u as usize],
+            indices.get(k),
+            "{what}: index {k}"
+        );
+    }
+    let all: Vec<u32> = (0..indices.len()).map(|k| indices.get(k)).collect();
+    let (lo, hi) = (all.iter().min(), all.iter().max());
+    let want: Vec<u32> = match (lo, hi) {
+        (Some(&lo), Some(&hi)) if ((hi - lo) as usize) < all.len() => (lo..=hi).collect(),
+        _ => {
+            let mut seen = Vec::new();
+            for &i in &all {
+                if !seen.contains(&i) {
+                    seen.push(i);
+                }
+            }
+            seen
+        }
+    };
+    assert_eq!(out.vertex_ids, want, "{what}");
+}
+
 #[test]
-fn draws_equal_the_interpreter_per_unique_vertex_then_the_output_map() {
+fn draws_equal_the_interpreter_per_output_vertex_then_the_output_map() {
     let s = scene(300);
     let u16s: Vec<u16> = (0..3000u32).map(|k| ((k * 7919) % 300) as u16).collect();
     let u8s: Vec<u8> = (0..600u32).map(|k| ((k * 31) % 256) as u8).collect();
     let u32s: Vec<u32> = (0..2050u32).map(|k| (k * 13) % 299 + 1).collect();
+    // Sparse lists: more vertices in their range than indices.
+    let sparse16: Vec<u16> = (0..90u16).map(|k| 3 * ((k * 17) % 60) + 5).collect();
+    let sparse32: Vec<u32> = vec![299, 7, 150, 7, 299, 8];
     let draws = [
         Indices::U16(&u16s),
         Indices::U8(&u8s),
         Indices::U32(&u32s),
+        Indices::U16(&sparse16),
+        Indices::U32(&sparse32),
         Indices::Range {
             first: 17,
             count: 283,
@@ -183,18 +220,7 @@ fn draws_equal_the_interpreter_per_unique_vertex_then_the_output_map() {
         let mut out = DrawOutput::with_raw();
         for indices in draws {
             p.draw(indices, &s.attributes(), &mut out).unwrap();
-            assert_eq!(out.indices.len(), indices.len(), "{backend:?}");
-            let mut seen = Vec::new();
-            for (k, &u) in out.indices.iter().enumerate() {
-                // Each index refers to the unique vertex loaded from it; unique vertices come in
-                // order of first use.
-                assert_eq!(out.vertex_ids[u as usize], indices.get(k), "{backend:?}");
-                if u as usize == seen.len() {
-                    seen.push(indices.get(k));
-                }
-                assert!((u as usize) < seen.len());
-            }
-            assert_eq!(seen, out.vertex_ids, "{backend:?}");
+            check_numbering(indices, &out, &format!("{backend:?}"));
             for (u, &id) in out.vertex_ids.iter().enumerate() {
                 let want = lighting_vertex(&interp, &uniforms, &s.inputs(id));
                 assert_eq!(
@@ -812,8 +838,10 @@ fn errors_name_what_is_wrong() {
         p.regs_mut().set_input_attributes(Unit::Vertex, 1, false);
         p.regs_mut().set_bool_uniforms(Unit::Vertex, 1);
         let mut out = DrawOutput::new();
+        // A sparse list (vertices in order of first use) and a dense one (in vertex order):
+        // the error names the first exhausted vertex in output order.
         let err = p
-            .draw(Indices::U8(&[2, 1]), &attrs[..1], &mut out)
+            .draw(Indices::U8(&[2, 0]), &attrs[..1], &mut out)
             .unwrap_err();
         assert!(
             matches!(
@@ -827,8 +855,152 @@ fn errors_name_what_is_wrong() {
             ),
             "{backend:?}: {err}"
         );
-        assert_eq!(out.vertices.len(), 2, "{backend:?}");
-        assert_eq!(out.vertices[1].position(), s.inputs(1)[0], "{backend:?}");
+        assert_eq!(out.vertex_ids, [2, 0], "{backend:?}");
+        assert_eq!(out.vertices[1].position(), s.inputs(0)[0], "{backend:?}");
+        let err = p
+            .draw(Indices::U8(&[2, 1]), &attrs[..1], &mut out)
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                DrawError::BudgetExhausted {
+                    unit: Unit::Vertex,
+                    vertex: 1,
+                    count: 2,
+                    budget: 100
+                }
+            ),
+            "{backend:?}: {err}"
+        );
+        assert_eq!(out.vertex_ids, [1, 2], "{backend:?}");
+        assert_eq!(out.indices, [1, 0], "{backend:?}");
+        assert_eq!(out.vertices[0].position(), s.inputs(1)[0], "{backend:?}");
+    }
+}
+
+/// Loops forever where v0.x is negative, else passes v0 to the position.
+const LOOPING_IF_NEGATIVE_VS: &str = "
+.constf k(0.0, 0.0, 0.0, 0.0)
+.out outpos position
+.proc main
+    mov outpos, v0
+    cmp k.x, gt, gt, v0.x
+l:
+    jmpc cmp.x, l
+    end
+.end
+";
+
+#[test]
+fn dense_lists_draw_their_range_and_sparse_lists_their_unique_vertices() {
+    // 300 vertices: the normal array (3 floats per vertex, packed) ends exactly at vertex 299.
+    let s = scene(300);
+    let attrs = s.attributes();
+    let u8s: [u8; 4] = [13, 10, 12, 11];
+    let u8_sparse: [u8; 4] = [10, 14, 12, 11];
+    let u16s: [u16; 4] = [213, 210, 212, 210];
+    let u16_sparse: [u16; 3] = [213, 210, 210];
+    let u32s: Vec<u32> = vec![299, 297, 299, 296, 298];
+    let u32_sparse: Vec<u32> = vec![299, 0, 299];
+    let lists = [
+        // Range as long as the list (the threshold), smallest index not 0.
+        Indices::U8(&u8s),
+        // One vertex more than indices: sparse.
+        Indices::U8(&u8_sparse),
+        // A vertex of the range no index names (211).
+        Indices::U16(&u16s),
+        Indices::U16(&u16_sparse),
+        // The largest index at the end of the arrays.
+        Indices::U32(&u32s),
+        Indices::U32(&u32_sparse),
+        // One index.
+        Indices::U16(&[299]),
+        Indices::U8(&[0]),
+    ];
+    for (backend, mut p) in pipelines() {
+        let shbin = lighting_setup(&mut p, &s);
+        let uniforms = p.regs().uniforms(Unit::Vertex).clone();
+        let interp = Interpreter::new(&shbin.program(0).unwrap());
+        for keep_raw in [false, true] {
+            let mut out = DrawOutput::new();
+            out.keep_raw = keep_raw;
+            for indices in lists {
+                p.draw(indices, &attrs, &mut out).unwrap();
+                let what = format!("{backend:?} raw {keep_raw} {} indices", indices.len());
+                check_numbering(indices, &out, &what);
+                for (u, &id) in out.vertex_ids.iter().enumerate() {
+                    let want = lighting_vertex(&interp, &uniforms, &s.inputs(id));
+                    assert_eq!(
+                        bits(&out.vertices[u].slots),
+                        bits(&want.slots),
+                        "{what}: vertex {id}"
+                    );
+                }
+            }
+            // Dense lists were drawn as ranges: 211 was computed though no index names it.
+            p.draw(Indices::U16(&u16s), &attrs, &mut out).unwrap();
+            assert_eq!(out.vertex_ids, [210, 211, 212, 213]);
+            assert_eq!(out.indices, [3, 0, 2, 0]);
+            // An index past the arrays, dense or sparse: an error, and no output.
+            for list in [&[298u16, 300, 299][..], &[0, 300, 0][..]] {
+                let err = p.draw(Indices::U16(list), &attrs, &mut out).unwrap_err();
+                assert!(
+                    matches!(
+                        err,
+                        DrawError::AttributeOutOfBounds {
+                            attribute: 0,
+                            vertex: 300,
+                            ..
+                        }
+                    ),
+                    "{backend:?}: {err}"
+                );
+                assert!(out.vertices.is_empty() && out.indices.is_empty());
+            }
+        }
+    }
+
+    // A vertex of a dense list's range that no index names never fails the draw, even if its
+    // invocation never ends; one the list names does.
+    let xs: Vec<f32> = [1.0, -1.0, 2.0, 3.0]
+        .iter()
+        .flat_map(|&x| [x, 0.0, 0.0, 1.0])
+        .collect();
+    let attribute = [Attribute::packed(&xs, 4)];
+    for backend in Backend::runnable() {
+        let engine = Engine::new(backend).unwrap().with_budget(100);
+        let mut p = Pipeline::new(Arc::new(engine.with_background_compile(false)));
+        load(
+            &mut p,
+            &shbin_of(&[("loop.v.pica", LOOPING_IF_NEGATIVE_VS)]),
+            0,
+        );
+        p.regs_mut().set_input_attributes(Unit::Vertex, 1, false);
+        for keep_raw in [false, true] {
+            let mut out = DrawOutput::new();
+            out.keep_raw = keep_raw;
+            let what = format!("{backend:?} raw {keep_raw}");
+            p.draw(Indices::U8(&[0, 2, 3, 2, 0]), &attribute, &mut out)
+                .unwrap();
+            assert_eq!(out.vertex_ids, [0, 1, 2, 3], "{what}");
+            assert_eq!(out.indices, [0, 2, 3, 2, 0], "{what}");
+            for u in [0, 2, 3] {
+                assert_eq!(out.vertices[u].position()[0], xs[4 * u], "{what}");
+            }
+            let err = p
+                .draw(Indices::U8(&[0, 2, 1, 3]), &attribute, &mut out)
+                .unwrap_err();
+            assert_eq!(
+                err,
+                DrawError::BudgetExhausted {
+                    unit: Unit::Vertex,
+                    vertex: 1,
+                    count: 1,
+                    budget: 100
+                },
+                "{what}"
+            );
+        }
     }
 }
 

@@ -116,7 +116,10 @@ typedef struct PicajitDraw {
 
 // What a draw produced.
 typedef struct PicajitDrawInfo {
-  // Output vertices (unique vertices; with a geometry shader, 3 per triangle).
+  // Output vertices: one per vertex from the smallest to the largest index when that range
+  // has at most as many vertices as the draw has indices (vertices no index names
+  // included), else one per unique vertex in order of first use; with a geometry shader, 3
+  // per triangle. The index list refers to them.
   size_t vertices;
   // Entries of the index list.
   size_t indices;

@@ -129,7 +129,10 @@ pub struct PicajitOutputVertex {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PicajitDrawInfo {
-    /// Output vertices (unique vertices; with a geometry shader, 3 per triangle).
+    /// Output vertices: one per vertex from the smallest to the largest index when that range
+    /// has at most as many vertices as the draw has indices (vertices no index names
+    /// included), else one per unique vertex in order of first use; with a geometry shader, 3
+    /// per triangle. The index list refers to them.
     pub vertices: usize,
     /// Entries of the index list.
     pub indices: usize,

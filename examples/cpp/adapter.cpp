@@ -38,7 +38,7 @@ public:
     // A draw's results where picajit wrote them (no copy): valid until the next draw, so
     // primitive assembly reads them at once.
     struct Batch {
-        const PicajitOutputVertex* vertices;  // semantic order, one per unique vertex
+        const PicajitOutputVertex* vertices;  // semantic order, as the indices refer to them
         std::size_t vertex_count;
         const std::uint32_t* indices;         // per draw index, its vertex
         std::size_t index_count;

@@ -7,6 +7,7 @@
 use picajit_codegen::code::DrawInput;
 use picajit_codegen::x64::{DrawLayout, DrawSlot};
 
+use super::dense::Referenced;
 use super::semantic::Slot;
 use super::types::{DrawError, OutputVertex};
 use super::vertex::Feed;
@@ -38,7 +39,9 @@ pub(super) fn layout(
 
 /// Runs the vertex shader for the unique vertices `ids` through its draw kernel into
 /// `vertices` (resized to `ids.len()`), or returns `None` if it has none for this draw (then
-/// `ids` is as it was and `vertices` is to be filled by the record path). `words` is scratch.
+/// `ids` is as it was and `vertices` is to be filled by the record path). `words` is scratch;
+/// only vertices `referenced` names count in a budget error.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn run(
     vs: &Shader,
     uniforms: &Uniforms,
@@ -47,6 +50,7 @@ pub(super) fn run(
     ids: &mut Vec<u32>,
     vertices: &mut Vec<OutputVertex>,
     words: &mut Vec<u32>,
+    referenced: &mut Referenced,
 ) -> Option<Result<(), DrawError>> {
     let n = ids.len();
     let last = *ids.last()?;
@@ -97,6 +101,9 @@ pub(super) fn run(
     let mut exhausted: Option<(u32, usize)> = None;
     for (b, &word) in words.iter().enumerate().filter(|(_, &word)| word != 0) {
         for lane in (0..w).filter(|&l| word >> l & 1 != 0 && b * w + l < n) {
+            if !referenced.has(b * w + lane) {
+                continue;
+            }
             exhausted = Some(match exhausted {
                 None => (ids[b * w + lane], 1),
                 Some((v, count)) => (v, count + 1),

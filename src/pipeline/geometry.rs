@@ -3,6 +3,7 @@
 //! or fixed-primitive mode; b15 is set after every invocation; emitted triangles become
 //! output vertices through the geometry unit's output mask and the output map.
 
+use super::dense::Referenced;
 use super::semantic::{self, Slot};
 use super::types::{Attribute, DrawError, DrawOutput, Indices};
 use super::vertex;
@@ -121,6 +122,7 @@ pub(super) fn draw(
         &feeds,
         &scratch.ids,
         &mut scratch.vertex,
+        &mut Referenced::all(),
         |first, records| {
             for (j, rec) in records.iter().enumerate() {
                 for (a, src) in sources.iter().enumerate() {

@@ -2,7 +2,8 @@
 //! the register writes left ([`GpuRegs`]) to output vertices in semantic order.
 //!
 //! ```text
-//! indices ─▶ unique vertices (one pass, in order of first use) ─▶ chunks of 256
+//! dense list (range ≤ its length): its range, in vertex order (index − min)
+//! sparser list: unique vertices (one pass, in order of first use) ─▶ chunks of 256
 //!   native engine, no raw records: draw kernel (attribute arrays ─▶ lanes ─▶ output vertices)
 //!   else per chunk: attributes the VS reads ─▶ input records ─▶ AoS kernel ─▶ output records
 //!              ─▶ output vertices (OUTMAP → 24 semantic slots) | raw o0–o15 | GS attribute buffers
@@ -10,9 +11,11 @@
 //!   primitive mode ─▶ GS invocations (b15 set after each) ─▶ triangles + winding flags
 //! ```
 //!
-//! The vertex shader runs once per unique vertex, in batches; no index probes a cache while
-//! shaders run. An index list equal to the last one drawn reuses its deduplication (module
-//! `unique`: compared element by element, never by address). Shaders are compiled when what they run changed: a draw compares the code
+//! The vertex shader runs once per vertex of a dense list's range (module `dense`: a mesh's
+//! index buffer over its vertex buffer, read in order, no deduplication) or once per unique
+//! vertex of a sparser list, in batches; no index probes a cache while shaders run. A sparse
+//! index list equal to the last one drawn reuses its deduplication (module `unique`: compared
+//! element by element, never by address). Shaders are compiled when what they run changed: a draw compares the code
 //! words uploaded since the last draw with the addresses the current shader reaches, and
 //! looks a new shader up in the engine's cache only then (uniform-only changes never
 //! compile; the engine compiles uniform-specialized kernels in the background while the
@@ -42,6 +45,7 @@
 //! - Geometry-shader registers start zeroed at every invocation (the project's rule; Azahar
 //!   keeps them from the previous invocation, which b15 lets a program detect).
 
+mod dense;
 mod direct;
 mod geometry;
 mod semantic;
@@ -53,6 +57,7 @@ pub use types::{Attribute, DrawError, DrawOutput, Indices, OutputVertex};
 
 use std::sync::Arc;
 
+use self::dense::Referenced;
 use crate::engine::{Backend, Engine, EngineError, Shader};
 use crate::pica::{GpuRegs, Unit};
 
@@ -197,7 +202,8 @@ impl Pipeline {
         Ok(())
     }
 
-    /// Runs a draw: the vertex shader once per unique vertex of `indices` with inputs from
+    /// Runs a draw: the vertex shader once per output vertex of `indices` (every vertex of a
+    /// dense list's range, else each unique vertex: [`DrawOutput::vertices`]) with inputs from
     /// `attributes` (attribute k is loaded into the register the vertex unit's permutation
     /// names; the unit's INPUTBUFFER_CONFIG says how many), then, if the geometry stage is
     /// on, the geometry shader in its mode. `out` is cleared and filled (module docs and
@@ -259,9 +265,13 @@ fn vertex_only(
     scratch: &mut Scratch,
     out: &mut DrawOutput,
 ) -> Result<(), DrawError> {
-    let max_id = scratch
-        .dedup
-        .run(indices, &mut out.vertex_ids, &mut out.indices);
+    let dense = dense::span(indices, &mut out.vertex_ids, &mut out.indices);
+    let max_id = match dense {
+        Some(max) => max,
+        None => scratch
+            .dedup
+            .run(indices, &mut out.vertex_ids, &mut out.indices),
+    };
     let config = regs.input_config(Unit::Vertex);
     let feeds = vertex::feeds(
         attributes,
@@ -276,6 +286,10 @@ fn vertex_only(
         regs.output_mask(Unit::Vertex),
         vs.outputs_written(),
     );
+    let mut referenced = match dense {
+        Some(_) => Referenced::by(&out.indices),
+        None => Referenced::all(),
+    };
     if !out.keep_raw {
         out.raw.clear();
         let ran = direct::run(
@@ -286,6 +300,7 @@ fn vertex_only(
             &mut out.vertex_ids,
             &mut out.vertices,
             &mut scratch.words,
+            &mut referenced,
         );
         if let Some(result) = ran {
             return result;
@@ -310,6 +325,7 @@ fn vertex_only(
         &feeds,
         &out.vertex_ids,
         &mut scratch.vertex,
+        &mut referenced,
         |first, records| {
             let len = records.len();
             semantic::write_vertices(&table, records, &mut out.vertices[first..first + len]);

@@ -132,10 +132,14 @@ impl OutputVertex {
 /// A draw's results, in buffers reused from draw to draw.
 #[derive(Clone, Debug, Default)]
 pub struct DrawOutput {
-    /// Without a geometry shader: one per unique vertex of the draw, in order of first use.
-    /// With one: three per emitted triangle.
+    /// Without a geometry shader: for a range, and for a *dense* index list (its smallest to
+    /// largest index span at most as many vertices as the list has indices), one per vertex of
+    /// that span, in vertex order — vertices no index names included; for a sparser list, one
+    /// per unique vertex, in order of first use. [`DrawOutput::vertex_ids`] names them.
+    /// With a geometry shader: three per emitted triangle.
     pub vertices: Vec<OutputVertex>,
-    /// Without a geometry shader: per index of the draw, the output vertex it refers to.
+    /// Without a geometry shader: per index of the draw, the output vertex it refers to (for
+    /// a dense list, the index minus the smallest one).
     /// With one: 0, 1, 2, … (the vertices form a triangle list).
     pub indices: Vec<u32>,
     /// With a geometry shader: per triangle, its winding flag (SETEMIT's; Azahar's primitive

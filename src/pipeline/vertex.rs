@@ -9,6 +9,7 @@
 //! copy where a plane needs one scalar store per component, and the kernel's transposes cost
 //! less than the Rust loops that would replace them.
 
+use super::dense::Referenced;
 use super::types::{Attribute, DrawError};
 use crate::engine::Shader;
 use crate::pica::Unit;
@@ -161,13 +162,14 @@ pub(super) struct VertexBuffers {
 /// Runs `shader` on vertices `ids` chunk by chunk: `sink(first, records)` receives each
 /// chunk's output records (vertex `first + j` is `records[j]`; the registers
 /// [`Shader::outputs_written`] names are defined). Every chunk runs; the error names the
-/// first vertex that exhausted its step budget.
+/// first vertex `referenced` names that exhausted its step budget.
 pub(super) fn run(
     shader: &Shader,
     uniforms: &Uniforms,
     feeds: &[Feed; 16],
     ids: &[u32],
     buffers: &mut VertexBuffers,
+    referenced: &mut Referenced,
     mut sink: impl FnMut(usize, &[Regs16]),
 ) -> Result<(), DrawError> {
     let read = shader.inputs_read();
@@ -186,7 +188,7 @@ pub(super) fn run(
             gather(feeds, read, chunk, input);
             if runner.run(input, output, status).is_err() {
                 for (j, s) in status.iter().enumerate() {
-                    if *s == VertexStatus::BudgetExhausted {
+                    if *s == VertexStatus::BudgetExhausted && referenced.has(k * CHUNK + j) {
                         first_exhausted = Some(match first_exhausted {
                             None => (chunk[j], 1),
                             Some((v, count)) => (v, count + 1),
