@@ -75,7 +75,7 @@ pub struct AgalShader {
     program: Program,
     native: Option<AgalNative>,
     path: ExecPath,
-    machine_code: Option<MachineCode>,
+    machine_code: Option<Arc<MachineCode>>,
     outputs: u16,
 }
 
@@ -249,7 +249,7 @@ impl AgalShader {
 
     /// The machine code of the last segment's AoS kernel (native shaders only).
     pub fn machine_code(&self) -> Option<&MachineCode> {
-        self.machine_code.as_ref()
+        self.machine_code.as_deref()
     }
 
     /// Lanes per native batch (1 for the interpreter).

@@ -174,8 +174,9 @@ impl Code {
 pub(super) struct Kernels {
     pub(super) func: Function,
     pub(super) aos: Code,
-    /// The machine code of `aos`, for dumps and static counts.
-    pub(super) aos_code: MachineCode,
+    /// The machine code of `aos`, for dumps and static counts (shared with the shader that
+    /// reports it: the code is not copied).
+    pub(super) aos_code: Arc<MachineCode>,
     aos_bytes: usize,
     /// The SoA kernel, compiled on first use (or in the background).
     soa: OnceLock<Result<Code, String>>,
@@ -213,7 +214,7 @@ impl Kernels {
         func: Function,
         target: Target,
         counters: &Counters,
-    ) -> Result<(Kernels, MachineCode), String> {
+    ) -> Result<(Kernels, Arc<MachineCode>), String> {
         Kernels::new_timed(func, target, counters, &mut Clock::off())
     }
 
@@ -223,14 +224,15 @@ impl Kernels {
         target: Target,
         counters: &Counters,
         clock: &mut Clock<'_>,
-    ) -> Result<(Kernels, MachineCode), String> {
+    ) -> Result<(Kernels, Arc<MachineCode>), String> {
         let (aos, compiled) = Code::compile(&func, target, IoMode::Aos, &counters.arena, clock)?;
+        let compiled = Arc::new(compiled);
         Counters::count(&counters.compiles);
         Ok((
             Kernels {
                 func,
                 aos,
-                aos_code: compiled.clone(),
+                aos_code: Arc::clone(&compiled),
                 aos_bytes: compiled.code_bytes(),
                 soa: OnceLock::new(),
                 soa_bytes: AtomicUsize::new(0),

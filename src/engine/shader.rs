@@ -29,7 +29,7 @@ pub struct Shader {
     pub(super) interp: OnceLock<Interpreter>,
     pub(super) program: Program,
     pub(super) path: ExecPath,
-    pub(super) machine_code: Option<MachineCode>,
+    pub(super) machine_code: Option<Arc<MachineCode>>,
     pub(super) budget: u32,
     /// Output registers the program can write (bit r = o_r).
     pub(super) outputs: u16,
@@ -222,7 +222,7 @@ impl Shader {
     /// The machine code of the AoS kernel (native shaders only): the generic kernel, exact
     /// for any uniforms.
     pub fn machine_code(&self) -> Option<&MachineCode> {
-        self.machine_code.as_ref()
+        self.machine_code.as_deref()
     }
 
     /// The machine code of the AoS kernel a run with `uniforms` uses: the variant whose PICA
@@ -230,7 +230,7 @@ impl Shader {
     /// now if it is not yet), or the generic kernel.
     pub fn machine_code_for(&self, uniforms: &Uniforms) -> Option<MachineCode> {
         match &self.exec {
-            Exec::Native(n) => Some(n.kernels_for(uniforms, true).aos_code.clone()),
+            Exec::Native(n) => Some(MachineCode::clone(&n.kernels_for(uniforms, true).aos_code)),
             Exec::Interp => None,
         }
     }

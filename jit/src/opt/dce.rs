@@ -127,6 +127,16 @@ fn prune(func: &mut Function, crossing: Option<&mut [bool]>) -> usize {
         dense: &dense,
         later: Marks::new(func.vars.len()),
     };
+    // Per instruction, blocks one after another (block b's from `at[b]`): whether it stays, as
+    // the latest visit of its block decided. A block is visited again whenever the live-in set
+    // of one of its successors changes, so its latest visit saw the final sets: its decisions
+    // are those of the solution.
+    let mut at = Vec::with_capacity(n + 1);
+    at.push(0);
+    for block in &func.blocks {
+        at.push(at[at.len() - 1] + block.insts.len());
+    }
+    let mut keep = vec![true; at[n]];
     let mut live_in = vec![VarSet::default(); n];
     let mut work = Worklist::full(n);
     while let Some(b) = work.pop(&order) {
@@ -134,23 +144,16 @@ fn prune(func: &mut Function, crossing: Option<&mut [bool]>) -> usize {
         for s in &order.succs[b] {
             set.union_with(&live_in[s.0 as usize]);
         }
-        walk.block(&func.blocks[b], &mut set, |_, _| {});
+        let kept = &mut keep[at[b]..at[b + 1]];
+        walk.block(&func.blocks[b], &mut set, |i, k| kept[i] = k);
         if set != live_in[b] {
             live_in[b] = set;
             work.push_preds(&order, b);
         }
     }
     let mut gone = 0;
-    let mut keep = Vec::new();
-    for (block, ss) in func.blocks.iter_mut().zip(&order.succs) {
-        let mut set = VarSet::default();
-        for s in ss {
-            set.union_with(&live_in[s.0 as usize]);
-        }
-        keep.clear();
-        keep.resize(block.insts.len(), true);
-        walk.block(block, &mut set, |i, kept| keep[i] = kept);
-        let mut k = keep.iter();
+    for (b, block) in func.blocks.iter_mut().enumerate() {
+        let mut k = keep[at[b]..at[b + 1]].iter();
         let before = block.insts.len();
         block.insts.retain(|_| *k.next().unwrap_or(&true));
         gone += before - block.insts.len();
@@ -266,8 +269,9 @@ fn useless(func: &mut Function, mut crossing: Option<&mut [bool]>) -> usize {
             match inst.dst {
                 Some(d) if inst.is_pure() => {
                     if let Some(f) = fill.get_mut(d.0 as usize).filter(|_| (d.0 as usize) < n) {
-                        let at = *f as usize;
-                        feeds[at..at + inst.uses().len()].copy_from_slice(inst.uses());
+                        for (slot, &u) in feeds[*f as usize..].iter_mut().zip(inst.uses()) {
+                            *slot = u;
+                        }
                         *f += inst.uses().len() as u32;
                     }
                 }

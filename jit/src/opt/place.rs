@@ -144,6 +144,13 @@ pub fn group_inputs(func: &mut Function) -> usize {
         if !any {
             continue;
         }
+        // The reads that join an earlier one, in block order (each after its register's first).
+        let joined: Vec<Inst> = block
+            .insts
+            .iter()
+            .zip(&joins)
+            .filter_map(|(inst, &j)| j.then_some(*inst))
+            .collect();
         let mut out: Vec<Inst> = Vec::with_capacity(n);
         for (i, inst) in block.insts.iter().enumerate() {
             if joins[i] {
@@ -153,11 +160,9 @@ pub fn group_inputs(func: &mut Function) -> usize {
             if inst.op == Op::Input {
                 let r = (inst.imm[0] & 15) as usize;
                 if first[r] == Some(i) {
-                    for (j, later) in block.insts.iter().enumerate().skip(i + 1) {
-                        if joins[j] && later.imm[0] & 15 == r as u32 {
-                            out.push(*later);
-                            moved += 1;
-                        }
+                    for later in joined.iter().filter(|l| l.imm[0] & 15 == r as u32) {
+                        out.push(*later);
+                        moved += 1;
                     }
                 }
             }
