@@ -96,12 +96,15 @@ impl VarSet {
         self.words.iter().all(|&w| w == 0)
     }
 
-    /// The members in increasing order.
+    /// The members in increasing order (a step per member, not per bit).
     pub fn iter(&self) -> impl Iterator<Item = Var> + '_ {
         self.words.iter().enumerate().flat_map(|(n, &w)| {
-            (0..64)
-                .filter(move |b| w >> b & 1 != 0)
-                .map(move |b| Var((n * 64 + b) as u32))
+            let mut rest = w;
+            std::iter::from_fn(move || {
+                let b = (rest != 0).then(|| rest.trailing_zeros())?;
+                rest &= rest - 1;
+                Some(Var((n * 64) as u32 + b))
+            })
         })
     }
 }

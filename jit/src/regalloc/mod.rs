@@ -98,6 +98,32 @@ struct Range {
     end: u32,
 }
 
+/// `ranges` (in increasing variable order, every start below `positions`) sorted by start,
+/// ranges of equal start in variable order: counted per start, then placed in order.
+fn by_start(ranges: &[Range], positions: u32) -> Vec<Range> {
+    let mut at = vec![0u32; positions as usize + 1];
+    for r in ranges {
+        at[r.start as usize + 1] += 1;
+    }
+    for p in 1..at.len() {
+        at[p] += at[p - 1];
+    }
+    let mut sorted = vec![
+        Range {
+            var: Var(0),
+            start: 0,
+            end: 0,
+        };
+        ranges.len()
+    ];
+    for r in ranges {
+        let slot = &mut at[r.start as usize];
+        sorted[*slot as usize] = *r;
+        *slot += 1;
+    }
+    sorted
+}
+
 /// Allocates `func`'s variables to the registers `regs` (in preference order) and at most
 /// `max_spill` spill slots, each variable as its [`Class`] asks.
 pub fn allocate(
@@ -118,20 +144,6 @@ pub fn allocate(
         first[i] = first[i].min(p);
         last[i] = last[i].max(p);
     };
-    for &b in &order {
-        let block = &func.blocks[b.0 as usize];
-        for inst in &block.insts {
-            for &u in inst.uses() {
-                uses[u.0 as usize] += 1;
-            }
-            if let Some(d) = inst.dst {
-                uses[d.0 as usize] += 1;
-            }
-        }
-        if let Some(u) = block.term.uses() {
-            uses[u.0 as usize] += 1;
-        }
-    }
     let mut pos = 0u32;
     for &b in &order {
         let block = &func.blocks[b.0 as usize];
@@ -142,14 +154,17 @@ pub fn allocate(
         for inst in &block.insts {
             for &u in inst.uses() {
                 touch(u, pos);
+                uses[u.0 as usize] += 1;
             }
             if let Some(d) = inst.dst {
                 touch(d, pos + 1);
+                uses[d.0 as usize] += 1;
             }
             pos += 2;
         }
         if let Some(u) = block.term.uses() {
             touch(u, pos);
+            uses[u.0 as usize] += 1;
         }
         for v in live.live_out(b) {
             touch(v, pos + 1);
@@ -177,7 +192,7 @@ pub fn allocate(
             }
         }
     }
-    ranges.sort_by_key(|r| (r.start, r.var.0));
+    let ranges = by_start(&ranges, pos);
 
     let mut free: Vec<u8> = regs.iter().rev().copied().collect();
     let mut active: Vec<(Range, u8)> = Vec::new();
