@@ -19,7 +19,7 @@ use super::VarSet;
 /// (an effect, or a pure instruction whose result is live after it), so a whole chain of dead
 /// computations across blocks goes in one data-flow solution instead of one layer per round.
 pub fn dce(func: &mut Function) -> usize {
-    prune(func, None)
+    prune(func).0
 }
 
 /// [`dce`], then [`super::renumber`]'s numbering with the variables the remaining instructions
@@ -30,16 +30,15 @@ pub fn dce(func: &mut Function) -> usize {
 /// followed by [`dce`] gives, so nothing that breaks ties by variable number decides
 /// differently. Returns how many instructions were removed.
 pub fn dce_renumber(func: &mut Function) -> usize {
-    let mut crossing = vec![false; func.vars.len()];
-    let removed = prune(func, Some(&mut crossing));
+    let (removed, crossing) = prune(func);
     compact(func, &crossing);
     removed
 }
 
-/// Renumbers the variables the instructions and terminators of `func` name: those marked in
-/// `crossing` first, then the others, each group in its old order; the unnamed ones are
-/// dropped. A variable out of range leaves the function as it is.
-fn compact(func: &mut Function, crossing: &[bool]) {
+/// Renumbers the variables the instructions and terminators of `func` name: those with a
+/// number in `crossing` (not `u32::MAX`) first, then the others, each group in its old order;
+/// the unnamed ones are dropped. A variable out of range leaves the function as it is.
+fn compact(func: &mut Function, crossing: &[u32]) {
     let n = func.vars.len();
     let mut new_of = vec![u32::MAX; n];
     let named = |v: Var, new_of: &mut [u32]| match new_of.get_mut(v.0 as usize) {
@@ -71,7 +70,7 @@ fn compact(func: &mut Function, crossing: &[bool]) {
     let mut vars = Vec::with_capacity(n);
     for group in [true, false] {
         for (old, x) in new_of.iter_mut().enumerate() {
-            if *x != u32::MAX && crossing.get(old).copied().unwrap_or(false) == group {
+            if *x != u32::MAX && crossing.get(old).is_some_and(|&c| c != u32::MAX) == group {
                 *x = vars.len() as u32;
                 vars.push(func.vars[old]);
             }
@@ -91,37 +90,16 @@ fn compact(func: &mut Function, crossing: &[bool]) {
     func.vars = vars;
 }
 
-/// [`dce`]; with `crossing`, also marks there the variables read in some block before the
-/// block writes them, in the function as it is on entry.
-fn prune(func: &mut Function, crossing: Option<&mut [bool]>) -> usize {
-    let removed = useless(func, crossing);
+/// [`dce`]; also returns, per variable, a dense number if some block of the function as it is
+/// on entry reads it before writing it (`u32::MAX` if none does).
+///
+/// Those are the only variables whose liveness can cross blocks, so the data flow tracks only
+/// them in its sets (under their dense numbers). Counting the reads of instructions the first
+/// step removes as well only adds variables no remaining block reads before writing them: they
+/// never enter a set at a block's start, so the solution is the same.
+fn prune(func: &mut Function) -> (usize, Vec<u32>) {
+    let (removed, dense) = useless(func);
     let n = func.blocks.len();
-    // Dense numbers of the variables read in some block before being written there: the only
-    // ones whose liveness crosses blocks.
-    let mut dense = vec![u32::MAX; func.vars.len()];
-    let mut count = 0u32;
-    let mut local = Marks::new(func.vars.len());
-    for block in &func.blocks {
-        local.clear();
-        let mut expose = |v: Var, local: &Marks| {
-            let d = &mut dense[v.0 as usize];
-            if !local.is_marked(v) && *d == u32::MAX {
-                *d = count;
-                count += 1;
-            }
-        };
-        for inst in &block.insts {
-            for &a in inst.uses() {
-                expose(a, &local);
-            }
-            if let Some(x) = inst.dst {
-                local.mark(x);
-            }
-        }
-        if let Some(m) = block.term.uses() {
-            expose(m, &local);
-        }
-    }
     let order = BackwardOrder::new(func);
     let mut walk = Walk {
         dense: &dense,
@@ -158,7 +136,7 @@ fn prune(func: &mut Function, crossing: Option<&mut [bool]>) -> usize {
         block.insts.retain(|_| *k.next().unwrap_or(&true));
         gone += before - block.insts.len();
     }
-    removed + gone
+    (removed + gone, dense)
 }
 
 /// The backward walk of strong liveness through one block.
@@ -213,12 +191,14 @@ impl Walk<'_> {
 }
 
 /// Removes the pure instructions whose variable nothing useful reads (see the module docs);
-/// returns how many. With `crossing`, marks there (before removing anything) the variables
-/// read in some block before the block writes them.
-fn useless(func: &mut Function, mut crossing: Option<&mut [bool]>) -> usize {
+/// returns how many, and per variable a dense number if some block reads it before writing it
+/// (found before anything is removed; `u32::MAX`: none).
+fn useless(func: &mut Function) -> (usize, Vec<u32>) {
     let n = func.vars.len();
     // Per variable: the last block (+ 1) that wrote it, while the blocks are walked in order.
-    let mut written_in = vec![0u32; if crossing.is_some() { n } else { 0 }];
+    let mut written_in = vec![0u32; n];
+    let mut dense = vec![u32::MAX; n];
+    let mut count = 0u32;
     // Per variable, the operands of every instruction writing it: `feeds[start[v]..start[v + 1]]`
     // (one array for the whole function, filled by counting).
     let mut start = vec![0u32; n + 1];
@@ -245,25 +225,24 @@ fn useless(func: &mut Function, mut crossing: Option<&mut [bool]>) -> usize {
         }
     };
     for (b, block) in func.blocks.iter().enumerate() {
-        if let Some(crossing) = crossing.as_deref_mut() {
-            let stamp = b as u32 + 1;
-            let mut read = |v: Var, written_in: &[u32]| {
-                let i = v.0 as usize;
-                if written_in.get(i).is_some_and(|&w| w != stamp) {
-                    crossing[i] = true;
-                }
-            };
-            for inst in &block.insts {
-                for &u in inst.uses() {
-                    read(u, &written_in);
-                }
-                if let Some(w) = inst.dst.and_then(|d| written_in.get_mut(d.0 as usize)) {
-                    *w = stamp;
-                }
+        let stamp = b as u32 + 1;
+        let mut read = |v: Var, written_in: &[u32]| {
+            let i = v.0 as usize;
+            if written_in.get(i).is_some_and(|&w| w != stamp) && dense[i] == u32::MAX {
+                dense[i] = count;
+                count += 1;
             }
-            if let Some(m) = block.term.uses() {
-                read(m, &written_in);
+        };
+        for inst in &block.insts {
+            for &u in inst.uses() {
+                read(u, &written_in);
             }
+            if let Some(w) = inst.dst.and_then(|d| written_in.get_mut(d.0 as usize)) {
+                *w = stamp;
+            }
+        }
+        if let Some(m) = block.term.uses() {
+            read(m, &written_in);
         }
         for inst in &block.insts {
             match inst.dst {
@@ -300,5 +279,5 @@ fn useless(func: &mut Function, mut crossing: Option<&mut [bool]>) -> usize {
             .retain(|i| !(i.is_pure() && i.dst.is_some_and(|d| !useful[d.0 as usize])));
         removed += before - block.insts.len();
     }
-    removed
+    (removed, dense)
 }

@@ -96,6 +96,16 @@ struct Range {
     var: Var,
     start: u32,
     end: u32,
+    /// Accesses per position of the range (fixed point, 32 fraction bits): the lower, the
+    /// cheaper it is to keep the variable in memory.
+    density: u64,
+}
+
+impl Range {
+    /// What decides which range to spill: the least dense; of equals, the one that ends last.
+    fn spill_key(&self) -> (u64, std::cmp::Reverse<u32>) {
+        (self.density, std::cmp::Reverse(self.end))
+    }
 }
 
 /// `ranges` (in increasing variable order, every start below `positions`) sorted by start,
@@ -113,6 +123,7 @@ fn by_start(ranges: &[Range], positions: u32) -> Vec<Range> {
             var: Var(0),
             start: 0,
             end: 0,
+            density: 0,
         };
         ranges.len()
     ];
@@ -180,6 +191,7 @@ pub fn allocate(
                 var: Var(i as u32),
                 start: first[i],
                 end: last[i],
+                density: (u64::from(uses[i]) << 32) / (u64::from(last[i] - first[i]) + 1),
             }),
             Class::Remat => locs[i] = Loc::Remat,
             Class::Elided => locs[i] = Loc::Unused,
@@ -231,20 +243,13 @@ pub fn allocate(
         }
         // No register: spill whichever of the active ranges and this one is used least
         // densely (accesses per position of its range; of equals, the one that ends last).
-        let density = |x: &Range| {
-            let len = u64::from(x.end - x.start) + 1;
-            (u64::from(uses[x.var.0 as usize]) << 32) / len
-        };
         let victim = active
             .iter()
             .enumerate()
-            .min_by_key(|(_, (a, _))| (density(a), std::cmp::Reverse(a.end)))
+            .min_by_key(|(_, (a, _))| a.spill_key())
             .map(|(i, &v)| (i, v));
         match victim {
-            Some((i, (v, reg)))
-                if (density(&v), std::cmp::Reverse(v.end))
-                    < (density(&r), std::cmp::Reverse(r.end)) =>
-            {
+            Some((i, (v, reg))) if v.spill_key() < r.spill_key() => {
                 spill(&mut locs, &v, &mut free_slots)?;
                 active.swap_remove(i);
                 locs[r.var.0 as usize] = Loc::Reg(reg);
