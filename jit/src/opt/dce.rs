@@ -67,15 +67,29 @@ fn compact(func: &mut Function, crossing: &[u32]) {
             }
         }
     }
-    let mut vars = Vec::with_capacity(n);
-    for group in [true, false] {
-        for (old, x) in new_of.iter_mut().enumerate() {
-            if *x != u32::MAX && crossing.get(old).is_some_and(|&c| c != u32::MAX) == group {
-                *x = vars.len() as u32;
-                vars.push(func.vars[old]);
-            }
-        }
+    // Both groups numbered in one pass with no branch on the variables' (unpredictable) fates:
+    // the next number of each group (the crossing group's size counted first); a dropped
+    // variable's type goes to a spare last slot.
+    if crossing.len() != n {
+        return;
     }
+    let (mut named, mut crossing_named) = (0u32, 0u32);
+    for (&x, &c) in new_of.iter().zip(crossing) {
+        let kept = u32::from(x != u32::MAX);
+        named += kept;
+        crossing_named += kept & u32::from(c != u32::MAX);
+    }
+    let mut vars = vec![crate::ir::Ty::F32; named as usize + 1];
+    let mut next = [crossing_named, 0];
+    for ((x, &c), &ty) in new_of.iter_mut().zip(crossing).zip(&func.vars) {
+        let group = usize::from(c != u32::MAX);
+        let number = next[group];
+        let kept = *x != u32::MAX;
+        vars[if kept { number } else { named } as usize] = ty;
+        *x = if kept { number } else { u32::MAX };
+        next[group] = number + u32::from(kept);
+    }
+    vars.truncate(named as usize);
     let map = |v: Var| Var(new_of[v.0 as usize]);
     for block in &mut func.blocks {
         for inst in &mut block.insts {
