@@ -107,6 +107,51 @@ pub(crate) fn draw_arrays<'a>(
     })
 }
 
+/// [`draw_arrays`] for a kernel run in this process, which needs every id inside every array
+/// but not the arrays cut tightly: each array the layout loads is cut to the last whole
+/// vertex the shortest of them holds, and the ids are checked against that vertex — one
+/// unsigned compare per id, which vectorizes at the x86-64 baseline where the largest id
+/// (an unsigned maximum) does not. Panics as [`draw_arrays`] does.
+pub(crate) fn draw_arrays_within<'a>(
+    layout: &DrawLayout,
+    ids: &[u32],
+    inputs: &[Option<DrawInput<'a>>; 16],
+) -> [Option<DrawInput<'a>>; 16] {
+    if ids.is_empty() {
+        return [None; 16];
+    }
+    // The last vertex every loaded array holds (`None`: some array holds none).
+    let mut last = Some(u32::MAX);
+    for (r, input) in inputs.iter().enumerate() {
+        let n = usize::from(layout.components[r]);
+        if n == 0 {
+            continue;
+        }
+        let holds = match input {
+            Some(a) if a.data.len() < n => None,
+            Some(a) if a.stride == 0 => Some(u32::MAX),
+            Some(a) => Some(((a.data.len() - n) / a.stride).min(u32::MAX as usize) as u32),
+            None => None,
+        };
+        last = last.zip(holds).map(|(x, y)| x.min(y));
+    }
+    let inside = last.is_some_and(|last| !ids.iter().fold(false, |a, &i| a | (i > last)));
+    let Some(last) = last.filter(|_| inside) else {
+        // Some id is outside an array: the exact check names it.
+        return draw_arrays(layout, ids, inputs);
+    };
+    std::array::from_fn(|r| {
+        let n = usize::from(layout.components[r]);
+        let a = inputs[r].filter(|_| n > 0)?;
+        // In bounds: `last` ≤ (len − n) / stride for every loaded array.
+        let end = last as usize * a.stride + n;
+        Some(DrawInput {
+            data: &a.data[..end],
+            stride: a.stride,
+        })
+    })
+}
+
 /// Where a geometry kernel puts the triangles of a batch: `triangles.len().min(masks.len())`
 /// fit; a batch that emits more ends with `abi::STATUS_OVERFLOW`. Recorded triangles are
 /// counted in `ctx.scalars.emit_count` (per batch: run geometry kernels one batch at a time);
@@ -357,7 +402,7 @@ impl ExecCode {
         let w = self.tier.lanes();
         let batches = (ids.len().min(output.len()) / w).min(status.len());
         let (ids, output) = (&ids[..batches * w], &mut output[..batches * w]);
-        let arrays = draw_arrays(&layout, ids, inputs);
+        let arrays = draw_arrays_within(&layout, ids, inputs);
         for (r, array) in arrays.iter().enumerate() {
             let (base, stride) = array.map_or((0, 0), |a| (a.data.as_ptr() as usize, a.stride * 4));
             ctx.io.draw_base[r] = base;
@@ -424,5 +469,97 @@ impl ExecCode {
         {
             let _ = (map, ctx);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::x64::DrawSlot;
+
+    fn layout(components: [u8; 16]) -> DrawLayout {
+        DrawLayout {
+            components,
+            slots: [DrawSlot::Zero; crate::x64::DRAW_SLOTS],
+        }
+    }
+
+    /// Whether `f` panics (the panic message silenced).
+    fn panics(f: impl FnOnce() + std::panic::UnwindSafe) -> bool {
+        std::panic::catch_unwind(f).is_err()
+    }
+
+    #[test]
+    fn in_process_arrays_admit_exactly_the_ids_the_exact_check_admits() {
+        let data: Vec<f32> = (0..40).map(|k| k as f32).collect();
+        let mut components = [0u8; 16];
+        components[0] = 4;
+        components[3] = 2;
+        components[5] = 3;
+        let layout = layout(components);
+        // v0: vertices 0..=8 (4 floats every 4, from 4); v3: stride 0; v5: vertices 0..=7
+        // (3 floats every 5, from 1: the last ends at float 39).
+        let mut inputs = [None; 16];
+        inputs[0] = Some(DrawInput {
+            data: &data[4..],
+            stride: 4,
+        });
+        inputs[3] = Some(DrawInput {
+            data: &data[..2],
+            stride: 0,
+        });
+        inputs[5] = Some(DrawInput {
+            data: &data[1..],
+            stride: 5,
+        });
+        for ids in [
+            vec![0u32, 7, 3],
+            vec![7],
+            vec![8],
+            vec![2, 8, 1],
+            vec![u32::MAX],
+            vec![],
+        ] {
+            let exact = panics(|| {
+                draw_arrays(&layout, &ids, &inputs);
+            });
+            let within = panics(|| {
+                draw_arrays_within(&layout, &ids, &inputs);
+            });
+            assert_eq!(exact, within, "{ids:?}");
+            assert_eq!(exact, ids.iter().any(|&i| i > 7), "{ids:?}");
+            if exact {
+                continue;
+            }
+            // Every float an id reaches is inside the cut arrays.
+            let cut = draw_arrays_within(&layout, &ids, &inputs);
+            let tight = draw_arrays(&layout, &ids, &inputs);
+            for r in 0..16 {
+                match (cut[r], tight[r]) {
+                    (Some(c), Some(t)) => {
+                        assert!(c.data.len() >= t.data.len(), "v{r} {ids:?}");
+                        assert_eq!(c.data.as_ptr(), t.data.as_ptr());
+                        assert_eq!(c.stride, t.stride);
+                    }
+                    (None, None) => {}
+                    (c, t) => panic!("v{r} {ids:?}: {c:?} against {t:?}"),
+                }
+            }
+        }
+        // An array shorter than one vertex admits no id; a missing one panics.
+        inputs[3] = Some(DrawInput {
+            data: &data[..1],
+            stride: 0,
+        });
+        assert!(panics(|| {
+            draw_arrays_within(&layout, &[0], &inputs);
+        }));
+        assert!(!panics(|| {
+            draw_arrays_within(&layout, &[], &inputs);
+        }));
+        inputs[3] = None;
+        assert!(panics(|| {
+            draw_arrays_within(&layout, &[0], &inputs);
+        }));
     }
 }

@@ -670,25 +670,32 @@ pub fn insert_segment(ops: &mut Ops, tier: Tier, d: u8, seg: u8, disp: i32) {
     }
 }
 
-/// Loads the `n` floats (1..=4) at `[rax]` into the low lanes of `d` (a draw kernel's
-/// attribute row); the other lanes of `d` are zeroed. Reads exactly `4 n` bytes.
+/// Loads the `n` floats (1..=4) at `[rdx + rax]` into the low lanes of `d` (a draw kernel's
+/// attribute row: the array's base plus the lane's offset); the other lanes of `d` are
+/// zeroed. Reads exactly `4 n` bytes.
 pub fn load_attribute(ops: &mut Ops, tier: Tier, d: u8, n: u8) {
     match (tier, n) {
-        (Tier::Avx2 | Tier::Avx512, 1) => dynasm!(ops ; .arch x64 ; vmovss Rx(d), DWORD [rax]),
-        (Tier::Avx2 | Tier::Avx512, 2) => dynasm!(ops ; .arch x64 ; vmovsd Rx(d), QWORD [rax]),
+        (Tier::Avx2 | Tier::Avx512, 1) => {
+            dynasm!(ops ; .arch x64 ; vmovss Rx(d), DWORD [rdx + rax])
+        }
+        (Tier::Avx2 | Tier::Avx512, 2) => {
+            dynasm!(ops ; .arch x64 ; vmovsd Rx(d), QWORD [rdx + rax])
+        }
         // z 0 0 0, z 0 z 0, x y z 0.
         (Tier::Avx2 | Tier::Avx512, 3) => dynasm!(ops ; .arch x64
-            ; vmovss Rx(d), DWORD [rax + 8]
+            ; vmovss Rx(d), DWORD [rdx + rax + 8]
             ; vmovlhps Rx(d), Rx(d), Rx(d)
-            ; vmovlps Rx(d), Rx(d), QWORD [rax]),
-        (Tier::Avx2 | Tier::Avx512, _) => dynasm!(ops ; .arch x64 ; vmovups Rx(d), OWORD [rax]),
-        (Tier::Sse41, 1) => dynasm!(ops ; .arch x64 ; movss Rx(d), DWORD [rax]),
-        (Tier::Sse41, 2) => dynasm!(ops ; .arch x64 ; movsd Rx(d), QWORD [rax]),
+            ; vmovlps Rx(d), Rx(d), QWORD [rdx + rax]),
+        (Tier::Avx2 | Tier::Avx512, _) => {
+            dynasm!(ops ; .arch x64 ; vmovups Rx(d), OWORD [rdx + rax])
+        }
+        (Tier::Sse41, 1) => dynasm!(ops ; .arch x64 ; movss Rx(d), DWORD [rdx + rax]),
+        (Tier::Sse41, 2) => dynasm!(ops ; .arch x64 ; movsd Rx(d), QWORD [rdx + rax]),
         (Tier::Sse41, 3) => dynasm!(ops ; .arch x64
-            ; movss Rx(d), DWORD [rax + 8]
+            ; movss Rx(d), DWORD [rdx + rax + 8]
             ; movlhps Rx(d), Rx(d)
-            ; movlps Rx(d), QWORD [rax]),
-        (Tier::Sse41, _) => dynasm!(ops ; .arch x64 ; movups Rx(d), OWORD [rax]),
+            ; movlps Rx(d), QWORD [rdx + rax]),
+        (Tier::Sse41, _) => dynasm!(ops ; .arch x64 ; movups Rx(d), OWORD [rdx + rax]),
     }
 }
 
@@ -1045,13 +1052,13 @@ pub mod scalar {
             ; mov rcx, QWORD [rdi + stride]
             ; mov rdx, QWORD [rdi + base]);
     }
-    /// `rax` = the address of lane `lane`'s attribute in a draw kernel: the vertex index at
-    /// `[rsi + 4 lane]` times the stride in rcx, plus the base in rdx ([`attribute_array`]).
+    /// `rax` = the offset of lane `lane`'s attribute from its array's base (rdx) in a draw
+    /// kernel: the vertex index at `[rsi + 4 lane]` times the stride in rcx
+    /// ([`attribute_array`]); [`super::load_attribute`] adds the base in its address.
     pub fn attribute_address(ops: &mut Ops, lane: i32) {
         dynasm!(ops ; .arch x64
             ; mov eax, DWORD [rsi + lane * 4]
-            ; imul rax, rcx
-            ; add rax, rdx);
+            ; imul rax, rcx);
     }
     /// Writes the batch status word.
     pub fn batch_status(ops: &mut Ops, status: i32) {
