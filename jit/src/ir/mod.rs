@@ -429,4 +429,18 @@ impl Function {
     pub fn inst_count(&self) -> usize {
         self.blocks.iter().map(|b| b.insts.len()).sum()
     }
+    /// Renames every variable the instructions and terminators name, read or written, to
+    /// `f` of it (the variable table is the caller's to match).
+    pub fn rename_vars(&mut self, f: impl Fn(Var) -> Var) {
+        for block in &mut self.blocks {
+            for inst in &mut block.insts {
+                let k = inst.op.args().len();
+                for a in &mut inst.args[..k] {
+                    *a = f(*a);
+                }
+                inst.dst = inst.dst.map(&f);
+            }
+            block.term = block.term.map_use(&f);
+        }
+    }
 }

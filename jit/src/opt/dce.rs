@@ -90,17 +90,7 @@ fn compact(func: &mut Function, crossing: &[u32]) {
         next[group] = number + u32::from(kept);
     }
     vars.truncate(named as usize);
-    let map = |v: Var| Var(new_of[v.0 as usize]);
-    for block in &mut func.blocks {
-        for inst in &mut block.insts {
-            let k = inst.op.args().len();
-            for a in &mut inst.args[..k] {
-                *a = map(*a);
-            }
-            inst.dst = inst.dst.map(map);
-        }
-        block.term = block.term.map_use(map);
-    }
+    func.rename_vars(|v| Var(new_of[v.0 as usize]));
     func.vars = vars;
 }
 

@@ -116,17 +116,7 @@ pub fn renumber(func: &mut Function) -> usize {
     if moved == 0 {
         return 0;
     }
-    let map = |v: Var| Var(new_of[v.0 as usize]);
-    for block in &mut func.blocks {
-        for inst in &mut block.insts {
-            let k = inst.op.args().len();
-            for a in &mut inst.args[..k] {
-                *a = map(*a);
-            }
-            inst.dst = inst.dst.map(map);
-        }
-        block.term = block.term.map_use(map);
-    }
+    func.rename_vars(|v| Var(new_of[v.0 as usize]));
     func.vars = order.iter().map(|&old| func.vars[old]).collect();
     moved
 }
