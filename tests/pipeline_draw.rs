@@ -173,18 +173,21 @@ fn check_numbering(indices: Indices, out: &DrawOutput, what: &str) {
         );
     }
     let all: Vec<u32> = (0..indices.len()).map(|k| indices.get(k)).collect();
-    let (lo, hi) = (all.iter().min(), all.iter().max());
-    let want: Vec<u32> = match (lo, hi) {
-        (Some(&lo), Some(&hi)) if ((hi - lo) as usize) < all.len() => (lo..=hi).collect(),
-        _ => {
-            let mut seen = Vec::new();
-            for &i in &all {
-                if !seen.contains(&i) {
-                    seen.push(i);
-                }
+    let dense = all
+        .iter()
+        .min()
+        .zip(all.iter().max())
+        .filter(|&(&lo, &hi)| ((hi - lo) as usize) < all.len());
+    let want: Vec<u32> = if let Some((&lo, &hi)) = dense {
+        (lo..=hi).collect()
+    } else {
+        let mut seen = Vec::new();
+        for &i in &all {
+            if !seen.contains(&i) {
+                seen.push(i);
             }
-            seen
         }
+        seen
     };
     assert_eq!(out.vertex_ids, want, "{what}");
 }
