@@ -21,7 +21,10 @@ use super::liveness;
 /// Renames block-local values of variables written more than once (see the module docs).
 /// Returns how many definitions got a fresh variable.
 pub fn split_defs(func: &mut Function) -> usize {
-    let live = liveness(func);
+    // A function whose blocks all end without a successor (one block that exits) has nothing
+    // live out of any block: its liveness need not be computed.
+    let crossing = func.blocks.iter().any(|b| !b.term.successors().is_empty());
+    let live = crossing.then(|| liveness(func));
     let n = func.vars.len();
     // Per variable, stamped by block: index of its last definition in the block, and its
     // current fresh name.
@@ -56,8 +59,10 @@ pub fn split_defs(func: &mut Function) -> usize {
             if x >= n {
                 continue;
             }
-            let escapes =
-                last_def[x] == (stamp, i) && live.is_live_out(crate::ir::BlockId(b as u32), d);
+            let escapes = last_def[x] == (stamp, i)
+                && live
+                    .as_ref()
+                    .is_some_and(|l| l.is_live_out(crate::ir::BlockId(b as u32), d));
             if escapes || defs[x] == 1 {
                 // The variable's value leaves the block, or it has only this one value.
                 current[x] = (u32::MAX, Var(0));

@@ -254,7 +254,11 @@ pub fn compile_timed(
         let invariant = |v: Var| remat[v.0 as usize].is_some() || hoisted[v.0 as usize];
         plan.place_rows(func, &invariant, alloc.spill_slots, abi::SPILL_SLOTS as u32);
     }
-    let mut ops = Ops::new(0);
+    // The code buffer reserved up front from the instruction count (about 18 bytes of code
+    // per IR instruction on generated programs), so emission does not grow it by copying.
+    let insts = func.blocks.iter().map(|b| b.insts.len()).sum::<usize>();
+    let labels = func.blocks.len() + 8;
+    let mut ops = Ops::new_with_capacity(0, 24 * insts + 4096, 0, 0, labels, 0, 2 * labels);
     let crate::kernel::Labels {
         blocks: labels,
         exhausted,
@@ -406,10 +410,11 @@ pub fn compile_timed(
     let code_len = e.ops.offset().0;
     clock.lap("emit");
     e.const_pool();
-    let code = e
+    let mut code = e
         .ops
         .finalize()
         .map_err(|err| CompileError::Asm(err.to_string()))?;
+    code.shrink_to_fit();
     clock.lap("assemble");
     Ok(Compiled {
         code,
