@@ -923,3 +923,45 @@ fn interpreter_and_eval_agree_on_lane_counts() {
         }
     }
 }
+
+#[test]
+fn dead_components_are_not_built() {
+    // Two programs that compute the same outputs; the first also has writes no path reads: r5
+    // is overwritten before any read, r6 (in the loop) is never read, and of r7 only .x is
+    // read (the MOV to o2 has mask x). Their sources are read by nothing live, so the first
+    // program builds exactly the instructions of the second, where those writes are NOPs or
+    // have mask x.
+    let descs = [desc(0xF), desc(0x8)];
+    let build = |dead: bool| {
+        let mut code = vec![
+            f1(Instruction::Mul, rd(5), c(7), v(9), 0), // 0: dead
+            f1(Instruction::Dp4, rd(1), c(0), v(0), 0), // 1
+            f1u(Instruction::Mov, rd(5), v(1), 0),      // 2: r5 overwritten
+            lp(0, 7),                                   // 3: body 4..=7
+            f1(Instruction::Add, rd(2), r(2), r(1), 0), // 4: r2 read across the back edge
+            f1(Instruction::Mul, rd(3), c(1), r(5), 0), // 5
+            f1(Instruction::Mul, rd(6), c(3), v(2), 0), // 6: never read
+            f1(Instruction::Add, rd(4), c(2), r(2), 0), // 7: last of the loop
+            f1(Instruction::Mul, rd(7), c(4), v(3), 0), // 8: only .x read
+            f1u(Instruction::Mov, o(0), r(4), 0),
+            f1u(Instruction::Mov, o(1), r(3), 0),
+            f1u(Instruction::Mov, o(2), r(7), 1),
+            end(),
+        ];
+        if !dead {
+            code[0] = nop();
+            code[6] = nop();
+            code[8] = f1(Instruction::Mul, rd(7), c(4), v(3), 1);
+        }
+        program(&code, &descs)
+    };
+    let mut built = [0; 2];
+    for (dead, n) in [true, false].into_iter().zip(&mut built) {
+        let p = build(dead);
+        for count in [0, 1, 5] {
+            let u = uniforms([[count, 0, 1, 0], [0; 4], [0; 4], [0; 4]], 0);
+            *n = agree(&p, &u).stats.insts_before_dce;
+        }
+    }
+    assert_eq!(built[0], built[1]);
+}

@@ -9,8 +9,9 @@
 //! - Every source is read before any destination is written (results go to fresh variables,
 //!   then to the register); a local peephole then lets a result's defining instruction write
 //!   the register directly when nothing in between reads or writes it.
-//! - Only enabled components are computed; DP3/DP4/DPH, EX2, LG2, RCP and RSQ compute their
-//!   scalar once and copy it to every enabled component.
+//! - Only enabled components that some later instruction reads are computed (`super::live`);
+//!   DP3/DP4/DPH, EX2, LG2, RCP and RSQ compute their scalar once and copy it to every such
+//!   component.
 //! - Multiplication is always `PMul`; DP sums start from `+0.0` and add strictly left to right.
 //! - Under a lane predicate (an if-converted arm, `ifconv`), every write keeps the old value in
 //!   the lanes outside the predicate: `Select` for r and tracked outputs, a mask blend for cc,
@@ -18,8 +19,9 @@
 
 use picajit_codegen::ir::{Builder, CmpKind, Inst, Op, Ty, Var};
 
-use crate::isa::{AddrIdx, AluOperands, CmpOp, DstKind, OpDesc, SrcKind};
+use crate::isa::{AddrIdx, AluOperands, CmpOp, DstKind, Fmt4, Instruction, OpDesc, SrcKind};
 
+use super::live::Loads;
 use super::regs::Regs;
 
 /// The math of one ALU instruction (chosen by the caller's exhaustive match on the opcode).
@@ -45,6 +47,101 @@ pub(super) enum Math {
     Mov,
     Cmp(CmpOp, CmpOp),
     Mad,
+}
+
+/// What an instruction does outside control flow.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Step {
+    /// Arithmetic, lowered by [`lower`].
+    Alu(Math, AluOperands),
+    /// A geometry shader's EMIT.
+    Emit,
+    /// A geometry shader's SETEMIT.
+    SetEmit(Fmt4),
+    /// Nothing outside control flow (flow instructions, NOP, END, undefined opcodes).
+    Other,
+}
+
+/// The step of `instr` (exhaustive over every opcode).
+pub(super) fn step(instr: &Instruction) -> Step {
+    let (math, ops) = match *instr {
+        Instruction::Add(f) => (Math::Add, f.alu()),
+        Instruction::Dp3(f) => (Math::Dp3, f.alu()),
+        Instruction::Dp4(f) => (Math::Dp4, f.alu()),
+        Instruction::Dph(f) => (Math::Dph, f.alu()),
+        Instruction::Dst(f) => (Math::Dst, f.alu()),
+        Instruction::Ex2(f) => (Math::Ex2, f.alu()),
+        Instruction::Lg2(f) => (Math::Lg2, f.alu()),
+        Instruction::Litp(f) => (Math::Litp, f.alu()),
+        Instruction::Mul(f) => (Math::Mul, f.alu()),
+        Instruction::Sge(f) => (Math::Sge, f.alu()),
+        Instruction::Slt(f) => (Math::Slt, f.alu()),
+        Instruction::Flr(f) => (Math::Flr, f.alu()),
+        Instruction::Max(f) => (Math::Max, f.alu()),
+        Instruction::Min(f) => (Math::Min, f.alu()),
+        Instruction::Rcp(f) => (Math::Rcp, f.alu()),
+        Instruction::Rsq(f) => (Math::Rsq, f.alu()),
+        Instruction::Mova(f) => (Math::Mova, f.alu()),
+        Instruction::Mov(f) => (Math::Mov, f.alu()),
+        Instruction::Dphi(f) => (Math::Dph, f.alu()),
+        Instruction::Dsti(f) => (Math::Dst, f.alu()),
+        Instruction::Sgei(f) => (Math::Sge, f.alu()),
+        Instruction::Slti(f) => (Math::Slt, f.alu()),
+        Instruction::Cmp(f) => (Math::Cmp(f.cmpx, f.cmpy), f.alu()),
+        Instruction::Madi(f) => (Math::Mad, f.alu()),
+        Instruction::Mad(f) => (Math::Mad, f.alu()),
+        Instruction::Emit(_) => return Step::Emit,
+        Instruction::Setemit(f) => return Step::SetEmit(f),
+        Instruction::Nop(_)
+        | Instruction::Undefined(_)
+        | Instruction::End(_)
+        | Instruction::Break(_)
+        | Instruction::Breakc(_)
+        | Instruction::Jmpc(_)
+        | Instruction::Jmpu(_)
+        | Instruction::Call(_)
+        | Instruction::Callc(_)
+        | Instruction::Callu(_)
+        | Instruction::Ifu(_)
+        | Instruction::Ifc(_)
+        | Instruction::Loop(_) => return Step::Other,
+    };
+    Step::Alu(math, ops)
+}
+
+/// The destination components [`lower`] writes when those in `live` (bit `i`: component `i`)
+/// are the ones read later: the descriptor's enabled components among them.
+pub(super) fn written(desc: OpDesc, live: u8) -> u8 {
+    // The descriptor's mask has x in bit 3: reverse it.
+    let m = desc.mask();
+    let enabled = (m >> 3 & 1) | (m >> 1 & 2) | (m << 1 & 4) | (m << 3 & 8);
+    enabled & live
+}
+
+/// Per source (math order), the components after swizzle that [`lower`] reads when it writes
+/// the destination components `dst` (bit `i`: component `i`; see [`written`]). MOVA, CMP and
+/// LITP also write a0 or cc, which are always computed.
+pub(super) fn reads(math: Math, desc: OpDesc, dst: u8) -> [u8; 3] {
+    let any = if dst != 0 { 0xF } else { 0 };
+    match math {
+        Math::Add | Math::Mul | Math::Max | Math::Min | Math::Sge | Math::Slt => [dst, dst, 0],
+        Math::Flr | Math::Mov => [dst, 0, 0],
+        Math::Mad => [dst, dst, dst],
+        Math::Dp3 => [any & 0b0111, any & 0b0111, 0],
+        Math::Dp4 => [any, any, 0],
+        Math::Dph => [any & 0b0111, any, 0],
+        Math::Ex2 | Math::Lg2 | Math::Rcp | Math::Rsq => [any & 1, 0, 0],
+        // x is the constant 1.0, y the product, z from the first source, w from the second.
+        Math::Dst => [dst & 0b0110, dst & 0b1010, 0],
+        // cc.x and cc.y test x and w; the results of x, y and w come from the same component.
+        Math::Litp => [0b1001 | (dst & 0b1011), 0, 0],
+        Math::Mova => [
+            u8::from(desc.writes(0)) | u8::from(desc.writes(1)) << 1,
+            0,
+            0,
+        ],
+        Math::Cmp(..) => [0b0011, 0b0011, 0],
+    }
 }
 
 fn cmp_kind(op: CmpOp) -> CmpKind {
@@ -74,7 +171,15 @@ struct Emit<'a> {
     raw: [[Option<Var>; 4]; 3],
     modified: [[Option<Var>; 4]; 3],
     consts: Vec<(u32, Var)>,
+    /// Lowering a component no later instruction reads: only its source reads and constants
+    /// are emitted (see [`lower`]).
+    dead: bool,
+    /// The inputs and uniforms some live instruction reads.
+    loads: &'a Loads,
 }
+
+/// A variable standing for the value of an instruction not emitted (never written).
+const NOT_EMITTED: Var = Var(u32::MAX);
 
 impl Emit<'_> {
     fn fresh(&mut self, ty: Ty) -> Var {
@@ -94,6 +199,9 @@ impl Emit<'_> {
     }
 
     fn op(&mut self, op: Op, args: &[Var], imm: [u32; 2]) -> Var {
+        if self.dead && !is_leaf(op) {
+            return NOT_EMITTED;
+        }
         let dst = self.fresh(op.result().unwrap_or(Ty::F32));
         self.op_to(op, dst, args, imm);
         dst
@@ -137,6 +245,10 @@ impl Emit<'_> {
             return v;
         }
         let c = comp as u32;
+        if self.dead && !self.loads.has(self.ops, n, comp) {
+            // No live instruction reads this input or uniform: the read would only be removed.
+            return NOT_EMITTED;
+        }
         let v = match self.ops.src[n].kind() {
             SrcKind::Input(r) => self.op(Op::Input, &[], [u32::from(r), c]),
             SrcKind::Temp(r) => self.regs.r[r as usize][comp],
@@ -169,6 +281,9 @@ impl Emit<'_> {
         }
         let m = self.desc.src(n);
         let raw = self.raw(n, m.select[i] as usize & 3);
+        if raw == NOT_EMITTED {
+            return raw;
+        }
         let v = if m.negate {
             self.op(Op::Neg, &[raw], [0, 0])
         } else {
@@ -363,7 +478,13 @@ pub(super) struct Scratch {
 }
 
 /// Appends the IR of one ALU instruction to the builder's current block; with `pred`, only
-/// the lanes where that mask is set change.
+/// the lanes where that mask is set change. Of the destination components only those in `live`
+/// (bit `i`: component `i`) are computed and written: the others are overwritten before any
+/// read. A dead component still emits its constants, negations and those of its input and
+/// uniform reads that some live instruction also makes (`loads`): CSE then merges the later
+/// reads into these, so the values are read where they were when every enabled component was
+/// computed, and the code around them stays as it was.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn lower(
     b: &mut Builder,
     scratch: &mut Scratch,
@@ -371,9 +492,12 @@ pub(super) fn lower(
     descs: &[u32],
     math: Math,
     ops: &AluOperands,
+    live: u8,
+    loads: &Loads,
     pred: Option<Var>,
 ) {
     let desc = OpDesc(descs[ops.desc as usize & 0x7F]);
+    let dst = written(desc, live);
     let mut enabled = [0usize; 4];
     let mut count = 0;
     for i in (0..4).filter(|&i| desc.writes(i)) {
@@ -396,40 +520,50 @@ pub(super) fn lower(
         raw: [[None; 4]; 3],
         modified: [[None; 4]; 3],
         consts: std::mem::take(&mut scratch.consts),
+        dead: false,
+        loads,
     };
-    // Per destination component: the value it gets (enabled components only).
+    // Per destination component: the value it gets (live enabled components only).
     let bcast = |v: Var| -> [Option<Var>; 4] {
         let mut out = [None; 4];
         for &i in enabled {
-            out[i] = Some(v);
+            if dst >> i & 1 != 0 {
+                out[i] = Some(v);
+            }
         }
         out
     };
+    let once = |e: &mut Emit, f: &dyn Fn(&mut Emit) -> Var| {
+        e.dead = dst == 0;
+        let v = f(e);
+        e.dead = false;
+        v
+    };
     let results = match math {
-        Math::Add => per_comp(&mut e, enabled, |e, i| e.binary(Op::Add, i)),
-        Math::Mul => per_comp(&mut e, enabled, |e, i| e.binary(Op::PMul, i)),
-        Math::Max => per_comp(&mut e, enabled, |e, i| e.binary(Op::Max, i)),
-        Math::Min => per_comp(&mut e, enabled, |e, i| e.binary(Op::Min, i)),
-        Math::Sge => per_comp(&mut e, enabled, |e, i| e.set_if(CmpKind::Ge, i)),
-        Math::Slt => per_comp(&mut e, enabled, |e, i| e.set_if(CmpKind::Lt, i)),
-        Math::Flr => per_comp(&mut e, enabled, |e, i| {
+        Math::Add => per_comp(&mut e, enabled, dst, |e, i| e.binary(Op::Add, i)),
+        Math::Mul => per_comp(&mut e, enabled, dst, |e, i| e.binary(Op::PMul, i)),
+        Math::Max => per_comp(&mut e, enabled, dst, |e, i| e.binary(Op::Max, i)),
+        Math::Min => per_comp(&mut e, enabled, dst, |e, i| e.binary(Op::Min, i)),
+        Math::Sge => per_comp(&mut e, enabled, dst, |e, i| e.set_if(CmpKind::Ge, i)),
+        Math::Slt => per_comp(&mut e, enabled, dst, |e, i| e.set_if(CmpKind::Lt, i)),
+        Math::Flr => per_comp(&mut e, enabled, dst, |e, i| {
             let a = e.src(0, i);
             e.op(Op::Floor, &[a], [0, 0])
         }),
-        Math::Mov => per_comp(&mut e, enabled, |e, i| e.src(0, i)),
-        Math::Mad => per_comp(&mut e, enabled, |e, i| {
+        Math::Mov => per_comp(&mut e, enabled, dst, |e, i| e.src(0, i)),
+        Math::Mad => per_comp(&mut e, enabled, dst, |e, i| {
             let p = e.binary(Op::PMul, i);
             let c = e.src(2, i);
             e.op(Op::Add, &[p, c], [0, 0])
         }),
-        Math::Dp3 => bcast(e.dot(3, false)),
-        Math::Dp4 => bcast(e.dot(4, false)),
-        Math::Dph => bcast(e.dot(4, true)),
-        Math::Ex2 => bcast(unary0(&mut e, Op::Ex2)),
-        Math::Lg2 => bcast(unary0(&mut e, Op::Lg2)),
-        Math::Rcp => bcast(unary0(&mut e, Op::Rcp)),
-        Math::Rsq => bcast(unary0(&mut e, Op::Rsq)),
-        Math::Dst => per_comp(&mut e, enabled, |e, i| match i {
+        Math::Dp3 => bcast(once(&mut e, &|e| e.dot(3, false))),
+        Math::Dp4 => bcast(once(&mut e, &|e| e.dot(4, false))),
+        Math::Dph => bcast(once(&mut e, &|e| e.dot(4, true))),
+        Math::Ex2 => bcast(once(&mut e, &|e| unary0(e, Op::Ex2))),
+        Math::Lg2 => bcast(once(&mut e, &|e| unary0(e, Op::Lg2))),
+        Math::Rcp => bcast(once(&mut e, &|e| unary0(e, Op::Rcp))),
+        Math::Rsq => bcast(once(&mut e, &|e| unary0(e, Op::Rsq))),
+        Math::Dst => per_comp(&mut e, enabled, dst, |e, i| match i {
             0 => e.fconst(1.0),
             1 => e.binary(Op::PMul, 1),
             2 => e.src(0, 2),
@@ -443,7 +577,7 @@ pub(super) fn lower(
                 let m = e.op(Op::Cmp, &[a, zero], [CmpKind::Ge as u32, 0]);
                 e.write_cc(i, m);
             }
-            per_comp(&mut e, enabled, |e, i| match i {
+            per_comp(&mut e, enabled, dst, |e, i| match i {
                 0 | 3 => e.litp_pos(i),
                 1 => e.litp_clamp(1),
                 _ => e.fconst(0.0),
@@ -485,7 +619,9 @@ pub(super) fn lower(
     let mut results = results;
     for v in results.iter_mut().flatten() {
         let clobbered = match ops.dst.kind() {
-            DstKind::Temp(r) => enabled.iter().any(|&j| regs.r[r as usize][j] == *v),
+            DstKind::Temp(r) => enabled
+                .iter()
+                .any(|&j| dst >> j & 1 != 0 && regs.r[r as usize][j] == *v),
             DstKind::Output(_) => false,
         };
         if clobbered {
@@ -504,17 +640,31 @@ pub(super) fn lower(
     scratch.consts = e.consts;
 }
 
-/// `f` of each enabled component, in order.
+/// `f` of each enabled component, in order; the components not in `dst` are lowered dead.
 fn per_comp(
     e: &mut Emit,
     enabled: &[usize],
+    dst: u8,
     mut f: impl FnMut(&mut Emit, usize) -> Var,
 ) -> [Option<Var>; 4] {
     let mut out = [None; 4];
     for &i in enabled {
-        out[i] = Some(f(e, i));
+        e.dead = dst >> i & 1 == 0;
+        let v = f(e, i);
+        if !e.dead {
+            out[i] = Some(v);
+        }
     }
+    e.dead = false;
     out
+}
+
+/// Whether `op` is a source read or a constant: what a dead component still emits.
+fn is_leaf(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Input | Op::Uniform | Op::UniformIdx | Op::UniformAl | Op::Neg | Op::FConst
+    )
 }
 
 fn unary0(e: &mut Emit, op: Op) -> Var {

@@ -13,14 +13,15 @@ use rustc_hash::FxHashMap as HashMap;
 
 use picajit_codegen::ir::{BlockId, Builder, Function, Op, Terminator, Ty, Var};
 
-use crate::isa::{CondOp, Fmt2, Instruction};
+use crate::isa::{CondOp, DstKind, Fmt2};
 use crate::program::Program;
 
-use super::alu::{self, Math};
+use super::alu::{self, Step};
 use super::chain::Chain;
 use super::emitter::Emitter;
 use super::graph::{Cond, Effect, Flow, Graph, Target};
 use super::ifconv::{self, Conversion};
+use super::live::Liveness;
 use super::masked::Regions;
 use super::regs::Regs;
 
@@ -52,6 +53,9 @@ pub(super) struct Ctx<'a> {
     pub(super) lanes: Option<super::lanes::Lanes<'a>>,
     /// Straight chains built as one block, where that is allowed ([`Chain`]).
     pub(super) chain: Option<Chain>,
+    /// Which temporary register components each state's successors read, and the loads of the
+    /// live components ([`super::live`]).
+    pub(super) live: &'a Liveness,
 }
 
 /// The step budget of each lane, in a function with masked regions: each `Budget` of the
@@ -73,10 +77,11 @@ pub(super) struct LaneBudget {
 pub(super) fn build(
     program: &Program,
     graph: &Graph,
+    live: &Liveness,
     conversions: &HashMap<usize, Conversion>,
     regions: &Regions,
 ) -> Built {
-    build_with(program, graph, conversions, regions, true)
+    build_with(program, graph, live, conversions, regions, true)
 }
 
 /// [`build`] with chaining on or off (off: a block per state and per arm, as CFG
@@ -84,6 +89,7 @@ pub(super) fn build(
 pub(super) fn build_with(
     program: &Program,
     graph: &Graph,
+    live: &Liveness,
     conversions: &HashMap<usize, Conversion>,
     regions: &Regions,
     chained: bool,
@@ -135,6 +141,7 @@ pub(super) fn build_with(
         lane_budget,
         lanes: None,
         chain,
+        live,
     };
     cx.b.switch_to(entry);
     let first = cx.enter(None, graph.entry);
@@ -258,59 +265,26 @@ impl Ctx<'_> {
         self.target(t)
     }
 
-    /// The ALU part of an instruction (exhaustive over every opcode; flow instructions and
-    /// those without effect in a vertex shader emit nothing here).
-    /// The instruction of state `s`, under `pred`.
+    /// The instruction of state `s`, under `pred` ([`alu::step`]: flow instructions and those
+    /// without effect in a vertex shader emit nothing here). Only the destination components
+    /// live after it ([`super::live`]) are computed.
     pub(super) fn instruction(&mut self, s: usize, pred: Option<Var>) {
-        let instr = self.graph.nodes[s].instr;
-        let (math, ops) = match instr {
-            Instruction::Add(f) => (Math::Add, f.alu()),
-            Instruction::Dp3(f) => (Math::Dp3, f.alu()),
-            Instruction::Dp4(f) => (Math::Dp4, f.alu()),
-            Instruction::Dph(f) => (Math::Dph, f.alu()),
-            Instruction::Dst(f) => (Math::Dst, f.alu()),
-            Instruction::Ex2(f) => (Math::Ex2, f.alu()),
-            Instruction::Lg2(f) => (Math::Lg2, f.alu()),
-            Instruction::Litp(f) => (Math::Litp, f.alu()),
-            Instruction::Mul(f) => (Math::Mul, f.alu()),
-            Instruction::Sge(f) => (Math::Sge, f.alu()),
-            Instruction::Slt(f) => (Math::Slt, f.alu()),
-            Instruction::Flr(f) => (Math::Flr, f.alu()),
-            Instruction::Max(f) => (Math::Max, f.alu()),
-            Instruction::Min(f) => (Math::Min, f.alu()),
-            Instruction::Rcp(f) => (Math::Rcp, f.alu()),
-            Instruction::Rsq(f) => (Math::Rsq, f.alu()),
-            Instruction::Mova(f) => (Math::Mova, f.alu()),
-            Instruction::Mov(f) => (Math::Mov, f.alu()),
-            Instruction::Dphi(f) => (Math::Dph, f.alu()),
-            Instruction::Dsti(f) => (Math::Dst, f.alu()),
-            Instruction::Sgei(f) => (Math::Sge, f.alu()),
-            Instruction::Slti(f) => (Math::Slt, f.alu()),
-            Instruction::Cmp(f) => (Math::Cmp(f.cmpx, f.cmpy), f.alu()),
-            Instruction::Madi(f) => (Math::Mad, f.alu()),
-            Instruction::Mad(f) => (Math::Mad, f.alu()),
-            Instruction::Nop(_)
-            | Instruction::Undefined(_)
-            | Instruction::End(_)
-            | Instruction::Break(_)
-            | Instruction::Breakc(_)
-            | Instruction::Jmpc(_)
-            | Instruction::Jmpu(_)
-            | Instruction::Call(_)
-            | Instruction::Callc(_)
-            | Instruction::Callu(_)
-            | Instruction::Ifu(_)
-            | Instruction::Ifc(_)
-            | Instruction::Loop(_) => return,
-            // Only a geometry shader has an emitter (`super::emitter`).
-            Instruction::Emit(_) => {
+        let (math, ops) = match alu::step(&self.graph.nodes[s].instr) {
+            Step::Alu(math, ops) => (math, ops),
+            Step::Emit => {
                 self.emit(s, pred);
                 return;
             }
-            Instruction::Setemit(f) => {
+            Step::SetEmit(f) => {
                 self.set_emit(&f, pred);
                 return;
             }
+            Step::Other => return,
+        };
+        // Destination components no path reads before overwriting them are not computed.
+        let live = match ops.dst.kind() {
+            DstKind::Temp(r) => (self.live.after[s] >> (4 * u32::from(r))) as u8 & 0xF,
+            DstKind::Output(_) => 0xF,
         };
         alu::lower(
             &mut self.b,
@@ -319,6 +293,8 @@ impl Ctx<'_> {
             self.descs,
             math,
             &ops,
+            live,
+            &self.live.loads,
             pred,
         );
     }

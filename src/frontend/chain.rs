@@ -120,8 +120,24 @@ mod tests {
         conversions: &HashMap<usize, ifconv::Conversion>,
         regions: &Regions,
     ) -> usize {
-        let chained = build_with(program, graph, conversions, regions, true).func;
-        let plain = build_with(program, graph, conversions, regions, false).func;
+        let chained = build_with(
+            program,
+            graph,
+            &super::super::live::analyze(program, graph),
+            conversions,
+            regions,
+            true,
+        )
+        .func;
+        let plain = build_with(
+            program,
+            graph,
+            &super::super::live::analyze(program, graph),
+            conversions,
+            regions,
+            false,
+        )
+        .func;
         assert_eq!(chained.blocks.len(), plain.blocks.len());
         assert_eq!(chained.vars, plain.vars);
         let saved = jumps(&plain) - jumps(&chained);
@@ -149,7 +165,15 @@ mod tests {
             let p = synthetic::program(Shape::Straight, size, seed).unwrap();
             let g = graph::explore(&p, graph::MAX_STATES).unwrap();
             let (none, regions) = (HashMap::default(), Regions::new(g.nodes.len()));
-            let f = build_with(&p, &g, &none, &regions, true).func;
+            let f = build_with(
+                &p,
+                &g,
+                &super::super::live::analyze(&p, &g),
+                &none,
+                &regions,
+                true,
+            )
+            .func;
             f.verify().unwrap();
             // Block 0 holds every instruction and jumps to the (empty) exit block; the head
             // blocks the states would have had are left empty and unreachable.
@@ -160,7 +184,15 @@ mod tests {
             let rest: usize = f.blocks[1..].iter().map(|b| b.insts.len()).sum();
             assert_eq!(rest, 0);
             assert!(f.blocks[0].insts.len() > size);
-            let plain = build_with(&p, &g, &none, &regions, false).func;
+            let plain = build_with(
+                &p,
+                &g,
+                &super::super::live::analyze(&p, &g),
+                &none,
+                &regions,
+                false,
+            )
+            .func;
             assert_eq!(plain.blocks.len(), f.blocks.len());
             assert_eq!(simplified(f), simplified(plain));
         }

@@ -97,6 +97,7 @@ pub(super) struct LaneBuilt {
 pub(super) fn build(
     program: &Program,
     graph: &Graph,
+    live: &super::live::Liveness,
     conversions: &HashMap<usize, Conversion>,
     plan: &Plan,
 ) -> LaneBuilt {
@@ -161,6 +162,7 @@ pub(super) fn build(
             waits: vec![false; plan.order.len()],
         }),
         chain: None,
+        live,
     };
     cx.b.switch_to(entry);
     match graph.entry {

@@ -12,6 +12,8 @@
 //!
 //! - [`graph`]: control-flow recovery by exhaustive abstract execution of the interpreter's
 //!   control state (pc and the three bounded stacks, loop dynamic values in *slots*).
+//! - `live`: which temporary register components each state's successors read, so that the
+//!   builder computes only the destination components that are read later.
 //! - `build`: one head block per state (its ALU code, then its decision tree of conditions,
 //!   aL/loop effects and budget spends), block 0 initializing r/a0/cc; a state whose only way
 //!   in is the block built just before it goes on in that block (`chain`).
@@ -68,6 +70,7 @@ pub mod frontier;
 pub mod graph;
 pub mod ifconv;
 mod lanes;
+mod live;
 pub mod masked;
 mod regs;
 mod rows;
@@ -188,7 +191,8 @@ pub fn lower_with_cap(program: &Program, max_states: usize) -> Result<Lowered, U
 }
 
 /// [`lower_with_cap`], lapping `clock` at its phase boundaries: `explore`, then per build round
-/// `ir build`, `uniformity` and `branch conversion`, then each pass (`simplify_cfg`, `cse`,
+/// `ir build` (the first one also finds the live temporaries), `uniformity` and
+/// `branch conversion`, then each pass (`simplify_cfg`, `cse`,
 /// `dce`, `simplify_cfg 2`) and the checks (`verify`, `budget check`).
 pub fn lower_timed(
     program: &Program,
@@ -197,6 +201,8 @@ pub fn lower_timed(
 ) -> Result<Lowered, Unsupported> {
     let graph = graph::explore(program, max_states)?;
     clock.lap("explore");
+    // Counted in the first round's `ir build`.
+    let live = live::analyze(program, &graph);
     // Build; while some cc branch is per-vertex, if-convert it or make it a masked fork (or
     // give up on it) and rebuild. Each round converts at least one more state, so this ends.
     let mut conversions = HashMap::default();
@@ -205,7 +211,7 @@ pub fn lower_timed(
     // (state, mechanism) of each branch on a per-vertex-capable condition.
     let mut mechanisms: Vec<(usize, Mechanism)> = Vec::new();
     let mut func = loop {
-        let built = build::build(program, &graph, &conversions, &regions);
+        let built = build::build(program, &graph, &live, &conversions, &regions);
         clock.lap("ir build");
         let divergent = uniform::divergent_branches(&built.func);
         clock.lap("uniformity");
@@ -243,14 +249,14 @@ pub fn lower_timed(
         }
         if !converted && !checked.is_empty() {
             // What cannot be if-converted or masked runs in the lane-position model.
-            lane_model = Some(lower_lanes(program, &graph, &conversions)?);
+            lane_model = Some(lower_lanes(program, &graph, &live, &conversions)?);
             clock.lap("branch conversion");
             break Function::default();
         }
         // Lanes whose budget runs out leave the masks; a region that could go on with none
         // inside (a cycle without a fork) is built in the lane-position model.
         if !converted && !regions.list.is_empty() && !regions.empty_runs_end(&graph) {
-            lane_model = Some(lower_lanes(program, &graph, &conversions)?);
+            lane_model = Some(lower_lanes(program, &graph, &live, &conversions)?);
             clock.lap("branch conversion");
             break Function::default();
         }
@@ -355,6 +361,7 @@ const LANE_ROUNDS_STATES: usize = 256;
 fn lower_lanes(
     program: &Program,
     graph: &graph::Graph,
+    live: &live::Liveness,
     conversions: &HashMap<usize, ifconv::Conversion>,
 ) -> Result<(Function, Vec<(usize, bool)>), Unsupported> {
     let mut chosen = rustc_hash::FxHashSet::default();
@@ -374,7 +381,7 @@ fn lower_lanes(
                 limit: MAX_LANE_STATES,
             });
         }
-        let built = lanes::build(program, graph, conversions, &plan);
+        let built = lanes::build(program, graph, live, conversions, &plan);
         let func = built.func;
         let mut merge = vec![false; func.blocks.len()];
         for (s, &m) in plan.merge.iter().enumerate() {

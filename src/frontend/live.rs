@@ -1,0 +1,269 @@
+//! Liveness of the temporary registers over the state graph, so that the builder computes
+//! only the destination components some later instruction reads.
+//!
+//! One bit per component of r0–r15 (bit `4·r + c`). A state's instruction reads the source
+//! components its lowering reads ([`alu::reads`]) for the destination components that are live
+//! after it, and overwrites those components; what is live after a state is what is live on
+//! entry to any of its successors. Nothing is live at the exit: only outputs leave an
+//! invocation, and they, a0 and cc are always computed. The least fixed point is taken, so a
+//! value read only to compute dead values is dead too.
+//!
+//! Each lane follows a path of the state graph however the function is built (a plain branch,
+//! an if-converted branch whose arms run under lane predicates, a masked region, the
+//! lane-position model): a component overwritten before any read along every path is never
+//! read in any lane, and skipping its computation leaves every lane's outputs unchanged.
+
+use crate::isa::{AddrIdx, AluOperands, DstKind, OpDesc, SrcKind};
+use crate::program::Program;
+
+use super::alu::{self, Math, Step};
+use super::graph::{Graph, Target};
+
+/// What the builder needs to know about liveness.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Liveness {
+    /// Per state: the temporary register components live after its instruction.
+    pub after: Vec<u64>,
+    /// The inputs and uniforms read by live destination components.
+    pub loads: Loads,
+}
+
+/// A set of input and (directly addressed) float uniform components.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Loads {
+    /// Bit `4·v + c`: component `c` of input `v`.
+    inputs: u64,
+    /// Bit `4·u + c`: component `c` of uniform `u`.
+    uniforms: [u64; 6],
+}
+
+impl Loads {
+    /// Whether the raw read of component `comp` of source `n` of `ops` is in the set; reads of
+    /// temporaries and relatively addressed uniforms always are.
+    pub fn has(&self, ops: &AluOperands, n: usize, comp: usize) -> bool {
+        match load(ops, n) {
+            Load::Input(v) => self.inputs >> (4 * usize::from(v) + comp) & 1 != 0,
+            Load::Uniform(u) => {
+                let bit = 4 * usize::from(u) + comp;
+                self.uniforms[bit / 64] >> (bit % 64) & 1 != 0
+            }
+            Load::Other => true,
+        }
+    }
+
+    fn add(&mut self, ops: &AluOperands, n: usize, comp: usize) {
+        match load(ops, n) {
+            Load::Input(v) => self.inputs |= 1 << (4 * usize::from(v) + comp),
+            Load::Uniform(u) => {
+                let bit = 4 * usize::from(u) + comp;
+                self.uniforms[bit / 64] |= 1 << (bit % 64);
+            }
+            Load::Other => {}
+        }
+    }
+}
+
+/// What source `n` of `ops` reads.
+enum Load {
+    Input(u8),
+    Uniform(u8),
+    /// A temporary, or a relatively addressed uniform.
+    Other,
+}
+
+fn load(ops: &AluOperands, n: usize) -> Load {
+    match ops.src[n].kind() {
+        SrcKind::Input(v) => Load::Input(v),
+        SrcKind::Uniform(u) if n != ops.wide || ops.idx == AddrIdx::None => Load::Uniform(u),
+        SrcKind::Uniform(_) | SrcKind::Temp(_) => Load::Other,
+    }
+}
+
+/// One state's instruction, as liveness sees it.
+#[derive(Clone, Copy)]
+struct Transfer {
+    /// The destination temporary's bits (`0xF << 4·r`), 0 when none is written.
+    shift: u32,
+    /// Enabled destination components (0 when no temporary is written).
+    mask: u8,
+    /// Components read whatever is live (a0/cc computations; for an output destination,
+    /// everything it reads).
+    always: u64,
+    /// Read when destination component `i` is computed.
+    per_comp: [u64; 4],
+    /// The arithmetic, to find the loads of the live components.
+    alu: Option<(Math, AluOperands, OpDesc)>,
+}
+
+impl Transfer {
+    fn new(program: &Program, step: Step) -> Transfer {
+        let none = Transfer {
+            shift: 0,
+            mask: 0,
+            always: 0,
+            per_comp: [0; 4],
+            alu: None,
+        };
+        let (math, ops) = match step {
+            Step::Alu(math, ops) => (math, ops),
+            Step::Emit | Step::SetEmit(_) | Step::Other => return none,
+        };
+        let desc = OpDesc(program.descs[ops.desc as usize & 0x7F]);
+        let bits = temp_bits(&ops, desc);
+        let temps = |dst: u8| gather(&bits, alu::reads(math, desc, dst));
+        let all = alu::written(desc, 0xF);
+        let (shift, mask) = match (ops.dst.kind(), writes_dst(math)) {
+            (DstKind::Temp(r), true) => (4 * u32::from(r), all),
+            (DstKind::Temp(_) | DstKind::Output(_), false) | (DstKind::Output(_), true) => {
+                return Transfer {
+                    always: temps(all),
+                    alu: Some((math, ops, desc)),
+                    ..none
+                }
+            }
+        };
+        let mut per_comp = [0; 4];
+        for (i, reads) in per_comp.iter_mut().enumerate() {
+            if mask >> i & 1 != 0 {
+                *reads = temps(1 << i);
+            }
+        }
+        Transfer {
+            shift,
+            mask,
+            always: temps(0),
+            per_comp,
+            alu: Some((math, ops, desc)),
+        }
+    }
+
+    /// The components live before the instruction when `out` are live after it.
+    fn apply(&self, out: u64) -> u64 {
+        let dst = (out >> self.shift) as u8 & self.mask;
+        let mut live = (out & !(u64::from(dst) << self.shift)) | self.always;
+        for (i, reads) in self.per_comp.iter().enumerate() {
+            if dst >> i & 1 != 0 {
+                live |= reads;
+            }
+        }
+        live
+    }
+}
+
+/// Whether `math` writes its destination register (MOVA and CMP write only a0 or cc).
+fn writes_dst(math: Math) -> bool {
+    match math {
+        Math::Mova | Math::Cmp(..) => false,
+        Math::Add
+        | Math::Dp3
+        | Math::Dp4
+        | Math::Dph
+        | Math::Dst
+        | Math::Ex2
+        | Math::Lg2
+        | Math::Litp
+        | Math::Mul
+        | Math::Sge
+        | Math::Slt
+        | Math::Flr
+        | Math::Max
+        | Math::Min
+        | Math::Rcp
+        | Math::Rsq
+        | Math::Mov
+        | Math::Mad => true,
+    }
+}
+
+/// Per source and swizzled component: the bit of the temporary component it reads (0 for
+/// inputs and uniforms).
+fn temp_bits(ops: &AluOperands, desc: OpDesc) -> [[u64; 4]; 3] {
+    let mut bits = [[0; 4]; 3];
+    for (n, row) in bits.iter_mut().enumerate() {
+        if let SrcKind::Temp(t) = ops.src[n].kind() {
+            let select = desc.src(n).select;
+            for (bit, &c) in row.iter_mut().zip(&select) {
+                *bit = 1 << (4 * u32::from(t) + u32::from(c & 3));
+            }
+        }
+    }
+    bits
+}
+
+/// The temporary components behind the swizzled source components `read` (per source).
+fn gather(bits: &[[u64; 4]; 3], read: [u8; 3]) -> u64 {
+    let mut live = 0;
+    for (row, &r) in bits.iter().zip(&read) {
+        for (i, &bit) in row.iter().enumerate() {
+            if r >> i & 1 != 0 {
+                live |= bit;
+            }
+        }
+    }
+    live
+}
+
+/// The liveness of `graph`'s temporaries, and the loads of its live components.
+pub(super) fn analyze(program: &Program, graph: &Graph) -> Liveness {
+    let n = graph.nodes.len();
+    let transfers: Vec<Transfer> = graph
+        .nodes
+        .iter()
+        .map(|node| Transfer::new(program, alu::step(&node.instr)))
+        .collect();
+    // Successors, flattened: those of state `s` are `succ[start[s]..start[s + 1]]`.
+    let mut start = Vec::with_capacity(n + 1);
+    let mut succ = Vec::with_capacity(n + n / 2);
+    // Whether some edge goes to a state not after its source: only then can a second round
+    // change anything.
+    let mut backward = false;
+    for (s, node) in graph.nodes.iter().enumerate() {
+        start.push(succ.len() as u32);
+        node.flow.each_target(&mut |t| {
+            if let Target::State(x) = t {
+                backward |= x <= s;
+                succ.push(x as u32);
+            }
+            true
+        });
+    }
+    start.push(succ.len() as u32);
+    let mut after = vec![0u64; n];
+    let mut before = vec![0u64; n];
+    // Discovery order is breadth first: going backwards, an acyclic graph settles in one
+    // round, a loop in a round more per nesting level.
+    loop {
+        let mut changed = false;
+        for s in (0..n).rev() {
+            let out = succ[start[s] as usize..start[s + 1] as usize]
+                .iter()
+                .fold(0, |m, &x| m | before[x as usize]);
+            after[s] = out;
+            let live_in = transfers[s].apply(out);
+            changed |= live_in != before[s];
+            before[s] = live_in;
+        }
+        if !changed || !backward {
+            break;
+        }
+    }
+    let mut loads = Loads::default();
+    for (t, &out) in transfers.iter().zip(&after) {
+        let Some((math, ops, desc)) = t.alu else {
+            continue;
+        };
+        let live = match t.mask {
+            0 => 0xF,
+            _ => (out >> t.shift) as u8 & 0xF,
+        };
+        let read = alu::reads(math, desc, alu::written(desc, live));
+        for (k, &r) in read.iter().enumerate() {
+            for (i, &c) in desc.src(k).select.iter().enumerate() {
+                if r >> i & 1 != 0 {
+                    loads.add(&ops, k, usize::from(c & 3));
+                }
+            }
+        }
+    }
+    Liveness { after, loads }
+}
