@@ -690,16 +690,23 @@ fn the_first_draw_of_a_new_shader_runs_at_once_and_matches() {
 fn prepare_draw_compiles_the_draw_kernel_so_the_first_draw_compiles_nothing() {
     // Engines that compile on the drawing thread: without `prepare_draw` the first draw of a
     // native engine compiles its draw kernel (one compile); after `prepare_draw` with the same
-    // attributes (their kinds and counts: contents do not matter) it compiles nothing. Either
-    // way the draw equals the interpreter's.
+    // attributes (their kinds, counts and strides: contents do not matter) it compiles
+    // nothing, for a dense list (the stepped kernel) and a sparse one (the indexed kernel).
+    // Either way the draw equals the interpreter's.
     let s = scene(64);
-    let list: Vec<u16> = (0..200u32).map(|k| ((k * 7) % 64) as u16).collect();
-    let mut want = DrawOutput::new();
+    let dense: Vec<u16> = (0..200u32).map(|k| ((k * 7) % 64) as u16).collect();
+    let sparse: Vec<u16> = vec![0, 63, 5, 63, 9];
     let mut reference = Pipeline::with_backend(Backend::Interp).unwrap();
     lighting_setup(&mut reference, &s);
-    reference
-        .draw(Indices::U16(&list), &s.attributes(), &mut want)
-        .unwrap();
+    let wants: Vec<DrawOutput> = [&dense, &sparse]
+        .map(|list| {
+            let mut want = DrawOutput::new();
+            reference
+                .draw(Indices::U16(list), &s.attributes(), &mut want)
+                .unwrap();
+            want
+        })
+        .into();
     for (backend, mut p) in pipelines() {
         let native = backend != Backend::Interp;
         for prepared in [false, true] {
@@ -713,10 +720,12 @@ fn prepare_draw_compiles_the_draw_kernel_so_the_first_draw_compiles_nothing() {
                     .attributes()
                     .iter()
                     .map(|a| match *a {
-                        Attribute::Array { components, .. } => Attribute::Array {
+                        Attribute::Array {
+                            components, stride, ..
+                        } => Attribute::Array {
                             data: &empty,
                             offset: 0,
-                            stride: 0,
+                            stride,
                             components,
                         },
                         fixed @ Attribute::Fixed(_) => fixed,
@@ -726,18 +735,20 @@ fn prepare_draw_compiles_the_draw_kernel_so_the_first_draw_compiles_nothing() {
             } else {
                 p.prepare().unwrap();
             }
-            let before = p.engine().stats().compiles;
-            let mut out = DrawOutput::new();
-            p.draw(Indices::U16(&list), &s.attributes(), &mut out)
-                .unwrap();
-            let compiled = p.engine().stats().compiles - before;
-            let what = format!("{backend:?} prepared {prepared}");
-            assert_eq!(compiled, u64::from(native && !prepared), "{what}");
-            assert_eq!(out.indices, want.indices, "{what}");
-            for (g, w) in out.vertices.iter().zip(&want.vertices) {
-                assert_eq!(bits(&g.slots), bits(&w.slots), "{what}");
+            for (list, want) in [&dense, &sparse].into_iter().zip(&wants) {
+                let before = p.engine().stats().compiles;
+                let mut out = DrawOutput::new();
+                p.draw(Indices::U16(list), &s.attributes(), &mut out)
+                    .unwrap();
+                let compiled = p.engine().stats().compiles - before;
+                let what = format!("{backend:?} prepared {prepared} {} indices", list.len());
+                assert_eq!(compiled, u64::from(native && !prepared), "{what}");
+                assert_eq!(out.indices, want.indices, "{what}");
+                for (g, w) in out.vertices.iter().zip(&want.vertices) {
+                    assert_eq!(bits(&g.slots), bits(&w.slots), "{what}");
+                }
+                assert_eq!(out.vertices.len(), want.vertices.len(), "{what}");
             }
-            assert_eq!(out.vertices.len(), want.vertices.len(), "{what}");
         }
     }
 }
@@ -1003,6 +1014,162 @@ fn dense_lists_draw_their_range_and_sparse_lists_their_unique_vertices() {
                 },
                 "{what}"
             );
+        }
+    }
+}
+
+#[test]
+fn ranges_and_dense_lists_step_through_their_vertices_at_every_batch_edge() {
+    // Consecutive vertices take the stepped draw kernel: whole batches, then the last W
+    // vertices again for a partial batch, or a padded copy for a range shorter than a batch.
+    // Counts around every lane width (1, W − 1, W, W + 1 for W = 4, 8, 16), first ≠ 0, the
+    // last vertex at the arrays' end (the normal array ends exactly at vertex 299), strides
+    // of 28 and 12 bytes, a fixed colour; as ranges and as the same vertices in a dense list.
+    let s = scene(300);
+    let attrs = s.attributes();
+    let mut cases: Vec<(u32, u32)> = vec![(0, 300), (1, 299), (299, 1), (250, 50), (283, 17)];
+    for count in [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33] {
+        cases.push((0, count));
+        cases.push((5, count));
+        cases.push((300 - count, count));
+    }
+    for (backend, mut p) in pipelines() {
+        let shbin = lighting_setup(&mut p, &s);
+        let uniforms = p.regs().uniforms(Unit::Vertex).clone();
+        let interp = Interpreter::new(&shbin.program(0).unwrap());
+        let mut out = DrawOutput::new();
+        for &(first, count) in &cases {
+            // The list names every vertex of the range, last one first.
+            let list: Vec<u32> = (0..count)
+                .map(|k| first + (k + count - 1) % count)
+                .collect();
+            for indices in [Indices::Range { first, count }, Indices::U32(&list)] {
+                p.draw(indices, &attrs, &mut out).unwrap();
+                let what = format!("{backend:?} {indices:?}");
+                check_numbering(indices, &out, &what);
+                let ids: Vec<u32> = (first..first + count).collect();
+                assert_eq!(out.vertex_ids, ids, "{what}");
+                for (u, &id) in out.vertex_ids.iter().enumerate() {
+                    let want = lighting_vertex(&interp, &uniforms, &s.inputs(id));
+                    assert_eq!(
+                        bits(&out.vertices[u].slots),
+                        bits(&want.slots),
+                        "{what}: vertex {id}"
+                    );
+                }
+            }
+        }
+        // One vertex past the arrays: an error naming it, and no output.
+        let err = p
+            .draw(
+                Indices::Range {
+                    first: 290,
+                    count: 11,
+                },
+                &attrs,
+                &mut out,
+            )
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                DrawError::AttributeOutOfBounds {
+                    attribute: 0,
+                    vertex: 300,
+                    ..
+                }
+            ),
+            "{backend:?}: {err}"
+        );
+        assert!(out.vertices.is_empty() && out.vertex_ids.is_empty());
+
+        // A stride too wide for a stepped kernel (4,400 bytes) takes the indexed one.
+        let wide: Vec<f32> = (0..40 * 1100)
+            .map(|k| (k % 97) as f32 * 0.03 - 1.0)
+            .collect();
+        let wide_attrs = [
+            Attribute::Array {
+                data: &wide,
+                offset: 3,
+                stride: 1100,
+                components: 4,
+            },
+            attrs[1],
+            attrs[2],
+        ];
+        for (first, count) in [(0, 39), (3, 9), (38, 1)] {
+            p.draw(Indices::Range { first, count }, &wide_attrs, &mut out)
+                .unwrap();
+            for (u, &id) in out.vertex_ids.iter().enumerate() {
+                let mut inputs = s.inputs(id);
+                let at = 3 + 1100 * id as usize;
+                inputs[0].copy_from_slice(&wide[at..at + 4]);
+                let want = lighting_vertex(&interp, &uniforms, &inputs);
+                assert_eq!(
+                    bits(&out.vertices[u].slots),
+                    bits(&want.slots),
+                    "{backend:?} wide: vertex {id}"
+                );
+            }
+        }
+    }
+
+    // Budget errors count each vertex once, also where the last partial batch recomputes
+    // vertices of the batch before it, and only in the range.
+    let xs: Vec<f32> = (0..40)
+        .flat_map(|k| {
+            let x = if [2, 5, 9, 17, 18, 33].contains(&k) {
+                -1.0
+            } else {
+                k as f32
+            };
+            [x, 0.0, 0.0, 1.0]
+        })
+        .collect();
+    let attribute = [Attribute::packed(&xs, 4)];
+    for backend in Backend::runnable() {
+        let engine = Engine::new(backend).unwrap().with_budget(100);
+        let mut p = Pipeline::new(Arc::new(engine.with_background_compile(false)));
+        load(
+            &mut p,
+            &shbin_of(&[("loop.v.pica", LOOPING_IF_NEGATIVE_VS)]),
+            0,
+        );
+        p.regs_mut().set_input_attributes(Unit::Vertex, 1, false);
+        let mut out = DrawOutput::new();
+        for (first, count, vertex, exhausted) in [
+            (0, 40, 2, 6),
+            (3, 17, 5, 4),
+            (6, 13, 9, 3),
+            (10, 3, 0, 0),
+            (17, 2, 17, 2),
+            (16, 1, 0, 0),
+            (19, 14, 0, 0),
+            (19, 15, 33, 1),
+        ] {
+            let what = format!("{backend:?} {first} + {count}");
+            let result = p.draw(Indices::Range { first, count }, &attribute, &mut out);
+            match exhausted {
+                0 => result.unwrap(),
+                n => assert_eq!(
+                    result.unwrap_err(),
+                    DrawError::BudgetExhausted {
+                        unit: Unit::Vertex,
+                        vertex,
+                        count: n,
+                        budget: 100
+                    },
+                    "{what}"
+                ),
+            }
+            // Every output is written; vertices that ended pass their x through.
+            assert_eq!(out.vertices.len(), count as usize, "{what}");
+            for (u, v) in out.vertices.iter().enumerate() {
+                let x = xs[4 * (first as usize + u)];
+                if x >= 0.0 {
+                    assert_eq!(v.position()[0], x, "{what}: vertex {u}");
+                }
+            }
         }
     }
 }

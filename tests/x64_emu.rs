@@ -27,7 +27,7 @@ use picajit::shbin::Shbin;
 use picajit_codegen::abi::{Context, Lanes, Triangle, TriangleMasks, CONST_ENTRIES};
 use picajit_codegen::code::{DrawInput, EmitBuffer, ExecCode};
 use picajit_codegen::ir::Function;
-use picajit_codegen::x64::{self, IoMode, Tier, DRAW_SLOTS};
+use picajit_codegen::x64::{self, DrawLayout, DrawOrder, IoMode, Tier, DRAW_SLOTS};
 
 fn tiers() -> Vec<Tier> {
     [Tier::Sse41, Tier::Avx2]
@@ -203,6 +203,46 @@ fn agree_draw(
     same_bits(&format!("{what}: outputs"), &b(&out_n), &b(&out_x));
     assert_eq!(st_n, st_x, "{what}: status words");
     assert_eq!(ctx_n.scalars, ctx_x.scalars, "{what}: scalar state");
+    t.draws += 1;
+
+    // The stepped kernel of the same layout over the vertices in order (256-byte strides):
+    // the same outputs as the indexed kernel on the ids 0, 1, 2, …
+    let stepped = DrawLayout {
+        order: DrawOrder::Stepped([256; 16]),
+        ..layout
+    };
+    let Ok(compiled) = x64::compile(func, tier, IoMode::Draw(stepped)) else {
+        return;
+    };
+    let count = vertices / w * w;
+    let in_order: Vec<u32> = (0..count as u32).collect();
+    let native = ExecCode::new(&compiled).expect("host runs the tier");
+    let exec = ExecCode::emulated(&compiled);
+    let indexed = ExecCode::new(&x64::compile(func, tier, IoMode::Draw(layout)).expect("compiled"))
+        .expect("host runs the tier");
+    let mut outs = [(); 3].map(|_| vec![[7.0f32; DRAW_SLOTS]; count]);
+    let mut sts = [(); 3].map(|_| vec![0u32; count / w]);
+    let mut ctxs = [(); 3].map(|_| context(uniforms, budget));
+    let [out_n, out_x, out_i] = &mut outs;
+    let [st_n, st_x, st_i] = &mut sts;
+    let [ctx_n, ctx_x, ctx_i] = &mut ctxs;
+    native
+        .run_draw_range(ctx_n, count, &arrays, out_n, st_n)
+        .expect("native run");
+    exec.run_draw_range(ctx_x, count, &arrays, out_x, st_x)
+        .unwrap_or_else(|e| panic!("{what} stepped ExecCode: {e}"));
+    indexed
+        .run_draw(ctx_i, &in_order, &arrays, out_i, st_i)
+        .expect("native run");
+    same_bits(&format!("{what} stepped: outputs"), &b(out_n), &b(out_x));
+    same_bits(
+        &format!("{what} stepped/indexed: outputs"),
+        &b(out_n),
+        &b(out_i),
+    );
+    assert_eq!(st_n, st_x, "{what} stepped: status words");
+    assert_eq!(st_n, st_i, "{what} stepped/indexed: status words");
+    assert_eq!(ctx_n.scalars, ctx_x.scalars, "{what} stepped: scalar state");
     t.draws += 1;
 }
 

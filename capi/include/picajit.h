@@ -179,10 +179,11 @@ enum PicajitStatus picajit_write_many(struct PicajitPipeline *pipeline,
 // on this thread (so that draw neither compiles nor waits). Optional.
 enum PicajitStatus picajit_prepare(struct PicajitPipeline *pipeline);
 
-// `picajit_prepare`, and the vertex shader's draw kernel for draws with these attributes
-// (their kinds and component counts, the permutation and the output map fix it; the arrays'
-// contents and lengths do not matter, `data` may point to no float with `len` 0), compiled
-// on this thread: the first draw with them neither compiles nor takes the slower path.
+// `picajit_prepare`, and the vertex shader's draw kernels for draws with these attributes
+// (their kinds, component counts and strides, the permutation and the output map fix them;
+// the arrays' contents and lengths do not matter, `data` may point to no float with `len` 0),
+// compiled on this thread: the first draw with them neither compiles nor takes the slower
+// path.
 // Optional.
 enum PicajitStatus picajit_prepare_draw(struct PicajitPipeline *pipeline,
                                         const struct PicajitAttribute *attributes,

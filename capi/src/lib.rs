@@ -409,10 +409,11 @@ unsafe fn attributes_of<'a>(
     Ok((converted, used))
 }
 
-/// `picajit_prepare`, and the vertex shader's draw kernel for draws with these attributes
-/// (their kinds and component counts, the permutation and the output map fix it; the arrays'
-/// contents and lengths do not matter, `data` may point to no float with `len` 0), compiled
-/// on this thread: the first draw with them neither compiles nor takes the slower path.
+/// `picajit_prepare`, and the vertex shader's draw kernels for draws with these attributes
+/// (their kinds, component counts and strides, the permutation and the output map fix them;
+/// the arrays' contents and lengths do not matter, `data` may point to no float with `len` 0),
+/// compiled on this thread: the first draw with them neither compiles nor takes the slower
+/// path.
 /// Optional.
 #[no_mangle]
 pub unsafe extern "C" fn picajit_prepare_draw(

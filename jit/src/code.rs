@@ -18,7 +18,7 @@ use std::io;
 
 use crate::abi::{Context, Triangle, TriangleMasks};
 use crate::arena::{CodeArena, Placed};
-use crate::x64::{Compiled, DrawLayout, IoMode, Tier};
+use crate::x64::{Compiled, DrawLayout, DrawOrder, IoMode, Tier};
 
 impl Tier {
     /// True if code of this tier runs on this host: natively ([`Tier::host_supports`]), or,
@@ -149,6 +149,46 @@ pub(crate) fn draw_arrays_within<'a>(
             data: &a.data[..end],
             stride: a.stride,
         })
+    })
+}
+
+/// The arrays a stepped draw kernel of `layout` reads for `count` consecutive vertices from
+/// the start of each array, per input register (`None` where it reads none, or `count` is
+/// 0), each cut to the floats the last vertex reaches.
+///
+/// Panics if `layout` is not stepped, or a register the layout loads has no array, one whose
+/// stride differs from the layout's, or one too short for `count` vertices (callers check
+/// first, with their own typed errors).
+pub(crate) fn stepped_arrays<'a>(
+    layout: &DrawLayout,
+    count: usize,
+    inputs: &[Option<DrawInput<'a>>; 16],
+) -> [Option<DrawInput<'a>>; 16] {
+    let DrawOrder::Stepped(strides) = layout.order else {
+        panic!("a range of vertices needs a stepped draw kernel")
+    };
+    std::array::from_fn(|r| {
+        let n = usize::from(layout.components[r]);
+        let last = count.checked_sub(1).filter(|_| n > 0)?;
+        let Some(a) = inputs[r] else {
+            panic!("draw input v{r}: no array")
+        };
+        assert_eq!(
+            a.stride.checked_mul(4),
+            Some(strides[r] as usize),
+            "draw input v{r}: stride differs from the kernel's"
+        );
+        let end = last.checked_mul(a.stride).and_then(|s| s.checked_add(n));
+        match end {
+            Some(end) if end <= a.data.len() => Some(DrawInput {
+                data: &a.data[..end],
+                stride: a.stride,
+            }),
+            _ => panic!(
+                "draw input v{r}: vertex {last} is past its array of {}",
+                a.data.len()
+            ),
+        }
     })
 }
 
@@ -399,6 +439,7 @@ impl ExecCode {
         let IoMode::Draw(layout) = self.io else {
             panic!("run_draw needs a draw kernel");
         };
+        assert_eq!(layout.order, DrawOrder::Indexed, "run_draw needs indices");
         let w = self.tier.lanes();
         let batches = (ids.len().min(output.len()) / w).min(status.len());
         let (ids, output) = (&ids[..batches * w], &mut output[..batches * w]);
@@ -413,6 +454,43 @@ impl ExecCode {
         let status = &mut status[..batches];
         self.run_batches(ctx, input, output.as_mut_ptr() as usize, status, || {
             let mut spans = vec![Span::Words(ids), Span::FloatsMut(output.as_flattened_mut())];
+            spans.extend(arrays.iter().flatten().map(|a| Span::Floats(a.data)));
+            spans
+        })
+    }
+
+    /// Runs a stepped draw kernel ([`DrawOrder::Stepped`]) over the whole batches of `count`
+    /// consecutive vertices: output vertex `j` of `output` from the vertex at `j * stride` of
+    /// every array of `inputs` (vertex 0 at each array's start). Status words and return
+    /// value as for [`ExecCode::run_aos`].
+    ///
+    /// Panics if the code is not a stepped draw kernel, or if a register the layout loads has
+    /// no array, one of another stride than the kernel's, or one too short for the vertices
+    /// of the whole batches (callers check first: the kernel reads only what this validates).
+    pub fn run_draw_range(
+        &self,
+        ctx: &mut Context,
+        count: usize,
+        inputs: &[Option<DrawInput<'_>>; 16],
+        output: &mut [SemanticVertex],
+        status: &mut [u32],
+    ) -> Result<usize, ExecError> {
+        let IoMode::Draw(layout) = self.io else {
+            panic!("run_draw_range needs a draw kernel");
+        };
+        let w = self.tier.lanes();
+        let batches = (count.min(output.len()) / w).min(status.len());
+        let output = &mut output[..batches * w];
+        let arrays = stepped_arrays(&layout, batches * w, inputs);
+        for (r, array) in arrays.iter().enumerate() {
+            let (base, stride) = array.map_or((0, 0), |a| (a.data.as_ptr() as usize, a.stride * 4));
+            ctx.io.draw_base[r] = base;
+            ctx.io.draw_stride[r] = stride;
+        }
+        set_emit(ctx, None);
+        let status = &mut status[..batches];
+        self.run_batches(ctx, 0, output.as_mut_ptr() as usize, status, || {
+            let mut spans = vec![Span::FloatsMut(output.as_flattened_mut())];
             spans.extend(arrays.iter().flatten().map(|a| Span::Floats(a.data)));
             spans
         })
@@ -455,7 +533,10 @@ impl ExecCode {
             // every access (batches × W vertices, W × 4 bytes per plane) stays inside them; a
             // draw kernel reads vertex indices from `ids` and, per register its layout loads,
             // that many floats at `base + id * stride`, which `run_draw` checked lie inside the
-            // register's array for the largest index; the status
+            // register's array for the largest index (a stepped draw kernel reads, per
+            // register, vertex k at `base + k * stride` for the vertices of `batches` whole
+            // batches, which `run_draw_range` checked lie inside the register's array, the
+            // stride checked equal to the one compiled in); the status
             // pointer covers `batches` words; triangles are written only below
             // `io.triangle_capacity`, which `set_emit` derives from the slices it was given (0
             // with no buffer). It returns after at most `batches` batches, each bounded by the
@@ -481,6 +562,7 @@ mod tests {
         DrawLayout {
             components,
             slots: [DrawSlot::Zero; crate::x64::DRAW_SLOTS],
+            order: DrawOrder::Indexed,
         }
     }
 

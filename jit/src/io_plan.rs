@@ -17,8 +17,10 @@
 //!   the bank (or the retired lanes' outputs) is kept ([`Plan::stub`]) and every output
 //!   component is zeroed; geometry shaders and functions that retire lanes store only there.
 //! - Draw kernels ([`DrawLayout`]): the same loads and stores with other addresses. The batch's
-//!   vertices are W indices (u32) of a unique-vertex list; input register r of a vertex is
-//!   `components[r]` floats at `draw_base[r] + id * draw_stride[r]` (`abi::Io`), loaded row by
+//!   vertices are W indices (u32) of a unique-vertex list, or W consecutive vertices
+//!   ([`DrawOrder`]); input register r of a vertex is `components[r]` floats at
+//!   `draw_base[r] + id * draw_stride[r]` (`abi::Io`; stepped: `draw_base[r] + k * stride`
+//!   for lane k, the base advanced per batch), loaded row by
 //!   row into the same transposes as AoS records and completed with (0, 0, 0, 1); the output
 //!   vertex is the rasterizer's 24 semantic slots, each an output component or a constant,
 //!   colour as `min(|c|, 1)`, stored by the reverse transposes, group of four slots by group.
@@ -45,8 +47,25 @@ pub enum DrawSlot {
     One,
 }
 
+/// The largest byte stride of an input register in a [`DrawOrder::Stepped`] kernel (the lanes'
+/// offsets are address displacements; callers also pad short draws at this stride).
+pub const MAX_STEPPED_STRIDE: u32 = 4096;
+
+/// How a draw kernel finds the vertices of a batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrawOrder {
+    /// Through W vertex indices (u32) per batch: vertex `id`'s attribute of input register r
+    /// is at `draw_base[r] + id * draw_stride[r]` (addresses and strides per run).
+    Indexed,
+    /// Consecutive vertices, with no index list: lane k of a batch reads input register r at
+    /// `draw_base[r] + k * strides[r]`, and the kernel advances every `draw_base[r]` by
+    /// `W * strides[r]` after each batch. The byte strides (at most
+    /// [`MAX_STEPPED_STRIDE`]; 0 for a value shared by every vertex) are fixed per compile.
+    Stepped([u32; 16]),
+}
+
 /// The vertex layout of a draw kernel (see the module docs): fixed per compile, while the
-/// attribute addresses and strides are per run.
+/// attribute addresses (and, for indexed kernels, strides) are per run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DrawLayout {
     /// Per input register: the floats of one vertex's attribute (1..=4; the components past
@@ -54,6 +73,8 @@ pub struct DrawLayout {
     pub components: [u8; 16],
     /// The output vertex, slot by slot.
     pub slots: [DrawSlot; DRAW_SLOTS],
+    /// Indexed or stepping through consecutive vertices.
+    pub order: DrawOrder,
 }
 
 impl DrawLayout {
@@ -68,7 +89,16 @@ impl DrawLayout {
             return Some("a draw kernel for a function that retires lanes");
         }
         let missing = (0..16).any(|r| ins[r] != 0 && !(1..=4).contains(&self.components[r]));
-        missing.then_some("a draw kernel without the layout of every input register read")
+        if missing {
+            return Some("a draw kernel without the layout of every input register read");
+        }
+        match self.order {
+            DrawOrder::Indexed => None,
+            DrawOrder::Stepped(strides) => strides
+                .iter()
+                .any(|&s| s > MAX_STEPPED_STRIDE)
+                .then_some("a stepped draw kernel with a stride above MAX_STEPPED_STRIDE"),
+        }
     }
 }
 
@@ -101,9 +131,10 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    /// The plan for `func`, which stores output registers `outs`; `whole_copies`: the backend
-    /// copies whole input registers to output registers ([`passthrough`], AoS x86-64 only).
-    pub fn new(func: &Function, outs: u16, geometry: bool, whole_copies: bool) -> Plan {
+    /// The plan for `func`, which stores output registers `outs`; `copyable`: the output
+    /// registers the backend may copy whole from input registers ([`passthrough`], x86-64 AoS
+    /// and draw kernels only).
+    pub fn new(func: &Function, outs: u16, geometry: bool, copyable: u16) -> Plan {
         let cyclic = crate::opt::on_cycles(func);
         let mut staged = [0u8; 16];
         let mut written = [0u8; 16];
@@ -148,12 +179,13 @@ impl Plan {
         }
         let mut elided = vec![false; func.vars.len()];
         let mut copies: HashMap<u32, Vec<(u32, u32)>> = HashMap::default();
-        if direct_exits && whole_copies {
+        if direct_exits && copyable != 0 {
             let vars = VarUse::new(func, &cyclic);
             for (b, block) in func.blocks.iter().enumerate() {
                 if block.term == Terminator::Exit {
                     let tail = trailing_outputs(&block.insts);
-                    for (o, v, comps) in passthrough(&vars, tail) {
+                    let found = passthrough(&vars, tail);
+                    for (o, v, comps) in found.into_iter().filter(|c| copyable >> c.0 & 1 != 0) {
                         for c in comps {
                             elided[c.0 as usize] = true;
                         }
@@ -384,7 +416,7 @@ mod tests {
     #[test]
     fn only_components_some_path_leaves_unwritten_are_zeroed() {
         let f = diamond();
-        let plan = Plan::new(&f, 0b11, false, false);
+        let plan = Plan::new(&f, 0b11, false, 0);
         assert!(plan.direct_exits && !plan.stub);
         // o0.x is written on every path, o1.x by the exit's tail: only o0.y reads a zero.
         assert_eq!(plan.cleared[0], 0b0010);

@@ -1,5 +1,6 @@
 //! Draws through draw kernels: the vertex shader's kernel in the draw I/O mode, which loads
-//! each input register from its attribute array through the draw's unique-vertex indices and
+//! each input register from its attribute array through the draw's unique-vertex indices (or
+//! steps through a range of consecutive vertices) and
 //! stores output vertices in semantic order (`picajit_codegen::x64::DrawLayout`). One kernel
 //! per vertex layout is kept beside each AoS kernel ([`super::kernels::Kernels::draw`]).
 
@@ -11,12 +12,32 @@ use super::shader::with_context;
 use super::Shader;
 use crate::program::Uniforms;
 
+/// The vertices a draw kernel runs on.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum DrawVertices<'a> {
+    /// Vertex indices, for an indexed layout: `output[j]` is vertex `ids[j]`, whose attribute
+    /// of register r is at `inputs[r].data[id * stride..]`.
+    Ids(&'a [u32]),
+    /// `count` consecutive vertices, for a stepped layout: `output[j]` is the vertex at
+    /// `inputs[r].data[j * stride..]`.
+    Range(usize),
+}
+
+impl DrawVertices<'_> {
+    fn len(&self) -> usize {
+        match *self {
+            DrawVertices::Ids(ids) => ids.len(),
+            DrawVertices::Range(count) => count,
+        }
+    }
+}
+
 impl Shader {
-    /// Runs the draw kernel for `layout` over the vertex indices `ids` (a whole number of
-    /// batches of [`Shader::lanes`]; callers pad), writing `output[j]` for `ids[j]` and one
-    /// status word per batch into `words` (bit l: lane l exhausted its step budget).
-    /// `inputs[r]` must hold vertex `id`'s attribute for every id of `ids` and every register
-    /// the layout loads (checked: a short array panics).
+    /// Runs the draw kernel for `layout` over `vertices` (a whole number of batches of
+    /// [`Shader::lanes`]; callers pad), writing `output[j]` for vertex j and one status word
+    /// per batch into `words` (bit l: lane l exhausted its step budget). `inputs[r]` must
+    /// hold the attribute of every vertex and every register the layout loads (checked: a
+    /// short array panics).
     ///
     /// `None` when this shader has no draw kernel for `layout` — the interpreter, a target
     /// whose kernel could not run (the qemu job server failed), a geometry shader, a function
@@ -30,7 +51,7 @@ impl Shader {
         &self,
         uniforms: &Uniforms,
         layout: &DrawLayout,
-        ids: &[u32],
+        vertices: DrawVertices<'_>,
         inputs: &[Option<DrawInput<'_>>; 16],
         output: &mut [SemanticVertex],
         words: &mut Vec<u32>,
@@ -59,10 +80,15 @@ impl Shader {
         };
         let w = native.target.lanes();
         words.clear();
-        words.resize(ids.len() / w, 0);
+        words.resize(vertices.len() / w, 0);
         with_context(|ctx| {
             self.load_uniforms(ctx, uniforms, &native.rows);
-            code.run_draw(ctx, ids, inputs, output, words)
+            match vertices {
+                DrawVertices::Ids(ids) => code.run_draw(ctx, ids, inputs, output, words),
+                DrawVertices::Range(count) => {
+                    code.run_draw_range(ctx, count, inputs, output, words)
+                }
+            }
         })
         .ok()
         .map(|_| ())

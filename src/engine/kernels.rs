@@ -150,6 +150,26 @@ impl Code {
         }
     }
 
+    /// `ExecCode::run_draw_range`; an error only from the qemu job server or the x86-64
+    /// emulator.
+    pub(super) fn run_draw_range(
+        &self,
+        ctx: &mut Context,
+        count: usize,
+        inputs: &[Option<DrawInput<'_>>; 16],
+        output: &mut [SemanticVertex],
+        status: &mut [u32],
+    ) -> Result<usize, String> {
+        match self {
+            Code::X64(c) => c
+                .run_draw_range(ctx, count, inputs, output, status)
+                .map_err(|e| e.to_string()),
+            Code::Aarch64(k) => k
+                .run_draw_range(ctx, count, inputs, output, status)
+                .map_err(|e| e.to_string()),
+        }
+    }
+
     pub(super) fn run_soa(
         &self,
         ctx: &mut Context,

@@ -27,6 +27,7 @@ mod agal;
 mod backend;
 mod cache;
 mod draw;
+pub(crate) use draw::DrawVertices;
 mod geometry;
 mod kernels;
 mod lowered;

@@ -57,11 +57,22 @@ fn span_of<T: Copy + Into<u32>>(
     if list.is_empty() || (hi - lo) as usize >= list.len() {
         return None;
     }
-    ids.clear();
-    ids.extend(lo..=hi);
-    remap.clear();
-    remap.extend(list.iter().map(|&i| i.into() - lo));
+    sequence(ids, lo, (hi - lo) as usize + 1);
+    // Overwritten in place (a buffer reused from the last draw keeps its length: no fill).
+    remap.resize(list.len(), 0);
+    for (n, &i) in remap.iter_mut().zip(list) {
+        *n = i.into() - lo;
+    }
     Some(hi)
+}
+
+/// Fills `v` with `first, first + 1, …` (`count` numbers; `first + count − 1` must not
+/// overflow): in place, in a loop the compiler vectorizes.
+pub(super) fn sequence(v: &mut Vec<u32>, first: u32, count: usize) {
+    v.resize(count, 0);
+    for (k, x) in v.iter_mut().enumerate() {
+        *x = first + k as u32;
+    }
 }
 
 /// Which computed vertices (positions in the draw's vertex list) an index refers to: every

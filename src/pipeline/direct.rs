@@ -1,29 +1,59 @@
-//! The vertex stage through a draw kernel: the unique-vertex list is the kernel's input, its
+//! The vertex stage through a draw kernel: the unique-vertex list is the kernel's input (or,
+//! for a range of consecutive vertices, a stepped kernel walks the arrays with no list), its
 //! batch loop loads each attribute from its array into lanes and stores output vertices in
 //! semantic order (`picajit_codegen::x64::DrawLayout`), with no input or output records in
 //! between. Used when the draw needs no raw records and the shader has a draw kernel for the
 //! draw's layout; otherwise the record path ([`super::vertex`]) runs.
 
 use picajit_codegen::code::DrawInput;
-use picajit_codegen::x64::{DrawLayout, DrawSlot};
+use picajit_codegen::x64::{DrawLayout, DrawOrder, DrawSlot, MAX_STEPPED_STRIDE};
 
 use super::dense::Referenced;
 use super::semantic::Slot;
 use super::types::{DrawError, OutputVertex};
 use super::vertex::Feed;
-use crate::engine::Shader;
+use crate::engine::{DrawVertices, Shader};
 use crate::pica::{Unit, SEMANTIC_SLOTS};
 use crate::program::{Uniforms, Vec4};
 
+/// Buffers of the draw-kernel path, reused from draw to draw.
+#[derive(Debug, Default)]
+pub(super) struct Buffers {
+    /// Batch status words of the whole batches.
+    words: Vec<u32>,
+    /// The status word of a range's last, partial batch.
+    tail: Vec<u32>,
+    /// A range shorter than one batch, its last vertex repeated to a whole batch: each loaded
+    /// array's part at the kernel's stride.
+    pad: Vec<f32>,
+}
+
+/// The stepped order of `feeds` (the registers the shader reads, `read`): each array's byte
+/// stride, 0 for a fixed value or an unloaded register; `None` if a stride is above
+/// [`MAX_STEPPED_STRIDE`] (such draws take the indexed kernel).
+pub(super) fn stepped(feeds: &[Feed; 16], read: &[u8; 16]) -> Option<DrawOrder> {
+    let mut strides = [0u32; 16];
+    for (r, stride) in strides.iter_mut().enumerate() {
+        if let (true, Feed::Array { stride: s, .. }) = (read[r] != 0, feeds[r]) {
+            *stride = u32::try_from(s.checked_mul(4)?)
+                .ok()
+                .filter(|&b| b <= MAX_STEPPED_STRIDE)?;
+        }
+    }
+    Some(DrawOrder::Stepped(strides))
+}
+
 /// The draw kernel's layout: per register the shader reads, its array's component count (a
 /// fixed value or an unloaded register is read as a 4-component array of stride 0); the
-/// output map's slots (whose constants are 0.0 and 1.0).
+/// output map's slots (whose constants are 0.0 and 1.0); how it finds vertices (`order`).
 pub(super) fn layout(
     feeds: &[Feed; 16],
     read: &[u8; 16],
     table: &[Slot; SEMANTIC_SLOTS],
+    order: DrawOrder,
 ) -> DrawLayout {
     DrawLayout {
+        order,
         components: std::array::from_fn(|r| match feeds[r] {
             _ if read[r] == 0 => 0,
             Feed::Array { components, .. } => components as u8,
@@ -49,34 +79,16 @@ pub(super) fn run(
     table: &[Slot; SEMANTIC_SLOTS],
     ids: &mut Vec<u32>,
     vertices: &mut Vec<OutputVertex>,
-    words: &mut Vec<u32>,
+    buffers: &mut Buffers,
     referenced: &mut Referenced,
 ) -> Option<Result<(), DrawError>> {
     let n = ids.len();
     let last = *ids.last()?;
     let read = vs.input_components();
-    let layout = layout(feeds, &read, table);
-    let fixed: [Vec4; 16] = std::array::from_fn(|r| match feeds[r] {
-        Feed::Fixed(v) => v,
-        Feed::Zero | Feed::Array { .. } => [0.0; 4],
-    });
-    let inputs: [Option<DrawInput<'_>>; 16] = std::array::from_fn(|r| {
-        (read[r] != 0).then(|| match feeds[r] {
-            Feed::Array {
-                data,
-                offset,
-                stride,
-                ..
-            } => DrawInput {
-                data: data.get(offset..).unwrap_or(&[]),
-                stride,
-            },
-            Feed::Zero | Feed::Fixed(_) => DrawInput {
-                data: &fixed[r],
-                stride: 0,
-            },
-        })
-    });
+    let layout = layout(feeds, &read, table, DrawOrder::Indexed);
+    let fixed = fixed_values(feeds);
+    let inputs = inputs_from(feeds, &read, &fixed, 0);
+    let words = &mut buffers.words;
     // Whole batches: the tail repeats the last vertex (its outputs are dropped below).
     let w = vs.lanes();
     let padded = n.div_ceil(w) * w;
@@ -90,7 +102,7 @@ pub(super) fn run(
     let ran = vs.run_draw(
         uniforms,
         &layout,
-        ids,
+        DrawVertices::Ids(ids),
         &inputs,
         OutputVertex::as_slots(vertices),
         words,
@@ -118,5 +130,219 @@ pub(super) fn run(
             count,
             budget: vs.budget(),
         }),
+    })
+}
+
+/// The fixed value of each register fed one (0.0 elsewhere): the arrays of stride 0 that
+/// fixed and unloaded registers are read from.
+fn fixed_values(feeds: &[Feed; 16]) -> [Vec4; 16] {
+    std::array::from_fn(|r| match feeds[r] {
+        Feed::Fixed(v) => v,
+        Feed::Zero | Feed::Array { .. } => [0.0; 4],
+    })
+}
+
+/// The kernel's input arrays for the registers the shader reads (`read`), each array from
+/// vertex `from` on; fixed values and unloaded registers from `fixed` at stride 0.
+fn inputs_from<'a>(
+    feeds: &[Feed<'a>; 16],
+    read: &[u8; 16],
+    fixed: &'a [Vec4; 16],
+    from: usize,
+) -> [Option<DrawInput<'a>>; 16] {
+    std::array::from_fn(|r| {
+        (read[r] != 0).then(|| match feeds[r] {
+            Feed::Array {
+                data,
+                offset,
+                stride,
+                ..
+            } => DrawInput {
+                data: from
+                    .checked_mul(stride)
+                    .and_then(|s| s.checked_add(offset))
+                    .and_then(|at| data.get(at..))
+                    .unwrap_or(&[]),
+                stride,
+            },
+            Feed::Zero | Feed::Fixed(_) => DrawInput {
+                data: &fixed[r],
+                stride: 0,
+            },
+        })
+    })
+}
+
+/// Runs the vertex shader for the `count` (≥ 1) consecutive vertices from `first` through its
+/// stepped draw kernel into `vertices` (resized to `count`): the whole batches in one run,
+/// then a partial last batch as the last W vertices (recomputing some: a shader has no side
+/// effects), or, for a range shorter than a batch, from copies of its attributes with its last
+/// vertex repeated. `None` if the shader has no stepped kernel for this draw (a stride above
+/// [`MAX_STEPPED_STRIDE`], or see [`run`]); then `vertices` is to be filled by another path.
+/// `feeds` were checked for vertex `first + count - 1`; only vertices `referenced` names count
+/// in a budget error.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_range(
+    vs: &Shader,
+    uniforms: &Uniforms,
+    feeds: &[Feed; 16],
+    table: &[Slot; SEMANTIC_SLOTS],
+    first: u32,
+    count: usize,
+    vertices: &mut Vec<OutputVertex>,
+    buffers: &mut Buffers,
+    referenced: &mut Referenced,
+) -> Option<Result<(), DrawError>> {
+    let read = vs.input_components();
+    let order = stepped(feeds, &read)?;
+    let DrawOrder::Stepped(strides) = order else {
+        return None;
+    };
+    let layout = layout(feeds, &read, table, order);
+    let w = vs.lanes();
+    let fixed = fixed_values(feeds);
+    let first = first as usize;
+    let full = count / w * w;
+    vertices.resize(
+        count.max(w),
+        OutputVertex {
+            slots: [0.0; SEMANTIC_SLOTS],
+        },
+    );
+    let Buffers { words, tail, pad } = buffers;
+    words.clear();
+    if full > 0 {
+        let inputs = inputs_from(feeds, &read, &fixed, first);
+        let out = OutputVertex::as_slots(&mut vertices[..full]);
+        vs.run_draw(
+            uniforms,
+            &layout,
+            DrawVertices::Range(full),
+            &inputs,
+            out,
+            words,
+        )?;
+    }
+    // The last batch: vertices `from..from + w`, of which those from `full` on are new.
+    let from = count.saturating_sub(w);
+    if full < count {
+        let out = OutputVertex::as_slots(&mut vertices[from..from + w]);
+        let ran = if count >= w {
+            let inputs = inputs_from(feeds, &read, &fixed, first + from);
+            vs.run_draw(
+                uniforms,
+                &layout,
+                DrawVertices::Range(w),
+                &inputs,
+                out,
+                tail,
+            )
+        } else {
+            let inputs = padded(feeds, &read, &fixed, &strides, first, count, w, pad);
+            vs.run_draw(
+                uniforms,
+                &layout,
+                DrawVertices::Range(w),
+                &inputs,
+                out,
+                tail,
+            )
+        };
+        ran?;
+    } else {
+        tail.clear();
+    }
+    vertices.truncate(count);
+    let mut exhausted: Option<(u32, usize)> = None;
+    let batches = words.iter().enumerate().map(|(b, &word)| (b * w, word));
+    let last = tail.first().map(|&word| (from, word));
+    for (start, word) in batches.chain(last).filter(|&(_, word)| word != 0) {
+        for lane in (0..w).filter(|&l| word >> l & 1 != 0) {
+            let u = start + lane;
+            // The last batch's vertices below `full` were counted with their whole batch.
+            let counted = start == from && full < count && u < full;
+            if u >= count || counted || !referenced.has(u) {
+                continue;
+            }
+            exhausted = Some(match exhausted {
+                None => ((first + u) as u32, 1),
+                Some((v, c)) => (v, c + 1),
+            });
+        }
+    }
+    Some(match exhausted {
+        None => Ok(()),
+        Some((vertex, count)) => Err(DrawError::BudgetExhausted {
+            unit: Unit::Vertex,
+            vertex,
+            count,
+            budget: vs.budget(),
+        }),
+    })
+}
+
+/// A range of `count` (< `w`) vertices from `first` as a whole batch: per loaded array, `w`
+/// vertices at the kernel's stride (`strides`, bytes) copied into `pad`, the last vertex
+/// repeated; fixed values and unloaded registers as in [`inputs_from`].
+#[allow(clippy::too_many_arguments)]
+fn padded<'a>(
+    feeds: &[Feed<'a>; 16],
+    read: &[u8; 16],
+    fixed: &'a [Vec4; 16],
+    strides: &[u32; 16],
+    first: usize,
+    count: usize,
+    w: usize,
+    pad: &'a mut Vec<f32>,
+) -> [Option<DrawInput<'a>>; 16] {
+    // Where each array's copy starts in `pad`, and its length.
+    let mut parts = [(0usize, 0usize); 16];
+    let mut len = 0;
+    for r in 0..16 {
+        if let (true, Feed::Array { components, .. }) = (read[r] != 0, feeds[r]) {
+            let stride = strides[r] as usize / 4;
+            let part = (w - 1) * stride + components;
+            parts[r] = (len, part);
+            len += part;
+        }
+    }
+    pad.clear();
+    pad.resize(len, 0.0);
+    for r in 0..16 {
+        let Feed::Array {
+            data,
+            offset,
+            stride,
+            components,
+        } = feeds[r]
+        else {
+            continue;
+        };
+        if read[r] == 0 {
+            continue;
+        }
+        let (at, _) = parts[r];
+        for lane in 0..w {
+            // In bounds: `feeds` checked the range's last vertex.
+            let src = offset + (first + lane.min(count - 1)) * stride;
+            let dst = at + lane * stride;
+            pad[dst..dst + components].copy_from_slice(&data[src..src + components]);
+        }
+    }
+    let pad: &'a [f32] = pad;
+    std::array::from_fn(|r| {
+        (read[r] != 0).then(|| match feeds[r] {
+            Feed::Array { stride, .. } => {
+                let (at, part) = parts[r];
+                DrawInput {
+                    data: &pad[at..at + part],
+                    stride,
+                }
+            }
+            Feed::Zero | Feed::Fixed(_) => DrawInput {
+                data: &fixed[r],
+                stride: 0,
+            },
+        })
     })
 }

@@ -57,6 +57,8 @@ pub use types::{Attribute, DrawError, DrawOutput, Indices, OutputVertex};
 
 use std::sync::Arc;
 
+use picajit_codegen::x64::DrawOrder;
+
 use self::dense::Referenced;
 use crate::engine::{Backend, Engine, EngineError, Shader};
 use crate::pica::{GpuRegs, Unit};
@@ -115,8 +117,8 @@ struct Scratch {
     ids: Vec<u32>,
     remap: Vec<u32>,
     vertex: vertex::VertexBuffers,
-    /// Batch status words of draw kernels.
-    words: Vec<u32>,
+    /// The draw-kernel path's buffers.
+    direct: direct::Buffers,
     geometry: geometry::GeometryBuffers,
 }
 
@@ -170,11 +172,12 @@ impl Pipeline {
         Ok(())
     }
 
-    /// [`Pipeline::prepare`], and the vertex shader's draw kernel for draws with these
-    /// attributes, compiled on this thread: the attributes' kinds and component counts, the
-    /// permutation and the output map fix the kernel's layout (the arrays' contents and
-    /// lengths do not matter). The first draw with them then neither compiles nor takes the
-    /// record path while a draw kernel compiles. Nothing more with the geometry stage on, a
+    /// [`Pipeline::prepare`], and the vertex shader's draw kernels for draws with these
+    /// attributes, compiled on this thread: the one stepping through consecutive vertices
+    /// (ranges and dense lists) and the indexed one (sparser lists). The attributes' kinds,
+    /// component counts and strides, the permutation and the output map fix the kernels'
+    /// layout (the arrays' contents and lengths do not matter). The first draw with them then
+    /// neither compiles nor takes the record path while a draw kernel compiles. Nothing more with the geometry stage on, a
     /// backend without draw kernels, or raw records asked for at the draw (those draws take
     /// the record path).
     pub fn prepare_draw(&mut self, attributes: &[Attribute]) -> Result<(), DrawError> {
@@ -197,8 +200,12 @@ impl Pipeline {
             self.regs.output_mask(Unit::Vertex),
             vs.outputs_written(),
         );
-        let layout = direct::layout(&feeds, &read, &table);
-        vs.prepare_draw(self.regs.uniforms(Unit::Vertex), &layout);
+        let uniforms = self.regs.uniforms(Unit::Vertex);
+        if let Some(order) = direct::stepped(&feeds, &read) {
+            vs.prepare_draw(uniforms, &direct::layout(&feeds, &read, &table, order));
+        }
+        let indexed = direct::layout(&feeds, &read, &table, DrawOrder::Indexed);
+        vs.prepare_draw(uniforms, &indexed);
         Ok(())
     }
 
@@ -265,19 +272,35 @@ fn vertex_only(
     scratch: &mut Scratch,
     out: &mut DrawOutput,
 ) -> Result<(), DrawError> {
-    let dense = dense::span(indices, &mut out.vertex_ids, &mut out.indices);
-    let max_id = match dense {
-        Some(max) => max,
-        None => scratch
-            .dedup
-            .run(indices, &mut out.vertex_ids, &mut out.indices),
+    // A range or a dense list: consecutive vertices from `first` (`vertex_ids`).
+    let (dense, consecutive) = match indices {
+        Indices::Range { first, count } => {
+            // `run_draw` refused ranges past 2^32.
+            dense::sequence(&mut out.vertex_ids, first, count as usize);
+            dense::sequence(&mut out.indices, 0, count as usize);
+            (None, count > 0)
+        }
+        Indices::U8(_) | Indices::U16(_) | Indices::U32(_) => {
+            let dense = dense::span(indices, &mut out.vertex_ids, &mut out.indices);
+            (dense, dense.is_some())
+        }
+    };
+    let max_id = match (dense, indices) {
+        (Some(max), _) => max,
+        (None, Indices::Range { first, count }) => first.wrapping_add(count.saturating_sub(1)),
+        (None, Indices::U8(_) | Indices::U16(_) | Indices::U32(_)) => {
+            scratch
+                .dedup
+                .run(indices, &mut out.vertex_ids, &mut out.indices)
+        }
     };
     let config = regs.input_config(Unit::Vertex);
+    let read = vs.input_components();
     let feeds = vertex::feeds(
         attributes,
         usize::from(config.max_attribute) + 1,
         regs.permutation(Unit::Vertex),
-        vs.input_components(),
+        read,
         Some(max_id),
     )?;
     let n = out.vertex_ids.len();
@@ -292,16 +315,34 @@ fn vertex_only(
     };
     if !out.keep_raw {
         out.raw.clear();
-        let ran = direct::run(
-            vs,
-            regs.uniforms(Unit::Vertex),
-            &feeds,
-            &table,
-            &mut out.vertex_ids,
-            &mut out.vertices,
-            &mut scratch.words,
-            &mut referenced,
-        );
+        let uniforms = regs.uniforms(Unit::Vertex);
+        let ran = match out.vertex_ids.first() {
+            // Consecutive vertices take the stepped kernel or, while it compiles, the record
+            // path (an indexed kernel would be one more compile).
+            Some(&first) if consecutive && direct::stepped(&feeds, &read).is_some() => {
+                direct::run_range(
+                    vs,
+                    uniforms,
+                    &feeds,
+                    &table,
+                    first,
+                    n,
+                    &mut out.vertices,
+                    &mut scratch.direct,
+                    &mut referenced,
+                )
+            }
+            _ => direct::run(
+                vs,
+                uniforms,
+                &feeds,
+                &table,
+                &mut out.vertex_ids,
+                &mut out.vertices,
+                &mut scratch.direct,
+                &mut referenced,
+            ),
+        };
         if let Some(result) = ran {
             return result;
         }

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use picajit_codegen::code::ExecCode;
-use picajit_codegen::x64::{DrawLayout, DrawSlot};
+use picajit_codegen::x64::{DrawLayout, DrawOrder, DrawSlot};
 
 /// Adds the instructions `exec`'s emulated calls executed to `steps` and their distinct forms
 /// (iced-x86 `Code` names) to `codes`.
@@ -32,5 +32,6 @@ pub fn random_draw_layout(rng: &mut fastrand::Rng) -> DrawLayout {
                 }
             }
         }),
+        order: DrawOrder::Indexed,
     }
 }

@@ -633,6 +633,25 @@ pub mod scalar {
             ; ldr w9, [x2, #offset]
             ; madd x9, x9, x10, x11);
     }
+    /// Stepped draw kernels: `x9` = lane `lane`'s attribute — the batch's pointer in x11 for
+    /// lane 0, else the previous lane's plus the byte stride in x10.
+    pub fn stepped_address(ops: &mut Ops, lane: u32) {
+        if lane == 0 {
+            dynasm!(ops ; .arch aarch64 ; mov x9, x11);
+        } else {
+            dynasm!(ops ; .arch aarch64 ; add x9, x9, x10);
+        }
+    }
+    /// Stepped draw kernels' batch tail: the attribute pointer at `base` advances by `step`
+    /// bytes (W vertices). Uses x9 and x10.
+    pub fn advance_array(ops: &mut Ops, base: CtxAddr, step: u32) {
+        load_x(ops, 9, base);
+        super::mov_imm32(ops, 10, step);
+        let (b, o) = (base.base, base.offset);
+        dynasm!(ops ; .arch aarch64
+            ; add x9, x9, x10
+            ; str x9, [X(b), #o]);
+    }
     /// SoA: x2 is a byte offset, starting at 0.
     pub fn zero_x2(ops: &mut Ops) {
         dynasm!(ops ; .arch aarch64 ; movz x2, #0);

@@ -126,7 +126,7 @@ pub fn compile_timed(
     if let Some(why) = crate::x64::draw_check(io, func, &ins, geometry) {
         return Err(CompileError::Unsupported(why));
     }
-    let plan = crate::io_plan::Plan::new(func, outs, geometry, false);
+    let plan = crate::io_plan::Plan::new(func, outs, geometry, 0);
     // No variable is rematerialized here (NEON arithmetic takes no memory operands); values
     // computed from uniforms alone are computed once per run.
     let leaves = crate::kernel::remat_defs(func);
@@ -234,6 +234,7 @@ pub fn compile_timed(
         }
     }
     asm::scalar::bind(&mut e.ops, advance);
+    e.advance_arrays(io);
     let (step, out_step) = match io {
         IoMode::Aos => {
             let s = LANES as u32 * abi::AOS_VERTEX_BYTES as u32;

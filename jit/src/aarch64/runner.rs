@@ -43,7 +43,7 @@ pub enum RunnerError {
     ImageTooLarge(usize),
     /// The kernel was compiled for the other I/O layout.
     #[error("the kernel was compiled for {0:?} I/O")]
-    WrongIo(IoMode),
+    WrongIo(Box<IoMode>),
 }
 
 /// The qemu binary used to run AArch64 code, if there is one.
@@ -522,20 +522,34 @@ impl Runner {
     }
 }
 
+/// The vertices of a draw run through the job server.
+#[derive(Clone, Copy, Debug)]
+pub enum DrawIds<'a> {
+    /// Vertex indices (an indexed kernel).
+    List(&'a [u32]),
+    /// This many consecutive vertices from each array's start (a stepped kernel).
+    Range(usize),
+}
+
 impl Runner {
-    /// Runs a draw kernel like [`crate::code::ExecCode::run_draw`] over the whole batches of
-    /// `ids`, reading each input register from `arrays` (as `code::draw_arrays` cut them:
-    /// nothing past the last float the indices reach).
+    /// Runs a draw kernel like [`crate::code::ExecCode::run_draw`] (or, for a range,
+    /// `run_draw_range`) over the whole batches of `vertices`, reading each input register
+    /// from `arrays` (as `code::draw_arrays` or `code::stepped_arrays` cut them: nothing past
+    /// the last float the vertices reach).
     pub fn run_draw(
         &mut self,
         code: &[u8],
         ctx: &Context,
-        ids: &[u32],
+        vertices: DrawIds<'_>,
         arrays: &[Option<DrawInput<'_>>; 16],
         output: &mut [SemanticVertex],
         status: &mut [u32],
     ) -> Result<usize, RunnerError> {
-        let batches = (ids.len().min(output.len()) / LANES).min(status.len());
+        let count = match vertices {
+            DrawIds::List(ids) => ids.len(),
+            DrawIds::Range(count) => count,
+        };
+        let batches = (count.min(output.len()) / LANES).min(status.len());
         let vertex_bytes = std::mem::size_of::<SemanticVertex>();
         // The arrays, once, after the context.
         let mut at = round_up(CTX_BYTES);
@@ -561,6 +575,14 @@ impl Runner {
             let status_at = out_at + verts * vertex_bytes;
             let mut image = vec![0u8; status_at + 4 * n];
             io.input = DATA as usize + ids_at;
+            if let DrawIds::Range(_) = vertices {
+                // Each job starts its arrays at its first vertex.
+                for (r, array) in arrays.iter().enumerate() {
+                    if let Some(a) = array {
+                        io.draw_base[r] = DATA as usize + placed[r].0 + 4 * first * a.stride;
+                    }
+                }
+            }
             io.output = DATA as usize + out_at;
             io.status = DATA as usize + status_at;
             io.batches = n as u64;
@@ -573,13 +595,24 @@ impl Runner {
                     f32_bytes(a.data.iter().copied(), &mut image[start..start + 4 * len]);
                 }
             }
-            for (b, id) in image[ids_at..out_at]
-                .chunks_exact_mut(4)
-                .zip(&ids[first..first + verts])
-            {
-                b.copy_from_slice(&id.to_le_bytes());
+            if let DrawIds::List(ids) = vertices {
+                for (b, id) in image[ids_at..out_at]
+                    .chunks_exact_mut(4)
+                    .zip(&ids[first..first + verts])
+                {
+                    b.copy_from_slice(&id.to_le_bytes());
+                }
             }
-            self.job(code, &mut image, out_at, 0..0)?;
+            // A stepped kernel advances its array pointers in the context: they come back,
+            // so the shadow of what the runner holds stays true.
+            let bases = match vertices {
+                DrawIds::List(_) => 0..0,
+                DrawIds::Range(_) => {
+                    let at = abi::draw_base(0) as usize;
+                    at..at + 16 * 8
+                }
+            };
+            self.job(code, &mut image, out_at, bases)?;
             let mut vals = bytes_f32(&image[out_at..status_at]);
             for x in output[first..first + verts].iter_mut().flatten() {
                 *x = vals.next().unwrap_or(0.0);

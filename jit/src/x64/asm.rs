@@ -699,6 +699,45 @@ pub fn load_attribute(ops: &mut Ops, tier: Tier, d: u8, n: u8) {
     }
 }
 
+/// [`load_attribute`] from `[rdx + disp]` (a stepped draw kernel's lane: the batch's
+/// attribute pointer plus the lane's fixed offset).
+pub fn load_attribute_at(ops: &mut Ops, tier: Tier, d: u8, n: u8, disp: i32) {
+    match (tier, n) {
+        (Tier::Avx2 | Tier::Avx512, 1) => {
+            dynasm!(ops ; .arch x64 ; vmovss Rx(d), DWORD [rdx + disp])
+        }
+        (Tier::Avx2 | Tier::Avx512, 2) => {
+            dynasm!(ops ; .arch x64 ; vmovsd Rx(d), QWORD [rdx + disp])
+        }
+        (Tier::Avx2 | Tier::Avx512, 3) => dynasm!(ops ; .arch x64
+            ; vmovss Rx(d), DWORD [rdx + disp + 8]
+            ; vmovlhps Rx(d), Rx(d), Rx(d)
+            ; vmovlps Rx(d), Rx(d), QWORD [rdx + disp]),
+        (Tier::Avx2 | Tier::Avx512, _) => {
+            dynasm!(ops ; .arch x64 ; vmovups Rx(d), OWORD [rdx + disp])
+        }
+        (Tier::Sse41, 1) => dynasm!(ops ; .arch x64 ; movss Rx(d), DWORD [rdx + disp]),
+        (Tier::Sse41, 2) => dynasm!(ops ; .arch x64 ; movsd Rx(d), QWORD [rdx + disp]),
+        (Tier::Sse41, 3) => dynasm!(ops ; .arch x64
+            ; movss Rx(d), DWORD [rdx + disp + 8]
+            ; movlhps Rx(d), Rx(d)
+            ; movlps Rx(d), QWORD [rdx + disp]),
+        (Tier::Sse41, _) => dynasm!(ops ; .arch x64 ; movups Rx(d), OWORD [rdx + disp]),
+    }
+}
+
+/// AVX2: `d`'s high half = the 16 bytes at `[rdx + rax]` (a draw kernel's four-component
+/// attribute of lane k + 4), its low half kept.
+pub fn insert_attribute(ops: &mut Ops, d: u8) {
+    dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [rdx + rax], 1);
+}
+
+/// AVX2: `d`'s high half = the 16 bytes at `[rdx + disp]` (a stepped draw kernel's
+/// four-component attribute of lane k + 4), its low half kept.
+pub fn insert_attribute_at(ops: &mut Ops, d: u8, disp: i32) {
+    dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [rdx + disp], 1);
+}
+
 /// AVX2: loads 32 bytes (two adjacent AoS registers of one vertex) from `[rsi + disp]`.
 pub fn load_pair(ops: &mut Ops, d: u8, disp: i32) {
     dynasm!(ops ; .arch x64 ; vmovups Ry(d), [rsi + disp]);
@@ -1051,6 +1090,16 @@ pub mod scalar {
         dynasm!(ops ; .arch x64
             ; mov rcx, QWORD [rdi + stride]
             ; mov rdx, QWORD [rdi + base]);
+    }
+    /// A stepped draw kernel's attribute pointer: rdx = the batch's first vertex's attribute
+    /// at `[rdi + base]` (for [`super::load_attribute_at`]).
+    pub fn stepped_array(ops: &mut Ops, base: i32) {
+        dynasm!(ops ; .arch x64 ; mov rdx, QWORD [rdi + base]);
+    }
+    /// A stepped draw kernel's batch tail: the attribute pointer at `[rdi + base]` advances by
+    /// `step` bytes (W vertices).
+    pub fn advance_array(ops: &mut Ops, base: i32, step: i32) {
+        dynasm!(ops ; .arch x64 ; add QWORD [rdi + base], step);
     }
     /// `rax` = the offset of lane `lane`'s attribute from its array's base (rdx) in a draw
     /// kernel: the vertex index at `[rsi + 4 lane]` times the stride in rcx

@@ -10,7 +10,9 @@ use super::asm::{self, Base, Mem, ASM_TEMP};
 use super::{Emitter, S0, S1, S2, S3, VREGS};
 use crate::abi;
 use crate::io_plan::{trailing_outputs, Plan};
-pub use crate::io_plan::{DrawLayout, DrawSlot, DRAW_COLOR, DRAW_SLOTS};
+pub use crate::io_plan::{
+    DrawLayout, DrawOrder, DrawSlot, DRAW_COLOR, DRAW_SLOTS, MAX_STEPPED_STRIDE,
+};
 use crate::ir::{Function, Inst};
 use crate::regalloc::Loc;
 use dynasmrt::DynamicLabel;
@@ -25,6 +27,48 @@ pub enum IoMode {
     /// A draw: the batch's vertices are indices into attribute arrays, the outputs are
     /// vertices of semantic slots (see [`DrawLayout`]).
     Draw(DrawLayout),
+}
+
+impl IoMode {
+    /// The output registers an exit may store as whole copies of input registers
+    /// (`crate::io_plan::passthrough`): any for AoS; for a draw kernel those every slot of which
+    /// lies in a group of four slots mapping the register's x, y, z, w in order (the group
+    /// is then copied lane by lane from the attribute array); none for SoA.
+    pub(crate) fn copyable(&self) -> u16 {
+        match self {
+            IoMode::Aos => u16::MAX,
+            IoMode::Soa => 0,
+            IoMode::Draw(layout) => {
+                let mut whole = 0u16;
+                let mut split = 0u16;
+                for g in 0..DRAW_SLOTS / 4 {
+                    let slots = &layout.slots[g * 4..g * 4 + 4];
+                    let DrawSlot::Output { reg, .. } = slots[0] else {
+                        for slot in slots {
+                            if let DrawSlot::Output { reg, .. } = *slot {
+                                split |= 1 << (reg & 15);
+                            }
+                        }
+                        continue;
+                    };
+                    let in_order = slots
+                        .iter()
+                        .enumerate()
+                        .all(|(c, &slot)| slot == DrawSlot::Output { reg, comp: c as u8 });
+                    for slot in slots {
+                        if let DrawSlot::Output { reg: r, .. } = *slot {
+                            if in_order {
+                                whole |= 1 << (r & 15);
+                            } else {
+                                split |= 1 << (r & 15);
+                            }
+                        }
+                    }
+                }
+                whole & !split
+            }
+        }
+    }
 }
 
 /// Registers of the staging stubs (no variable is live while they run).
@@ -103,7 +147,8 @@ impl Emitter<'_> {
     pub(super) fn exit_store(&mut self, mode: IoMode, block: u32, tail: &[Inst], plan: &Plan) {
         if let IoMode::Draw(layout) = mode {
             let from = self.exit_sources(tail, plan);
-            self.semantic_store(&layout, &from);
+            let copies = plan.copies.get(&block).map_or(&[][..], |c| &c[..]);
+            self.semantic_store(&layout, &from, copies);
             return;
         }
         let t = self.tier;
@@ -328,26 +373,123 @@ impl Emitter<'_> {
                 }
             }
             IoMode::Draw(layout) => {
-                // `DrawLayout::check` made every register read 1..=4 components.
-                let n = layout.components[(r & 15) as usize].clamp(1, 4);
-                let (stride, base) = (abi::draw_stride(r), abi::draw_base(r));
-                let w = (n < 4).then(|| self.const_row(&[0, 0, 0, 1.0f32.to_bits()]));
-                asm::scalar::attribute_array(&mut self.ops, stride, base);
+                self.draw_array(&layout, r);
                 for (k, &row) in rows.iter().enumerate() {
-                    asm::scalar::attribute_address(&mut self.ops, k as i32);
-                    asm::load_attribute(&mut self.ops, t, row, n);
-                    for s in 1..t.segments() {
-                        asm::scalar::attribute_address(&mut self.ops, (k + 4 * s) as i32);
-                        asm::load_attribute(&mut self.ops, t, ASM_TEMP, n);
-                        asm::join_segment(&mut self.ops, t, row, ASM_TEMP, s as u8);
-                    }
-                    if let Some(w) = w {
-                        asm::vop_m(&mut self.ops, t, asm::VOp::OrPs, row, row, Mem::Const(w));
-                    }
+                    self.draw_row(&layout, r, k, row);
                 }
             }
             // Planes are loaded component by component by the callers.
             IoMode::Soa => {}
+        }
+    }
+
+    /// A draw kernel's access to input register `r`'s array for [`Emitter::draw_row`]:
+    /// rcx = its stride and rdx = its base (indexed), or rdx = the batch's first vertex's
+    /// attribute (stepped).
+    fn draw_array(&mut self, layout: &DrawLayout, r: u32) {
+        let (stride, base) = (abi::draw_stride(r), abi::draw_base(r));
+        match layout.order {
+            DrawOrder::Indexed => asm::scalar::attribute_array(&mut self.ops, stride, base),
+            DrawOrder::Stepped(_) => asm::scalar::stepped_array(&mut self.ops, base),
+        }
+    }
+
+    /// Loads input register `r` of lane `k` of the batch into `row` (x, y, z, w; with wider
+    /// tiers lanes k + 4, k + 8… in the higher 128-bit segments), completed with (0, 0, 0, 1)
+    /// past the attribute's components ([`Emitter::draw_array`] set the array up). Uses
+    /// `ASM_TEMP` and rax.
+    fn draw_row(&mut self, layout: &DrawLayout, r: u32, k: usize, row: u8) {
+        let t = self.tier;
+        // `DrawLayout::check` made every register read 1..=4 components.
+        let n = layout.components[(r & 15) as usize].clamp(1, 4);
+        let w = (n < 4).then(|| self.const_row(&[0, 0, 0, 1.0f32.to_bits()]));
+        // AVX2 inserts a whole attribute of lane k + 4 straight from memory.
+        let insert = t == asm::Tier::Avx2 && n == 4;
+        for s in 0..t.segments() {
+            let lane = (k + 4 * s) as i32;
+            let d = if s == 0 || insert { row } else { ASM_TEMP };
+            match layout.order {
+                DrawOrder::Indexed => {
+                    asm::scalar::attribute_address(&mut self.ops, lane);
+                    match (s, insert) {
+                        (0, _) | (_, false) => asm::load_attribute(&mut self.ops, t, d, n),
+                        (_, true) => asm::insert_attribute(&mut self.ops, row),
+                    }
+                }
+                DrawOrder::Stepped(strides) => {
+                    // `DrawLayout::check` bounded the stride: no overflow.
+                    let at = lane * strides[(r & 15) as usize] as i32;
+                    match (s, insert) {
+                        (0, _) | (_, false) => asm::load_attribute_at(&mut self.ops, t, d, n, at),
+                        (_, true) => asm::insert_attribute_at(&mut self.ops, row, at),
+                    }
+                }
+            }
+            if s > 0 && !insert {
+                asm::join_segment(&mut self.ops, t, row, ASM_TEMP, s as u8);
+            }
+        }
+        if let Some(w) = w {
+            asm::vop_m(&mut self.ops, t, asm::VOp::OrPs, row, row, Mem::Const(w));
+        }
+    }
+
+    /// Stores group `g` (slots `4 g`…) of every vertex of the batch as a whole copy of input
+    /// register `v` (the output register it maps, x y z w in order, is that copy): each
+    /// lane's attribute row straight to its vertex, no transposes; the colour as
+    /// `min(|c|, 1)`. With `pair` (AVX2: the 32-byte pool row of the group's pair, whose other
+    /// half is a constant group) each vertex's pair is stored at once.
+    fn copy_store(&mut self, layout: &DrawLayout, v: u32, g: usize, pair: Option<DynamicLabel>) {
+        let t = self.tier;
+        let at = |k: i32| k * abi::DRAW_VERTEX_BYTES + g as i32 * 16;
+        self.draw_array(layout, v);
+        let clamp = (g * 4 == DRAW_COLOR).then(|| {
+            let abs = self.const_row(&[0x7FFF_FFFF]);
+            let one = self.const_row(&[1.0f32.to_bits()]);
+            (abs, one)
+        });
+        for k in 0..4 {
+            self.draw_row(layout, v, k, S0);
+            if let Some((abs, one)) = clamp {
+                // |c|, then min(|c|, 1.0): 1.0 unless |c| < 1.0 (NaN included).
+                asm::vop_m(&mut self.ops, t, asm::VOp::AndPs, S0, S0, Mem::Const(abs));
+                asm::vop_m(&mut self.ops, t, asm::VOp::MinPs, S0, S0, Mem::Const(one));
+            }
+            let k = k as i32;
+            match pair {
+                Some(l) => {
+                    let (first, high) = if g & 1 == 0 {
+                        (0x30, 0x31)
+                    } else {
+                        (0x02, 0x12)
+                    };
+                    let pair_at = |k: i32| k * abi::DRAW_VERTEX_BYTES + (g & !1) as i32 * 16;
+                    asm::halves_with_const(&mut self.ops, S1, S0, l, first);
+                    asm::store_pair(&mut self.ops, S1, pair_at(k));
+                    asm::halves_with_const(&mut self.ops, S0, S0, l, high);
+                    asm::store_pair(&mut self.ops, S0, pair_at(k + 4));
+                }
+                None => {
+                    asm::store_xmm(&mut self.ops, t, S0, Base::R8, at(k));
+                    self.store_segments(S0, at(k), abi::DRAW_VERTEX_BYTES);
+                }
+            }
+        }
+    }
+
+    /// A stepped draw kernel's batch tail: every loaded register's attribute pointer moves
+    /// on by W vertices (nothing for other kernels).
+    pub(super) fn advance_arrays(&mut self, mode: IoMode) {
+        let IoMode::Draw(layout) = mode else { return };
+        let DrawOrder::Stepped(strides) = layout.order else {
+            return;
+        };
+        let w = self.tier.lanes() as i32;
+        for r in 0..16u32 {
+            let stride = strides[r as usize] as i32;
+            if layout.components[r as usize] != 0 && stride != 0 {
+                asm::scalar::advance_array(&mut self.ops, abi::draw_base(r), w * stride);
+            }
         }
     }
 
@@ -357,8 +499,25 @@ impl Emitter<'_> {
     /// vertex. AVX2 stores the 32-byte pairs of groups (slots 0–7, 8–15, 16–23) that hold a
     /// constant group as one store per vertex: two constant groups as one prebuilt row, a
     /// computed group with the constant half merged in (`vperm2f128` from the pool).
-    fn semantic_store(&mut self, layout: &DrawLayout, from: &[[Src; 4]; 16]) {
+    fn semantic_store(
+        &mut self,
+        layout: &DrawLayout,
+        from: &[[Src; 4]; 16],
+        copies: &[(u32, u32)],
+    ) {
         let t = self.tier;
+        // Per group: the input register it copies whole (`Plan::copies` allowed only output
+        // registers every slot of which is in such a group).
+        let copy_of: [Option<u32>; DRAW_SLOTS / 4] = std::array::from_fn(|g| {
+            let DrawSlot::Output { reg, .. } = layout.slots[g * 4] else {
+                return None;
+            };
+            let o = u32::from(reg & 15);
+            let whole =
+                (0..4).all(|c| layout.slots[g * 4 + c] == DrawSlot::Output { reg, comp: c as u8 });
+            let (_, v) = copies.iter().find(|&&(x, _)| x == o)?;
+            whole.then_some(*v)
+        });
         let source = |slot: DrawSlot| match slot {
             DrawSlot::Output { reg, comp } => {
                 let (r, c) = (u32::from(reg & 15), u32::from(comp & 3));
@@ -371,11 +530,20 @@ impl Emitter<'_> {
             std::array::from_fn(|g| std::array::from_fn(|k| source(layout.slots[g * 4 + k])));
         // Registers still to be read by the groups not stored yet.
         let mut pending = [0u32; VREGS];
-        for (src, _, _) in groups.iter().flatten() {
+        let computed = groups.iter().zip(&copy_of).filter(|(_, c)| c.is_none());
+        for (src, _, _) in computed.flat_map(|(g, _)| g) {
             if let Src::Loc(Loc::Reg(x), _) = src {
                 pending[*x as usize] += 1;
             }
         }
+        // A computed group (from its component vectors, or copied whole).
+        let store = |e: &mut Self, g: usize, pending: &mut [u32; VREGS], pair| match copy_of[g] {
+            Some(v) => {
+                e.copy_store(layout, v, g, pair);
+                true
+            }
+            None => e.group_store(&groups[g], g, pending, pair),
+        };
         let mut g = 0;
         while g < groups.len() {
             if t == asm::Tier::Avx2 && g & 1 == 0 {
@@ -393,19 +561,19 @@ impl Emitter<'_> {
                     }
                     (Some(a), None) => {
                         let l = self.const_row(&pair);
-                        if !self.group_store(&groups[g + 1], g + 1, &mut pending, Some(l)) {
+                        if !store(self, g + 1, &mut pending, Some(l)) {
                             self.constant_store(a, g);
                         }
                     }
                     (None, Some(b)) => {
                         let l = self.const_row(&pair);
-                        if !self.group_store(&groups[g], g, &mut pending, Some(l)) {
+                        if !store(self, g, &mut pending, Some(l)) {
                             self.constant_store(b, g + 1);
                         }
                     }
                     (None, None) => {
-                        self.group_store(&groups[g], g, &mut pending, None);
-                        self.group_store(&groups[g + 1], g + 1, &mut pending, None);
+                        store(self, g, &mut pending, None);
+                        store(self, g + 1, &mut pending, None);
                     }
                 }
                 g += 2;
@@ -414,7 +582,7 @@ impl Emitter<'_> {
             match constant_group(&groups, g) {
                 Some(row) => self.constant_store(row, g),
                 None => {
-                    self.group_store(&groups[g], g, &mut pending, None);
+                    store(self, g, &mut pending, None);
                 }
             }
             g += 1;
@@ -720,7 +888,7 @@ impl Emitter<'_> {
                     Src::Zero
                 }; 4]
             });
-            self.semantic_store(&layout, &from);
+            self.semantic_store(&layout, &from, &[]);
             return;
         }
         let t = self.tier;

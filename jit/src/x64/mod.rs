@@ -51,7 +51,7 @@ pub use asm::Tier;
 use asm::{Mem, Ops};
 #[cfg(feature = "dump")]
 pub use dump::{disassemble, instruction_count};
-pub use io::{DrawLayout, DrawSlot, IoMode, DRAW_COLOR, DRAW_SLOTS};
+pub use io::{DrawLayout, DrawOrder, DrawSlot, IoMode, DRAW_COLOR, DRAW_SLOTS, MAX_STEPPED_STRIDE};
 
 /// Allocatable vector registers (SSE4.1 and AVX2).
 pub const ALLOCATABLE: [u8; 11] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -239,7 +239,7 @@ pub fn compile_timed(
     if let Some(why) = draw_check(io, func, &ins, geometry) {
         return Err(CompileError::Unsupported(why));
     }
-    let mut plan = crate::io_plan::Plan::new(func, outs, geometry, io == IoMode::Aos);
+    let mut plan = crate::io_plan::Plan::new(func, outs, geometry, io.copyable());
     let remat = crate::kernel::remat_defs(func);
     let hoisted = crate::kernel::hoisted(func, &remat);
     let alloc = crate::kernel::allocate(
@@ -371,6 +371,7 @@ pub fn compile_timed(
     }
     // Batch loop tail: next batch.
     asm::scalar::bind(&mut e.ops, advance);
+    e.advance_arrays(io);
     let (step, out_step) = match io {
         IoMode::Aos => {
             let s = tier.lanes() as i32 * abi::AOS_VERTEX_BYTES;
