@@ -634,7 +634,8 @@ pub(super) fn lower(
         }
     }
     e.fold_copies(scratch);
-    e.b.extend(e.insts.drain(..));
+    e.b.extend_from_slice(&e.insts);
+    e.insts.clear();
     scratch.insts = e.insts;
     e.consts.clear();
     scratch.consts = e.consts;

@@ -94,7 +94,10 @@ pub(super) fn build_with(
     regions: &Regions,
     chained: bool,
 ) -> Built {
-    let mut b = Builder::new();
+    // Straight code is built into the entry block: room for the register initialization and
+    // a few instructions per state (an ALU instruction lowers to about four and a half).
+    let room = 128 + 6 * graph.nodes.len();
+    let mut b = Builder::with_capacity(room, room);
     b.use_loop_slots(graph.loop_slots);
     let predicated = conversions
         .values()

@@ -161,18 +161,21 @@ pub struct Graph {
 
 /// Explores every reachable control state of `program`, at most `max_states` of them.
 pub fn explore(program: &Program, max_states: usize) -> Result<Graph, Unsupported> {
+    let stop = stops(program);
+    // About one state per word up to the last one loaded (more only inside calls and loops).
+    let room = stop.len().min(max_states);
     let mut x = Explorer {
         program,
-        stop: stops(program),
+        stop,
         plain: vec![u32::MAX; LAST_SLOT as usize],
         index: HashMap::default(),
-        states: Vec::new(),
+        states: Vec::with_capacity(room),
         queue: VecDeque::new(),
         max_states,
         loop_slots: 0,
     };
     let entry = x.target(u32::from(program.entry), Stacks::default())?;
-    let mut flows = Vec::new();
+    let mut flows = Vec::with_capacity(room);
     while let Some(id) = x.queue.pop_front() {
         // Only the index looks states up again: the node takes this copy.
         let state = std::mem::replace(

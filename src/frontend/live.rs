@@ -82,71 +82,61 @@ fn load(ops: &AluOperands, n: usize) -> Load {
 /// One state's instruction, as liveness sees it.
 #[derive(Clone, Copy)]
 struct Transfer {
-    /// The destination temporary's bits (`0xF << 4·r`), 0 when none is written.
+    /// The destination temporary's first bit (`4·r`).
     shift: u32,
-    /// Enabled destination components (0 when no temporary is written).
+    /// Enabled destination components when a temporary is written, else 0.
     mask: u8,
-    /// Components read whatever is live (a0/cc computations; for an output destination,
-    /// everything it reads).
-    always: u64,
-    /// Read when destination component `i` is computed.
-    per_comp: [u64; 4],
-    /// The arithmetic, to find the loads of the live components.
+    /// Per source and swizzled component, the temporary component read ([`temp_bits`]).
+    bits: [[u64; 4]; 3],
+    /// The arithmetic (`None`: the instruction reads no register).
     alu: Option<(Math, AluOperands, OpDesc)>,
 }
 
 impl Transfer {
     fn new(program: &Program, step: Step) -> Transfer {
-        let none = Transfer {
-            shift: 0,
-            mask: 0,
-            always: 0,
-            per_comp: [0; 4],
-            alu: None,
-        };
         let (math, ops) = match step {
             Step::Alu(math, ops) => (math, ops),
-            Step::Emit | Step::SetEmit(_) | Step::Other => return none,
-        };
-        let desc = OpDesc(program.descs[ops.desc as usize & 0x7F]);
-        let bits = temp_bits(&ops, desc);
-        let temps = |dst: u8| gather(&bits, alu::reads(math, desc, dst));
-        let all = alu::written(desc, 0xF);
-        let (shift, mask) = match (ops.dst.kind(), writes_dst(math)) {
-            (DstKind::Temp(r), true) => (4 * u32::from(r), all),
-            (DstKind::Temp(_) | DstKind::Output(_), false) | (DstKind::Output(_), true) => {
+            Step::Emit | Step::SetEmit(_) | Step::Other => {
                 return Transfer {
-                    always: temps(all),
-                    alu: Some((math, ops, desc)),
-                    ..none
+                    shift: 0,
+                    mask: 0,
+                    bits: [[0; 4]; 3],
+                    alu: None,
                 }
             }
         };
-        let mut per_comp = [0; 4];
-        for (i, reads) in per_comp.iter_mut().enumerate() {
-            if mask >> i & 1 != 0 {
-                *reads = temps(1 << i);
-            }
-        }
+        let desc = OpDesc(program.descs[ops.desc as usize & 0x7F]);
+        let (shift, mask) = match (ops.dst.kind(), writes_dst(math)) {
+            (DstKind::Temp(r), true) => (4 * u32::from(r), alu::written(desc, 0xF)),
+            (DstKind::Temp(_) | DstKind::Output(_), false) | (DstKind::Output(_), true) => (0, 0),
+        };
         Transfer {
             shift,
             mask,
-            always: temps(0),
-            per_comp,
+            bits: temp_bits(&ops, desc),
             alu: Some((math, ops, desc)),
+        }
+    }
+
+    /// The destination components computed when `out` are live after the instruction.
+    fn computed(&self, out: u64) -> u8 {
+        match self.mask {
+            0 => 0xF,
+            m => (out >> self.shift) as u8 & m,
         }
     }
 
     /// The components live before the instruction when `out` are live after it.
     fn apply(&self, out: u64) -> u64 {
-        let dst = (out >> self.shift) as u8 & self.mask;
-        let mut live = (out & !(u64::from(dst) << self.shift)) | self.always;
-        for (i, reads) in self.per_comp.iter().enumerate() {
-            if dst >> i & 1 != 0 {
-                live |= reads;
-            }
-        }
-        live
+        let Some((math, _, desc)) = self.alu else {
+            return out;
+        };
+        let dst = self.computed(out);
+        let kept = match self.mask {
+            0 => out,
+            _ => out & !(u64::from(dst) << self.shift),
+        };
+        kept | gather(&self.bits, alu::reads(math, desc, alu::written(desc, dst)))
     }
 }
 
@@ -252,11 +242,7 @@ pub(super) fn analyze(program: &Program, graph: &Graph) -> Liveness {
         let Some((math, ops, desc)) = t.alu else {
             continue;
         };
-        let live = match t.mask {
-            0 => 0xF,
-            _ => (out >> t.shift) as u8 & 0xF,
-        };
-        let read = alu::reads(math, desc, alu::written(desc, live));
+        let read = alu::reads(math, desc, alu::written(desc, t.computed(out)));
         for (k, &r) in read.iter().enumerate() {
             for (i, &c) in desc.src(k).select.iter().enumerate() {
                 if r >> i & 1 != 0 {

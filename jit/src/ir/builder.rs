@@ -31,6 +31,16 @@ impl Builder {
         }
     }
 
+    /// [`Builder::new`] with room for `insts` instructions in the entry block and `vars`
+    /// variables, so that a function built mostly into one block (straight code) does not
+    /// grow it step by step.
+    pub fn with_capacity(insts: usize, vars: usize) -> Builder {
+        let mut b = Builder::new();
+        b.func.blocks[0].insts.reserve(insts);
+        b.func.vars.reserve(vars);
+        b
+    }
+
     /// A new variable of type `ty`.
     pub fn var(&mut self, ty: Ty) -> Var {
         self.func.vars.push(ty);
@@ -81,6 +91,13 @@ impl Builder {
         self.func.blocks[self.current.0 as usize]
             .insts
             .extend(insts);
+    }
+
+    /// Appends copies of `insts`, in order.
+    pub fn extend_from_slice(&mut self, insts: &[Inst]) {
+        self.func.blocks[self.current.0 as usize]
+            .insts
+            .extend_from_slice(insts);
     }
 
     /// Appends `op` writing `dst`.
