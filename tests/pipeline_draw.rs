@@ -1021,7 +1021,7 @@ fn dense_lists_draw_their_range_and_sparse_lists_their_unique_vertices() {
 #[test]
 fn ranges_and_dense_lists_step_through_their_vertices_at_every_batch_edge() {
     // Consecutive vertices take the stepped draw kernel: whole batches, then the last W
-    // vertices again for a partial batch, or a padded copy for a range shorter than a batch.
+    // vertices again for a partial batch; a range shorter than a batch takes the indexed one.
     // Counts around every lane width (1, W − 1, W, W + 1 for W = 4, 8, 16), first ≠ 0, the
     // last vertex at the arrays' end (the normal array ends exactly at vertex 299), strides
     // of 28 and 12 bytes, a fixed colour; as ranges and as the same vertices in a dense list.

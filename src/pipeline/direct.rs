@@ -23,9 +23,6 @@ pub(super) struct Buffers {
     words: Vec<u32>,
     /// The status word of a range's last, partial batch.
     tail: Vec<u32>,
-    /// A range shorter than one batch, its last vertex repeated to a whole batch: each loaded
-    /// array's part at the kernel's stride.
-    pad: Vec<f32>,
 }
 
 /// The stepped order of `feeds` (the registers the shader reads, `read`): each array's byte
@@ -173,11 +170,11 @@ fn inputs_from<'a>(
     })
 }
 
-/// Runs the vertex shader for the `count` (≥ 1) consecutive vertices from `first` through its
+/// Runs the vertex shader for the `count` consecutive vertices from `first` through its
 /// stepped draw kernel into `vertices` (resized to `count`): the whole batches in one run,
 /// then a partial last batch as the last W vertices (recomputing some: a shader has no side
-/// effects), or, for a range shorter than a batch, from copies of its attributes with its last
-/// vertex repeated. `None` if the shader has no stepped kernel for this draw (a stride above
+/// effects). `None` if the range is shorter than a batch (the indexed kernel pads such a
+/// draw with no copies) or the shader has no stepped kernel for this draw (a stride above
 /// [`MAX_STEPPED_STRIDE`], or see [`run`]); then `vertices` is to be filled by another path.
 /// `feeds` were checked for vertex `first + count - 1`; only vertices `referenced` names count
 /// in a budget error.
@@ -193,23 +190,23 @@ pub(super) fn run_range(
     buffers: &mut Buffers,
     referenced: &mut Referenced,
 ) -> Option<Result<(), DrawError>> {
+    let w = vs.lanes();
+    if count < w {
+        return None;
+    }
     let read = vs.input_components();
     let order = stepped(feeds, &read)?;
-    let DrawOrder::Stepped(strides) = order else {
-        return None;
-    };
     let layout = layout(feeds, &read, table, order);
-    let w = vs.lanes();
     let fixed = fixed_values(feeds);
     let first = first as usize;
     let full = count / w * w;
     vertices.resize(
-        count.max(w),
+        count,
         OutputVertex {
             slots: [0.0; SEMANTIC_SLOTS],
         },
     );
-    let Buffers { words, tail, pad } = buffers;
+    let Buffers { words, tail } = buffers;
     words.clear();
     if full > 0 {
         let inputs = inputs_from(feeds, &read, &fixed, first);
@@ -224,35 +221,21 @@ pub(super) fn run_range(
         )?;
     }
     // The last batch: vertices `from..from + w`, of which those from `full` on are new.
-    let from = count.saturating_sub(w);
+    let from = count - w;
     if full < count {
         let out = OutputVertex::as_slots(&mut vertices[from..from + w]);
-        let ran = if count >= w {
-            let inputs = inputs_from(feeds, &read, &fixed, first + from);
-            vs.run_draw(
-                uniforms,
-                &layout,
-                DrawVertices::Range(w),
-                &inputs,
-                out,
-                tail,
-            )
-        } else {
-            let inputs = padded(feeds, &read, &fixed, &strides, first, count, w, pad);
-            vs.run_draw(
-                uniforms,
-                &layout,
-                DrawVertices::Range(w),
-                &inputs,
-                out,
-                tail,
-            )
-        };
-        ran?;
+        let inputs = inputs_from(feeds, &read, &fixed, first + from);
+        vs.run_draw(
+            uniforms,
+            &layout,
+            DrawVertices::Range(w),
+            &inputs,
+            out,
+            tail,
+        )?;
     } else {
         tail.clear();
     }
-    vertices.truncate(count);
     let mut exhausted: Option<(u32, usize)> = None;
     let batches = words.iter().enumerate().map(|(b, &word)| (b * w, word));
     let last = tail.first().map(|&word| (from, word));
@@ -261,7 +244,7 @@ pub(super) fn run_range(
             let u = start + lane;
             // The last batch's vertices below `full` were counted with their whole batch.
             let counted = start == from && full < count && u < full;
-            if u >= count || counted || !referenced.has(u) {
+            if counted || !referenced.has(u) {
                 continue;
             }
             exhausted = Some(match exhausted {
@@ -278,71 +261,5 @@ pub(super) fn run_range(
             count,
             budget: vs.budget(),
         }),
-    })
-}
-
-/// A range of `count` (< `w`) vertices from `first` as a whole batch: per loaded array, `w`
-/// vertices at the kernel's stride (`strides`, bytes) copied into `pad`, the last vertex
-/// repeated; fixed values and unloaded registers as in [`inputs_from`].
-#[allow(clippy::too_many_arguments)]
-fn padded<'a>(
-    feeds: &[Feed<'a>; 16],
-    read: &[u8; 16],
-    fixed: &'a [Vec4; 16],
-    strides: &[u32; 16],
-    first: usize,
-    count: usize,
-    w: usize,
-    pad: &'a mut Vec<f32>,
-) -> [Option<DrawInput<'a>>; 16] {
-    // Where each array's copy starts in `pad`, and its length.
-    let mut parts = [(0usize, 0usize); 16];
-    let mut len = 0;
-    for r in 0..16 {
-        if let (true, Feed::Array { components, .. }) = (read[r] != 0, feeds[r]) {
-            let stride = strides[r] as usize / 4;
-            let part = (w - 1) * stride + components;
-            parts[r] = (len, part);
-            len += part;
-        }
-    }
-    pad.clear();
-    pad.resize(len, 0.0);
-    for r in 0..16 {
-        let Feed::Array {
-            data,
-            offset,
-            stride,
-            components,
-        } = feeds[r]
-        else {
-            continue;
-        };
-        if read[r] == 0 {
-            continue;
-        }
-        let (at, _) = parts[r];
-        for lane in 0..w {
-            // In bounds: `feeds` checked the range's last vertex.
-            let src = offset + (first + lane.min(count - 1)) * stride;
-            let dst = at + lane * stride;
-            pad[dst..dst + components].copy_from_slice(&data[src..src + components]);
-        }
-    }
-    let pad: &'a [f32] = pad;
-    std::array::from_fn(|r| {
-        (read[r] != 0).then(|| match feeds[r] {
-            Feed::Array { stride, .. } => {
-                let (at, part) = parts[r];
-                DrawInput {
-                    data: &pad[at..at + part],
-                    stride,
-                }
-            }
-            Feed::Zero | Feed::Fixed(_) => DrawInput {
-                data: &fixed[r],
-                stride: 0,
-            },
-        })
     })
 }

@@ -24,7 +24,9 @@
 //!
 //! Draw kernels first: where the engine has them (x86-64, AArch64) and no raw records are asked for,
 //! the vertex shader's draw kernel loads attributes from their arrays into lanes and stores
-//! semantic output vertices from lanes (module `direct`; no records at all). Otherwise records,
+//! semantic output vertices from lanes (module `direct`; no records at all) — for a range or
+//! a dense list of a batch or more, the stepped kernel, which walks the arrays with no index
+//! list. Otherwise records,
 //! not SoA planes: the kernel's batch loop moves records to lanes and back with vector
 //! transposes, while gathering into planes and mapping planes to semantic slots are one
 //! scalar store per component in Rust; a chunk's records stay in cache.
@@ -317,9 +319,11 @@ fn vertex_only(
         out.raw.clear();
         let uniforms = regs.uniforms(Unit::Vertex);
         let ran = match out.vertex_ids.first() {
-            // Consecutive vertices take the stepped kernel or, while it compiles, the record
-            // path (an indexed kernel would be one more compile).
-            Some(&first) if consecutive && direct::stepped(&feeds, &read).is_some() => {
+            // Consecutive vertices, a batch or more, take the stepped kernel or, while it
+            // compiles, the record path (an indexed kernel would be one more compile).
+            Some(&first)
+                if consecutive && n >= vs.lanes() && direct::stepped(&feeds, &read).is_some() =>
+            {
                 direct::run_range(
                     vs,
                     uniforms,
