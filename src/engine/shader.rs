@@ -610,14 +610,13 @@ pub(super) fn mark_outputs(func: &mut Function, regs: u16) {
 
 /// Uniform components read without an offset: the broadcast rows a run fills.
 pub(super) fn uniform_rows(func: &Function) -> Vec<(usize, usize)> {
-    let mut rows: Vec<(usize, usize)> = func
-        .blocks
-        .iter()
-        .flat_map(|b| &b.insts)
-        .filter(|i| i.op == Op::Uniform && (i.imm[0] & 0x7F) < 96)
-        .map(|i| ((i.imm[0] & 0x7F) as usize, (i.imm[1] & 3) as usize))
-        .collect();
-    rows.sort_unstable();
-    rows.dedup();
-    rows
+    let mut rows = opt::ComponentSet::default();
+    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
+        if inst.op == Op::Uniform && (inst.imm[0] & 0x7F) < 96 {
+            rows.insert(inst.imm[0] & 0x7F, inst.imm[1] & 3);
+        }
+    }
+    rows.iter()
+        .map(|(index, comp)| (index as usize, comp as usize))
+        .collect()
 }

@@ -134,16 +134,18 @@ fn prune_from(func: &mut Function, useful_first: bool) -> (usize, Vec<u32>) {
     }
     let mut keep = vec![true; at[n]];
     let mut live_in = vec![VarSet::default(); n];
+    // The visits' working set, reused (a replaced live-in set becomes the next one).
+    let mut set = VarSet::default();
     let mut work = Worklist::full(n);
     while let Some(b) = work.pop(&order) {
-        let mut set = VarSet::default();
+        set.clear();
         for s in &order.succs[b] {
             set.union_with(&live_in[s.0 as usize]);
         }
         let kept = &mut keep[at[b]..at[b + 1]];
         walk.block(&func.blocks[b], &mut set, |i, k| kept[i] = k);
         if set != live_in[b] {
-            live_in[b] = set;
+            std::mem::swap(&mut live_in[b], &mut set);
             work.push_preds(&order, b);
         }
     }

@@ -122,38 +122,43 @@ pub fn liveness(func: &Function) -> Liveness {
         }
         uses.push(u);
     }
+    // Every set sized for all the crossing variables up front, and the visits' working sets
+    // reused: the solution allocates nothing per visit.
+    let crossing = sparse.len();
     let defs: Vec<VarSet> = func
         .blocks
         .iter()
         .map(|block| {
-            block
-                .insts
-                .iter()
-                .filter_map(|i| i.dst)
-                .filter(|&d| dense[d.0 as usize] != u32::MAX)
-                .map(|d| Var(dense[d.0 as usize]))
-                .collect()
+            let mut set = VarSet::new(crossing);
+            for d in block.insts.iter().filter_map(|i| i.dst) {
+                if let Some(&x) = dense.get(d.0 as usize).filter(|&&x| x != u32::MAX) {
+                    set.insert(Var(x));
+                }
+            }
+            set
         })
         .collect();
     let order = BackwardOrder::new(func);
-    let mut live_in = vec![VarSet::default(); n];
-    let mut live_out = vec![VarSet::default(); n];
+    let mut live_in = vec![VarSet::new(crossing); n];
+    let mut live_out = vec![VarSet::new(crossing); n];
+    let (mut out, mut inn) = (VarSet::new(crossing), VarSet::new(crossing));
     let mut work = Worklist::full(n);
     while let Some(b) = work.pop(&order) {
-        let mut out = VarSet::default();
+        out.clear();
         for s in &order.succs[b] {
             if let Some(li) = live_in.get(s.0 as usize) {
                 out.union_with(li);
             }
         }
-        let mut inn = out.clone();
+        inn.copy_from(&out);
         inn.subtract(&defs[b]);
         inn.union_with(&uses[b]);
         if inn != live_in[b] {
-            live_in[b] = inn;
+            // The old set becomes the next visit's working set.
+            std::mem::swap(&mut live_in[b], &mut inn);
             work.push_preds(&order, b);
         }
-        live_out[b] = out;
+        live_out[b].copy_from(&out);
     }
     Liveness {
         live_in,

@@ -37,7 +37,7 @@ pub use invariant::batch_invariant;
 pub use liveness::{liveness, Liveness};
 pub use place::{group_inputs, on_cycles, place_io, reread_copies, sink_outputs};
 pub use rename::{renumber, split_defs};
-pub use specialize::{pmul_uniform_operands, specialize_pmul, square_pmul};
+pub use specialize::{pmul_uniform_operands, specialize_pmul, square_pmul, ComponentSet};
 pub use varset::VarSet;
 
 #[cfg(test)]

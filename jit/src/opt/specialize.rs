@@ -10,17 +10,46 @@ use crate::ir::{Function, Op, Var};
 /// `PMul`, in a fixed order: the bits of a specialization key.
 pub fn pmul_uniform_operands(func: &Function) -> Vec<(u32, u32)> {
     let defs = uniform_defs(func);
-    let mut out: Vec<(u32, u32)> = func
-        .blocks
-        .iter()
-        .flat_map(|b| &b.insts)
-        .filter(|i| i.op == Op::PMul)
-        .flat_map(|i| [i.args[0], i.args[1]])
-        .filter_map(|v| defs[v.0 as usize])
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
+    let mut set = ComponentSet::default();
+    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
+        if inst.op == Op::PMul {
+            for v in [inst.args[0], inst.args[1]] {
+                if let Some(&Some((index, comp))) = defs.get(v.0 as usize) {
+                    set.insert(index, comp);
+                }
+            }
+        }
+    }
+    set.iter().collect()
+}
+
+/// A set of the batch-uniform components c0..c95 (bit `index * 4 + comp`): its members come
+/// out sorted and once each, with no sort.
+#[derive(Default)]
+pub struct ComponentSet([u64; 96 * 4 / 64]);
+
+impl ComponentSet {
+    /// Adds component `comp` (below 4) of uniform `index` (below 96; others are ignored).
+    pub fn insert(&mut self, index: u32, comp: u32) {
+        let bit = (index * 4 + (comp & 3)) as usize;
+        if let Some(word) = self.0.get_mut(bit / 64) {
+            *word |= 1 << (bit % 64);
+        }
+    }
+
+    /// The members as (index, component), in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, &word)| {
+            let mut rest = word;
+            std::iter::from_fn(move || {
+                (rest != 0).then(|| {
+                    let bit = w as u32 * 64 + rest.trailing_zeros();
+                    rest &= rest - 1;
+                    (bit / 4, bit % 4)
+                })
+            })
+        })
+    }
 }
 
 /// A copy of `func` where every `PMul` with an operand that is a uniform component for which

@@ -666,3 +666,24 @@ fn dce_renumber_is_renumber_then_dce_without_gaps() {
     dce_renumber(&mut got);
     assert_eq!(got, want);
 }
+
+/// A component set gives its members once each, by (index, component), and ignores uniforms
+/// past c95.
+#[test]
+fn component_set_is_sorted_and_deduplicated() {
+    let mut set = ComponentSet::default();
+    for (index, comp) in [
+        (95, 3),
+        (0, 2),
+        (17, 0),
+        (0, 2),
+        (63, 3),
+        (64, 0),
+        (96, 0),
+        (0, 1),
+    ] {
+        set.insert(index, comp);
+    }
+    let got: Vec<(u32, u32)> = set.iter().collect();
+    assert_eq!(got, [(0, 1), (0, 2), (17, 0), (63, 3), (64, 0), (95, 3)]);
+}

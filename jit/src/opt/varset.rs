@@ -37,6 +37,17 @@ impl VarSet {
         }
     }
 
+    /// Empties the set, keeping its capacity.
+    pub fn clear(&mut self) {
+        self.words.fill(0);
+    }
+
+    /// Makes the set equal to `other`, in the memory it already has where that is enough.
+    pub fn copy_from(&mut self, other: &VarSet) {
+        self.words.clear();
+        self.words.extend_from_slice(&other.words);
+    }
+
     /// True if `v` is in the set (a variable beyond the capacity never is).
     pub fn contains(&self, v: Var) -> bool {
         let i = v.0 as usize;

@@ -227,27 +227,18 @@ pub fn allocate(
         free_slots.push((slot, r.end));
         Ok(())
     };
-    // A lower bound of the active ranges' ends: while every range starts at or before it,
-    // none expires and the active list is not scanned.
-    let mut first_end = u32::MAX;
     for r in ranges {
         // Expire ranges that ended before this one starts.
-        if first_end < r.start {
-            first_end = u32::MAX;
-            active.retain(|&(a, reg)| {
-                let live = a.end >= r.start;
-                if live {
-                    first_end = first_end.min(a.end);
-                } else {
-                    free.push(reg);
-                }
-                live
-            });
-        }
+        active.retain(|&(a, reg)| {
+            let live = a.end >= r.start;
+            if !live {
+                free.push(reg);
+            }
+            live
+        });
         if let Some(reg) = free.pop() {
             locs[r.var.0 as usize] = Loc::Reg(reg);
             active.push((r, reg));
-            first_end = first_end.min(r.end);
             continue;
         }
         // No register: spill whichever of the active ranges and this one is used least
@@ -263,7 +254,6 @@ pub fn allocate(
                 active.swap_remove(i);
                 locs[r.var.0 as usize] = Loc::Reg(reg);
                 active.push((r, reg));
-                first_end = first_end.min(r.end);
             }
             _ => spill(&mut locs, &r, &mut free_slots)?,
         }
