@@ -27,7 +27,7 @@ use picajit::shbin::Shbin;
 use picajit_codegen::abi::{
     Context, Lanes, Triangle, TriangleMasks, CONST_ENTRIES, STATUS_OVERFLOW,
 };
-use picajit_codegen::code::{DrawInput, EmitBuffer, ExecCode};
+use picajit_codegen::code::{DrawInput, DrawVertices, EmitBuffer, ExecCode};
 use picajit_codegen::ir::Function;
 use picajit_codegen::x64::{self, CompileError, IoMode, Tier, DRAW_SLOTS};
 
@@ -241,10 +241,22 @@ fn agree_draw(
     );
     let (mut st8, mut st16) = (vec![0u32; ids.len() / 8], vec![0u32; ids.len() / 16]);
     native
-        .run_draw(&mut ctx8, &ids, &arrays, &mut out8, &mut st8)
+        .run_draw(
+            &mut ctx8,
+            DrawVertices::Ids(&ids),
+            &arrays,
+            &mut out8,
+            &mut st8,
+        )
         .expect("native run");
-    exec.run_draw(&mut ctx16, &ids, &arrays, &mut out16, &mut st16)
-        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    exec.run_draw(
+        &mut ctx16,
+        DrawVertices::Ids(&ids),
+        &arrays,
+        &mut out16,
+        &mut st16,
+    )
+    .unwrap_or_else(|e| panic!("{what}: {e}"));
     let b =
         |v: &[[f32; DRAW_SLOTS]]| -> Vec<u32> { v.iter().flatten().map(|x| x.to_bits()).collect() };
     for g in finished_groups(&what, &st8, &st16, t) {

@@ -25,7 +25,7 @@ use picajit::fuzz::{self, Config};
 use picajit::program::{Program, Regs16, ShaderKind, Uniforms};
 use picajit::shbin::Shbin;
 use picajit_codegen::abi::{Context, Lanes, Triangle, TriangleMasks, CONST_ENTRIES};
-use picajit_codegen::code::{DrawInput, EmitBuffer, ExecCode};
+use picajit_codegen::code::{DrawInput, DrawVertices, EmitBuffer, ExecCode};
 use picajit_codegen::ir::Function;
 use picajit_codegen::x64::{self, DrawLayout, DrawOrder, IoMode, Tier, DRAW_SLOTS};
 
@@ -195,10 +195,22 @@ fn agree_draw(
     );
     let (mut st_n, mut st_x) = (vec![0u32; 4], vec![0u32; 4]);
     native
-        .run_draw(&mut ctx_n, &ids, &arrays, &mut out_n, &mut st_n)
+        .run_draw(
+            &mut ctx_n,
+            DrawVertices::Ids(&ids),
+            &arrays,
+            &mut out_n,
+            &mut st_n,
+        )
         .expect("native run");
-    exec.run_draw(&mut ctx_x, &ids, &arrays, &mut out_x, &mut st_x)
-        .unwrap_or_else(|e| panic!("{what} ExecCode: {e}"));
+    exec.run_draw(
+        &mut ctx_x,
+        DrawVertices::Ids(&ids),
+        &arrays,
+        &mut out_x,
+        &mut st_x,
+    )
+    .unwrap_or_else(|e| panic!("{what} ExecCode: {e}"));
     let b = |v: &[[f32; DRAW_SLOTS]]| v.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
     same_bits(&format!("{what}: outputs"), &b(&out_n), &b(&out_x));
     assert_eq!(st_n, st_x, "{what}: status words");
@@ -227,12 +239,12 @@ fn agree_draw(
     let [st_n, st_x, st_i] = &mut sts;
     let [ctx_n, ctx_x, ctx_i] = &mut ctxs;
     native
-        .run_draw_range(ctx_n, count, &arrays, out_n, st_n)
+        .run_draw(ctx_n, DrawVertices::Range(count), &arrays, out_n, st_n)
         .expect("native run");
-    exec.run_draw_range(ctx_x, count, &arrays, out_x, st_x)
+    exec.run_draw(ctx_x, DrawVertices::Range(count), &arrays, out_x, st_x)
         .unwrap_or_else(|e| panic!("{what} stepped ExecCode: {e}"));
     indexed
-        .run_draw(ctx_i, &in_order, &arrays, out_i, st_i)
+        .run_draw(ctx_i, DrawVertices::Ids(&in_order), &arrays, out_i, st_i)
         .expect("native run");
     same_bits(&format!("{what} stepped: outputs"), &b(out_n), &b(out_x));
     same_bits(

@@ -75,6 +75,40 @@ pub struct DrawInput<'a> {
     pub stride: usize,
 }
 
+/// The vertices a draw kernel runs on.
+#[derive(Clone, Copy, Debug)]
+pub enum DrawVertices<'a> {
+    /// Vertex indices, for an indexed layout ([`DrawOrder::Indexed`]): output vertex `j` is
+    /// vertex `ids[j]`, whose attribute of register r is at `inputs[r].data[id * stride..]`.
+    Ids(&'a [u32]),
+    /// This many consecutive vertices, for a stepped layout ([`DrawOrder::Stepped`]): output
+    /// vertex `j` is the one at `inputs[r].data[j * stride..]`.
+    Range(usize),
+}
+
+impl<'a> DrawVertices<'a> {
+    /// How many vertices.
+    pub fn len(&self) -> usize {
+        match *self {
+            DrawVertices::Ids(ids) => ids.len(),
+            DrawVertices::Range(count) => count,
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The first `n` of them (`n` at most [`len`](Self::len)).
+    pub fn first(self, n: usize) -> Self {
+        match self {
+            DrawVertices::Ids(ids) => DrawVertices::Ids(&ids[..n]),
+            DrawVertices::Range(_) => DrawVertices::Range(n),
+        }
+    }
+}
+
 /// The arrays a draw kernel of `layout` reads for the vertex indices `ids`, per input
 /// register (`None` where it reads none, or `ids` is empty), each cut to the floats the
 /// largest index reaches: a kernel touches nothing past them.
@@ -419,19 +453,20 @@ impl ExecCode {
         Ok(batches)
     }
 
-    /// Runs the draw kernel over the whole batches of the vertex indices `ids` (W each; a
-    /// shorter tail is the caller's to pad, e.g. with a repeated index): output vertex `j` of
-    /// `output` from vertex `ids[j]`, input register r from `inputs[r]` for every register the
-    /// kernel's [`DrawLayout`] loads. Status words and return value as
-    /// for [`ExecCode::run_aos`].
+    /// Runs the draw kernel over the whole batches (W vertices each; a shorter tail is the
+    /// caller's to pad, e.g. with a repeated index) of `vertices`: output vertex `j` of
+    /// `output` as [`DrawVertices`] says, input register r from `inputs[r]` for every register
+    /// the kernel's [`DrawLayout`] loads. Status words and return value as for
+    /// [`ExecCode::run_aos`].
     ///
-    /// Panics if the code is not a draw kernel, or if a register the layout loads has no
-    /// array or one too short for the largest index of `ids` (callers check first: the
-    /// kernel reads only what this validates).
+    /// Panics if the code is not a draw kernel, if `vertices` does not fit its order (ids for
+    /// an indexed kernel, a range for a stepped one), or if a register the layout loads has no
+    /// array, one of another stride than a stepped kernel's, or one too short for the vertices
+    /// of the whole batches (callers check first: the kernel reads only what this validates).
     pub fn run_draw(
         &self,
         ctx: &mut Context,
-        ids: &[u32],
+        vertices: DrawVertices<'_>,
         inputs: &[Option<DrawInput<'_>>; 16],
         output: &mut [SemanticVertex],
         status: &mut [u32],
@@ -439,58 +474,38 @@ impl ExecCode {
         let IoMode::Draw(layout) = self.io else {
             panic!("run_draw needs a draw kernel");
         };
-        assert_eq!(layout.order, DrawOrder::Indexed, "run_draw needs indices");
         let w = self.tier.lanes();
-        let batches = (ids.len().min(output.len()) / w).min(status.len());
-        let (ids, output) = (&ids[..batches * w], &mut output[..batches * w]);
-        let arrays = draw_arrays_within(&layout, ids, inputs);
+        let batches = (vertices.len().min(output.len()) / w).min(status.len());
+        let output = &mut output[..batches * w];
+        let (ids, arrays): (&[u32], _) = match vertices.first(batches * w) {
+            DrawVertices::Ids(ids) => {
+                assert_eq!(
+                    layout.order,
+                    DrawOrder::Indexed,
+                    "run_draw: ids need an indexed kernel"
+                );
+                (ids, draw_arrays_within(&layout, ids, inputs))
+            }
+            DrawVertices::Range(count) => (&[], stepped_arrays(&layout, count, inputs)),
+        };
         for (r, array) in arrays.iter().enumerate() {
             let (base, stride) = array.map_or((0, 0), |a| (a.data.as_ptr() as usize, a.stride * 4));
             ctx.io.draw_base[r] = base;
             ctx.io.draw_stride[r] = stride;
         }
         set_emit(ctx, None);
-        let input = ids.as_ptr() as usize;
+        let input = if ids.is_empty() {
+            0
+        } else {
+            ids.as_ptr() as usize
+        };
         let status = &mut status[..batches];
         self.run_batches(ctx, input, output.as_mut_ptr() as usize, status, || {
-            let mut spans = vec![Span::Words(ids), Span::FloatsMut(output.as_flattened_mut())];
-            spans.extend(arrays.iter().flatten().map(|a| Span::Floats(a.data)));
-            spans
-        })
-    }
-
-    /// Runs a stepped draw kernel ([`DrawOrder::Stepped`]) over the whole batches of `count`
-    /// consecutive vertices: output vertex `j` of `output` from the vertex at `j * stride` of
-    /// every array of `inputs` (vertex 0 at each array's start). Status words and return
-    /// value as for [`ExecCode::run_aos`].
-    ///
-    /// Panics if the code is not a stepped draw kernel, or if a register the layout loads has
-    /// no array, one of another stride than the kernel's, or one too short for the vertices
-    /// of the whole batches (callers check first: the kernel reads only what this validates).
-    pub fn run_draw_range(
-        &self,
-        ctx: &mut Context,
-        count: usize,
-        inputs: &[Option<DrawInput<'_>>; 16],
-        output: &mut [SemanticVertex],
-        status: &mut [u32],
-    ) -> Result<usize, ExecError> {
-        let IoMode::Draw(layout) = self.io else {
-            panic!("run_draw_range needs a draw kernel");
-        };
-        let w = self.tier.lanes();
-        let batches = (count.min(output.len()) / w).min(status.len());
-        let output = &mut output[..batches * w];
-        let arrays = stepped_arrays(&layout, batches * w, inputs);
-        for (r, array) in arrays.iter().enumerate() {
-            let (base, stride) = array.map_or((0, 0), |a| (a.data.as_ptr() as usize, a.stride * 4));
-            ctx.io.draw_base[r] = base;
-            ctx.io.draw_stride[r] = stride;
-        }
-        set_emit(ctx, None);
-        let status = &mut status[..batches];
-        self.run_batches(ctx, 0, output.as_mut_ptr() as usize, status, || {
-            let mut spans = vec![Span::FloatsMut(output.as_flattened_mut())];
+            let mut spans: Vec<Span<'_>> = (!ids.is_empty())
+                .then_some(Span::Words(ids))
+                .into_iter()
+                .collect();
+            spans.push(Span::FloatsMut(output.as_flattened_mut()));
             spans.extend(arrays.iter().flatten().map(|a| Span::Floats(a.data)));
             spans
         })
@@ -535,7 +550,7 @@ impl ExecCode {
             // that many floats at `base + id * stride`, which `run_draw` checked lie inside the
             // register's array for the largest index (a stepped draw kernel reads, per
             // register, vertex k at `base + k * stride` for the vertices of `batches` whole
-            // batches, which `run_draw_range` checked lie inside the register's array, the
+            // batches, which `run_draw` checked lie inside the register's array, the
             // stride checked equal to the one compiled in); the status
             // pointer covers `batches` words; triangles are written only below
             // `io.triangle_capacity`, which `set_emit` derives from the slices it was given (0

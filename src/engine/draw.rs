@@ -4,6 +4,7 @@
 //! stores output vertices in semantic order (`picajit_codegen::x64::DrawLayout`). One kernel
 //! per vertex layout is kept beside each AoS kernel ([`super::kernels::Kernels::draw`]).
 
+pub(crate) use picajit_codegen::code::DrawVertices;
 use picajit_codegen::code::{DrawInput, SemanticVertex};
 use picajit_codegen::x64::DrawLayout;
 
@@ -11,26 +12,6 @@ use super::kernels::{DrawKernel, Exec};
 use super::shader::with_context;
 use super::Shader;
 use crate::program::Uniforms;
-
-/// The vertices a draw kernel runs on.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum DrawVertices<'a> {
-    /// Vertex indices, for an indexed layout: `output[j]` is vertex `ids[j]`, whose attribute
-    /// of register r is at `inputs[r].data[id * stride..]`.
-    Ids(&'a [u32]),
-    /// `count` consecutive vertices, for a stepped layout: `output[j]` is the vertex at
-    /// `inputs[r].data[j * stride..]`.
-    Range(usize),
-}
-
-impl DrawVertices<'_> {
-    fn len(&self) -> usize {
-        match *self {
-            DrawVertices::Ids(ids) => ids.len(),
-            DrawVertices::Range(count) => count,
-        }
-    }
-}
 
 impl Shader {
     /// Runs the draw kernel for `layout` over `vertices` (a whole number of batches of
@@ -83,12 +64,7 @@ impl Shader {
         words.resize(vertices.len() / w, 0);
         with_context(|ctx| {
             self.load_uniforms(ctx, uniforms, &native.rows);
-            match vertices {
-                DrawVertices::Ids(ids) => code.run_draw(ctx, ids, inputs, output, words),
-                DrawVertices::Range(count) => {
-                    code.run_draw_range(ctx, count, inputs, output, words)
-                }
-            }
+            code.run_draw(ctx, vertices, inputs, output, words)
         })
         .ok()
         .map(|_| ())

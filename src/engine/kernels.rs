@@ -11,7 +11,7 @@ use super::cache::Counters;
 use picajit_codegen::aarch64;
 use picajit_codegen::abi::Context;
 use picajit_codegen::arena::CodeArena;
-use picajit_codegen::code::{DrawInput, SemanticVertex};
+use picajit_codegen::code::{DrawInput, DrawVertices, SemanticVertex};
 use picajit_codegen::code::{EmitBuffer, ExecCode};
 use picajit_codegen::ir::Function;
 use picajit_codegen::opt;
@@ -135,37 +135,17 @@ impl Code {
     pub(super) fn run_draw(
         &self,
         ctx: &mut Context,
-        ids: &[u32],
+        vertices: DrawVertices<'_>,
         inputs: &[Option<DrawInput<'_>>; 16],
         output: &mut [SemanticVertex],
         status: &mut [u32],
     ) -> Result<usize, String> {
         match self {
             Code::X64(c) => c
-                .run_draw(ctx, ids, inputs, output, status)
+                .run_draw(ctx, vertices, inputs, output, status)
                 .map_err(|e| e.to_string()),
             Code::Aarch64(k) => k
-                .run_draw(ctx, ids, inputs, output, status)
-                .map_err(|e| e.to_string()),
-        }
-    }
-
-    /// `ExecCode::run_draw_range`; an error only from the qemu job server or the x86-64
-    /// emulator.
-    pub(super) fn run_draw_range(
-        &self,
-        ctx: &mut Context,
-        count: usize,
-        inputs: &[Option<DrawInput<'_>>; 16],
-        output: &mut [SemanticVertex],
-        status: &mut [u32],
-    ) -> Result<usize, String> {
-        match self {
-            Code::X64(c) => c
-                .run_draw_range(ctx, count, inputs, output, status)
-                .map_err(|e| e.to_string()),
-            Code::Aarch64(k) => k
-                .run_draw_range(ctx, count, inputs, output, status)
+                .run_draw(ctx, vertices, inputs, output, status)
                 .map_err(|e| e.to_string()),
         }
     }

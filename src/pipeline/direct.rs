@@ -107,27 +107,18 @@ pub(super) fn run(
     ids.truncate(n);
     vertices.truncate(n);
     ran?;
-    let mut exhausted: Option<(u32, usize)> = None;
-    for (b, &word) in words.iter().enumerate().filter(|(_, &word)| word != 0) {
-        for lane in (0..w).filter(|&l| word >> l & 1 != 0 && b * w + l < n) {
-            if !referenced.has(b * w + lane) {
-                continue;
-            }
-            exhausted = Some(match exhausted {
-                None => (ids[b * w + lane], 1),
-                Some((v, count)) => (v, count + 1),
-            });
-        }
-    }
-    Some(match exhausted {
-        None => Ok(()),
-        Some((vertex, count)) => Err(DrawError::BudgetExhausted {
-            unit: Unit::Vertex,
-            vertex,
-            count,
-            budget: vs.budget(),
-        }),
-    })
+    let exhausted = words
+        .iter()
+        .enumerate()
+        .filter(|&(_, &word)| word != 0)
+        .flat_map(|(b, &word)| {
+            (0..w)
+                .filter(move |&l| word >> l & 1 != 0)
+                .map(move |l| b * w + l)
+        })
+        .filter(|&u| u < n && referenced.has(u))
+        .map(|u| ids[u]);
+    Some(budget_result(vs, exhausted))
 }
 
 /// The fixed value of each register fed one (0.0 elsewhere): the arrays of stride 0 that
@@ -236,30 +227,32 @@ pub(super) fn run_range(
     } else {
         tail.clear();
     }
-    let mut exhausted: Option<(u32, usize)> = None;
     let batches = words.iter().enumerate().map(|(b, &word)| (b * w, word));
     let last = tail.first().map(|&word| (from, word));
-    for (start, word) in batches.chain(last).filter(|&(_, word)| word != 0) {
-        for lane in (0..w).filter(|&l| word >> l & 1 != 0) {
-            let u = start + lane;
-            // The last batch's vertices below `full` were counted with their whole batch.
-            let counted = start == from && full < count && u < full;
-            if counted || !referenced.has(u) {
-                continue;
-            }
-            exhausted = Some(match exhausted {
-                None => ((first + u) as u32, 1),
-                Some((v, c)) => (v, c + 1),
-            });
-        }
-    }
-    Some(match exhausted {
+    let exhausted = batches
+        .chain(last)
+        .filter(|&(_, word)| word != 0)
+        .flat_map(|(start, word)| {
+            (0..w)
+                .filter(move |&l| word >> l & 1 != 0)
+                .map(move |l| (start, start + l))
+        })
+        // The last batch's vertices below `full` were counted with their whole batch.
+        .filter(|&(start, u)| !(start == from && full < count && u < full) && referenced.has(u))
+        .map(|(_, u)| (first + u) as u32);
+    Some(budget_result(vs, exhausted))
+}
+
+/// `Ok`, or the budget error naming the first of `exhausted` (the referenced vertices whose
+/// lane ran out of steps, in order) and how many there are.
+fn budget_result(vs: &Shader, mut exhausted: impl Iterator<Item = u32>) -> Result<(), DrawError> {
+    match exhausted.next() {
         None => Ok(()),
-        Some((vertex, count)) => Err(DrawError::BudgetExhausted {
+        Some(vertex) => Err(DrawError::BudgetExhausted {
             unit: Unit::Vertex,
             vertex,
-            count,
+            count: 1 + exhausted.count(),
             budget: vs.budget(),
         }),
-    })
+    }
 }

@@ -1,20 +1,22 @@
 //! Running AArch64 kernels: in-process on an AArch64 host (executable mapping, cache
 //! maintenance, an `isb` on the calling thread before every entry), through a qemu-user
 //! [`Runner`] per thread elsewhere. Both mirror [`crate::code::ExecCode`]'s `run_aos`,
-//! `run_soa`, `run_draw` and `run_draw_range`; the qemu path can fail (the process died), so they return a
+//! `run_soa` and `run_draw`; the qemu path can fail (the process died), so they return a
 //! `Result`.
 
 #[cfg(not(target_arch = "aarch64"))]
 use std::cell::RefCell;
 
-use super::runner::{self, RunnerError};
 #[cfg(not(target_arch = "aarch64"))]
-use super::runner::{DrawIds, Runner};
+use super::runner::Runner;
+use super::runner::{self, RunnerError};
 #[cfg(target_arch = "aarch64")]
 use super::LANES;
 use super::{Compiled, IoMode};
 use crate::abi::Context;
-use crate::code::{draw_arrays, stepped_arrays, DrawInput, EmitBuffer, SemanticVertex, Vertex};
+use crate::code::{
+    draw_arrays, stepped_arrays, DrawInput, DrawVertices, EmitBuffer, SemanticVertex, Vertex,
+};
 use crate::io_plan::DrawOrder;
 
 /// Why a kernel did not run.
@@ -171,12 +173,12 @@ impl Kernel {
         }
     }
 
-    /// Runs a draw kernel over the whole batches of the vertex indices `ids` (see
-    /// `ExecCode::run_draw`, including its panics on missing or short arrays).
+    /// Runs a draw kernel over the whole batches of `vertices` (see `ExecCode::run_draw`,
+    /// including its panics on a wrong order and missing or short arrays).
     pub fn run_draw(
         &self,
         ctx: &mut Context,
-        ids: &[u32],
+        vertices: DrawVertices<'_>,
         inputs: &[Option<DrawInput<'_>>; 16],
         output: &mut [SemanticVertex],
         status: &mut [u32],
@@ -184,10 +186,19 @@ impl Kernel {
         let IoMode::Draw(layout) = self.io else {
             return Err(RunError::WrongMode("draw"));
         };
-        assert_eq!(layout.order, DrawOrder::Indexed, "run_draw needs indices");
-        let batches = (ids.len().min(output.len()) / super::LANES).min(status.len());
-        let ids = &ids[..batches * super::LANES];
-        let arrays = draw_arrays(&layout, ids, inputs);
+        let batches = (vertices.len().min(output.len()) / super::LANES).min(status.len());
+        let vertices = vertices.first(batches * super::LANES);
+        let arrays = match vertices {
+            DrawVertices::Ids(ids) => {
+                assert_eq!(
+                    layout.order,
+                    DrawOrder::Indexed,
+                    "run_draw: ids need an indexed kernel"
+                );
+                draw_arrays(&layout, ids, inputs)
+            }
+            DrawVertices::Range(count) => stepped_arrays(&layout, count, inputs),
+        };
         #[cfg(target_arch = "aarch64")]
         {
             for (r, array) in arrays.iter().enumerate() {
@@ -196,7 +207,10 @@ impl Kernel {
                 ctx.io.draw_base[r] = base;
                 ctx.io.draw_stride[r] = stride;
             }
-            ctx.io.input = ids.as_ptr() as usize;
+            ctx.io.input = match vertices {
+                DrawVertices::Ids(ids) => ids.as_ptr() as usize,
+                DrawVertices::Range(_) => 0,
+            };
             ctx.io.output = output.as_mut_ptr() as usize;
             ctx.io.status = status.as_mut_ptr() as usize;
             ctx.io.batches = batches as u64;
@@ -206,46 +220,6 @@ impl Kernel {
         }
         #[cfg(not(target_arch = "aarch64"))]
         {
-            Ok(with_runner(|r| {
-                r.run_draw(&self.code, ctx, DrawIds::List(ids), &arrays, output, status)
-            })?)
-        }
-    }
-
-    /// Runs a stepped draw kernel over the whole batches of `count` consecutive vertices (see
-    /// `ExecCode::run_draw_range`, including its panics).
-    pub fn run_draw_range(
-        &self,
-        ctx: &mut Context,
-        count: usize,
-        inputs: &[Option<DrawInput<'_>>; 16],
-        output: &mut [SemanticVertex],
-        status: &mut [u32],
-    ) -> Result<usize, RunError> {
-        let IoMode::Draw(layout) = self.io else {
-            return Err(RunError::WrongMode("draw"));
-        };
-        let batches = (count.min(output.len()) / super::LANES).min(status.len());
-        let arrays = stepped_arrays(&layout, batches * super::LANES, inputs);
-        #[cfg(target_arch = "aarch64")]
-        {
-            for (r, array) in arrays.iter().enumerate() {
-                let (base, stride) =
-                    array.map_or((0, 0), |a| (a.data.as_ptr() as usize, a.stride * 4));
-                ctx.io.draw_base[r] = base;
-                ctx.io.draw_stride[r] = stride;
-            }
-            ctx.io.input = 0;
-            ctx.io.output = output.as_mut_ptr() as usize;
-            ctx.io.status = status.as_mut_ptr() as usize;
-            ctx.io.batches = batches as u64;
-            crate::code::set_emit(ctx, None);
-            self.enter(ctx);
-            Ok(batches)
-        }
-        #[cfg(not(target_arch = "aarch64"))]
-        {
-            let vertices = DrawIds::Range(batches * super::LANES);
             Ok(with_runner(|r| {
                 r.run_draw(&self.code, ctx, vertices, &arrays, output, status)
             })?)

@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 use super::elf::{CODE_MAX, DATA, DATA_MAX};
 use super::{IoMode, LANES};
 use crate::abi::{self, Context, Io, Scalars, Triangle, MAX_LANES, UNIFORM_ENTRIES, UNIFORM_ROWS};
-use crate::code::{DrawInput, EmitBuffer, SemanticVertex, Vertex};
+use crate::code::{DrawInput, DrawVertices, EmitBuffer, SemanticVertex, Vertex};
 
 /// Why a job could not run.
 #[derive(Debug, thiserror::Error)]
@@ -522,34 +522,20 @@ impl Runner {
     }
 }
 
-/// The vertices of a draw run through the job server.
-#[derive(Clone, Copy, Debug)]
-pub enum DrawIds<'a> {
-    /// Vertex indices (an indexed kernel).
-    List(&'a [u32]),
-    /// This many consecutive vertices from each array's start (a stepped kernel).
-    Range(usize),
-}
-
 impl Runner {
-    /// Runs a draw kernel like [`crate::code::ExecCode::run_draw`] (or, for a range,
-    /// `run_draw_range`) over the whole batches of `vertices`, reading each input register
+    /// Runs a draw kernel like [`crate::code::ExecCode::run_draw`] over the whole batches of `vertices`, reading each input register
     /// from `arrays` (as `code::draw_arrays` or `code::stepped_arrays` cut them: nothing past
     /// the last float the vertices reach).
     pub fn run_draw(
         &mut self,
         code: &[u8],
         ctx: &Context,
-        vertices: DrawIds<'_>,
+        vertices: DrawVertices<'_>,
         arrays: &[Option<DrawInput<'_>>; 16],
         output: &mut [SemanticVertex],
         status: &mut [u32],
     ) -> Result<usize, RunnerError> {
-        let count = match vertices {
-            DrawIds::List(ids) => ids.len(),
-            DrawIds::Range(count) => count,
-        };
-        let batches = (count.min(output.len()) / LANES).min(status.len());
+        let batches = (vertices.len().min(output.len()) / LANES).min(status.len());
         let vertex_bytes = std::mem::size_of::<SemanticVertex>();
         // The arrays, once, after the context.
         let mut at = round_up(CTX_BYTES);
@@ -575,7 +561,7 @@ impl Runner {
             let status_at = out_at + verts * vertex_bytes;
             let mut image = vec![0u8; status_at + 4 * n];
             io.input = DATA as usize + ids_at;
-            if let DrawIds::Range(_) = vertices {
+            if let DrawVertices::Range(_) = vertices {
                 // Each job starts its arrays at its first vertex.
                 for (r, array) in arrays.iter().enumerate() {
                     if let Some(a) = array {
@@ -595,7 +581,7 @@ impl Runner {
                     f32_bytes(a.data.iter().copied(), &mut image[start..start + 4 * len]);
                 }
             }
-            if let DrawIds::List(ids) = vertices {
+            if let DrawVertices::Ids(ids) = vertices {
                 for (b, id) in image[ids_at..out_at]
                     .chunks_exact_mut(4)
                     .zip(&ids[first..first + verts])
@@ -606,8 +592,8 @@ impl Runner {
             // A stepped kernel advances its array pointers in the context: they come back,
             // so the shadow of what the runner holds stays true.
             let bases = match vertices {
-                DrawIds::List(_) => 0..0,
-                DrawIds::Range(_) => {
+                DrawVertices::Ids(_) => 0..0,
+                DrawVertices::Range(_) => {
                     let at = abi::draw_base(0) as usize;
                     at..at + 16 * 8
                 }
