@@ -19,7 +19,9 @@
 
 use picajit_codegen::ir::{Builder, CmpKind, Inst, Op, Ty, Var};
 
-use crate::isa::{AddrIdx, AluOperands, CmpOp, DstKind, Fmt4, Instruction, OpDesc, SrcKind};
+use crate::isa::{
+    AddrIdx, AluOperands, CmpOp, DstKind, Fmt4, Instruction, OpDesc, SrcKind, SrcMod,
+};
 
 use super::live::Loads;
 use super::regs::Regs;
@@ -161,16 +163,27 @@ struct Emit<'a> {
     b: &'a mut Builder,
     regs: &'a Regs,
     ops: &'a AluOperands,
-    desc: OpDesc,
+    /// Per source: negation and swizzle, decoded once.
+    mods: [SrcMod; 3],
     insts: Vec<Inst>,
     /// Variables created for this instruction, numbered consecutively from the first (each is
     /// written exactly once, in `insts`): the first, and how many.
     fresh: (Var, u32),
+    /// Per fresh variable: how many instructions read it (an instruction naming it twice
+    /// counts once).
+    readers: Vec<u32>,
+    /// Positions in `insts` of the register copies (`Mov`, `IMov`, `MaskMov` into a variable
+    /// that is not fresh): what [`Emit::fold_copies`] may fold.
+    copies: Vec<u32>,
     /// Lanes the instruction runs in (`None`: all).
     pred: Option<Var>,
-    raw: [[Option<Var>; 4]; 3],
-    modified: [[Option<Var>; 4]; 3],
-    consts: Vec<(u32, Var)>,
+    /// Per source and component: the read before swizzle, and after swizzle and negation
+    /// ([`UNSET`]: not fetched yet).
+    raw: [[Var; 4]; 3],
+    modified: [[Var; 4]; 3],
+    /// The constants emitted so far (bits, variable); an instruction uses at most four.
+    consts: [(u32, Var); 4],
+    nconsts: usize,
     /// Lowering a component no later instruction reads: only its source reads and constants
     /// are emitted (see [`lower`]).
     dead: bool,
@@ -181,7 +194,11 @@ struct Emit<'a> {
 /// A variable standing for the value of an instruction not emitted (never written).
 const NOT_EMITTED: Var = Var(u32::MAX);
 
+/// A cache entry of [`Emit`] not filled yet.
+const UNSET: Var = Var(u32::MAX - 1);
+
 impl Emit<'_> {
+    #[inline]
     fn fresh(&mut self, ty: Ty) -> Var {
         // Only this creates variables while the instruction is lowered: they are consecutive.
         let v = self.b.var(ty);
@@ -189,41 +206,55 @@ impl Emit<'_> {
             self.fresh.0 = v;
         }
         self.fresh.1 += 1;
+        self.readers.push(0);
         v
     }
 
     /// The number of `v` among the fresh variables, if it is one.
+    #[inline]
     fn fresh_index(&self, v: Var) -> Option<usize> {
         let i = v.0.wrapping_sub(self.fresh.0 .0);
         (i < self.fresh.1).then_some(i as usize)
     }
 
+    #[inline]
     fn op(&mut self, op: Op, args: &[Var], imm: [u32; 2]) -> Var {
         if self.dead && !is_leaf(op) {
             return NOT_EMITTED;
         }
         let dst = self.fresh(op.result().unwrap_or(Ty::F32));
-        self.op_to(op, dst, args, imm);
+        self.push(op, Some(dst), args, imm);
         dst
     }
 
+    #[inline]
     fn op_to(&mut self, op: Op, dst: Var, args: &[Var], imm: [u32; 2]) {
-        let mut a = [Var(0); 3];
-        a[..args.len()].copy_from_slice(args);
-        self.insts.push(Inst {
-            op,
-            dst: Some(dst),
-            args: a,
-            imm,
-        });
+        if matches!(op, Op::Mov | Op::IMov | Op::MaskMov) && self.fresh_index(dst).is_none() {
+            self.copies.push(self.insts.len() as u32);
+        }
+        self.push(op, Some(dst), args, imm);
     }
 
+    #[inline]
     fn effect(&mut self, op: Op, args: &[Var], imm: [u32; 2]) {
+        self.push(op, None, args, imm);
+    }
+
+    /// Appends an instruction, counting it as a reader of each fresh variable it names.
+    #[inline]
+    fn push(&mut self, op: Op, dst: Option<Var>, args: &[Var], imm: [u32; 2]) {
         let mut a = [Var(0); 3];
         a[..args.len()].copy_from_slice(args);
+        for (j, &v) in args.iter().enumerate() {
+            if let Some(f) = self.fresh_index(v) {
+                if !args[..j].contains(&v) {
+                    self.readers[f] += 1;
+                }
+            }
+        }
         self.insts.push(Inst {
             op,
-            dst: None,
+            dst,
             args: a,
             imm,
         });
@@ -231,18 +262,24 @@ impl Emit<'_> {
 
     fn fconst(&mut self, value: f32) -> Var {
         let bits = value.to_bits();
-        if let Some(&(_, v)) = self.consts.iter().find(|(b, _)| *b == bits) {
+        let known = &self.consts[..self.nconsts];
+        if let Some(&(_, v)) = known.iter().find(|(b, _)| *b == bits) {
             return v;
         }
         let v = self.op(Op::FConst, &[], [bits, 0]);
-        self.consts.push((bits, v));
+        if self.nconsts < self.consts.len() {
+            self.consts[self.nconsts] = (bits, v);
+            self.nconsts += 1;
+        }
         v
     }
 
     /// Component `comp` of source `n` before swizzle and negation.
+    #[inline]
     fn raw(&mut self, n: usize, comp: usize) -> Var {
-        if let Some(v) = self.raw[n][comp] {
-            return v;
+        let cached = self.raw[n][comp];
+        if cached != UNSET {
+            return cached;
         }
         let c = comp as u32;
         if self.dead && !self.loads.has(self.ops, n, comp) {
@@ -270,16 +307,24 @@ impl Emit<'_> {
                 }
             }
         };
-        self.raw[n][comp] = Some(v);
+        self.raw[n][comp] = v;
         v
     }
 
     /// Component `i` of source `n` after swizzle and negation.
+    #[inline]
     fn src(&mut self, n: usize, i: usize) -> Var {
-        if let Some(v) = self.modified[n][i] {
-            return v;
+        let cached = self.modified[n][i];
+        if cached != UNSET {
+            return cached;
         }
-        let m = self.desc.src(n);
+        self.fetch(n, i)
+    }
+
+    /// [`Emit::src`] the first time: the read, then the negation.
+    #[inline(never)]
+    fn fetch(&mut self, n: usize, i: usize) -> Var {
+        let m = self.mods[n];
         let raw = self.raw(n, m.select[i] as usize & 3);
         if raw == NOT_EMITTED {
             return raw;
@@ -289,7 +334,7 @@ impl Emit<'_> {
         } else {
             raw
         };
-        self.modified[n][i] = Some(v);
+        self.modified[n][i] = v;
         v
     }
 
@@ -401,65 +446,43 @@ impl Emit<'_> {
     }
 
     /// Lets the instruction defining a fresh, once-used value write the register directly when
-    /// nothing between it and the copy reads or writes that register. One pass in order: the
-    /// readers and the writing instruction of each fresh value are counted first (a fold
-    /// removes the value's one reader and its write, so neither changes for the others), and
-    /// a folded copy is marked removed until the end.
-    fn fold_copies(&mut self, s: &mut Scratch) {
-        let n = self.fresh.1 as usize;
-        s.readers.clear();
-        s.readers.resize(n, 0);
-        s.def.clear();
-        s.def.resize(n, u32::MAX);
-        s.removed.clear();
-        s.removed.resize(self.insts.len(), false);
-        for (k, inst) in self.insts.iter().enumerate() {
-            let uses = inst.uses();
-            for (j, &a) in uses.iter().enumerate() {
-                match self.fresh_index(a) {
-                    Some(f) if !uses[..j].contains(&a) => s.readers[f] += 1,
-                    Some(_) | None => {}
-                }
-            }
-            if let Some(f) = inst.dst.and_then(|d| self.fresh_index(d)) {
-                if s.def[f] == u32::MAX {
-                    s.def[f] = k as u32;
-                }
-            }
-        }
+    /// nothing between it and the copy reads or writes that register. One pass over the copies
+    /// in order: the readers of each fresh value were counted as the instructions went in (a
+    /// fold removes the value's one reader and its write, so neither changes for the others),
+    /// and a folded copy loses its destination until it is dropped at the end.
+    fn fold_copies(&mut self) {
         let mut folded = false;
-        for m in 0..self.insts.len() {
+        for &m in &self.copies {
+            let m = m as usize;
             let copy = self.insts[m];
             let (value, Some(reg)) = (copy.args[0], copy.dst) else {
                 continue;
             };
-            if !matches!(copy.op, Op::Mov | Op::IMov | Op::MaskMov) {
-                continue;
-            }
             let Some(f) = self.fresh_index(value) else {
                 continue;
             };
-            let k = s.def[f] as usize;
-            if k >= m || s.readers[f] != 1 {
+            // A fresh variable is written once, by the instruction that created it; its
+            // position is found by scanning back from the copy.
+            if self.readers[f] != 1 {
                 continue;
             }
-            let clash = (k + 1..m).any(|i| {
-                let inst = &self.insts[i];
-                !s.removed[i] && (inst.dst == Some(reg) || inst.uses().contains(&reg))
-            });
+            let Some(k) = self.insts[..m].iter().rposition(|i| i.dst == Some(value)) else {
+                continue;
+            };
+            let clash = self.insts[k + 1..m]
+                .iter()
+                .any(|inst| inst.dst == Some(reg) || inst.uses().contains(&reg));
             if clash {
                 continue;
             }
             self.insts[k].dst = Some(reg);
-            s.removed[m] = true;
+            self.insts[m].dst = None;
             folded = true;
         }
         if folded {
-            let mut m = 0;
-            self.insts.retain(|_| {
-                m += 1;
-                !s.removed[m - 1]
-            });
+            // Only a folded copy is an instruction with a result type and no destination.
+            self.insts
+                .retain(|i| i.dst.is_some() || i.op.result().is_none());
         }
     }
 }
@@ -469,12 +492,10 @@ impl Emit<'_> {
 #[derive(Debug, Default)]
 pub(super) struct Scratch {
     insts: Vec<Inst>,
-    /// Per fresh variable: the instructions reading it, and the one writing it.
+    /// Per fresh variable: the instructions reading it.
     readers: Vec<u32>,
-    def: Vec<u32>,
-    /// Per instruction: a copy folded into the instruction computing its value.
-    removed: Vec<bool>,
-    consts: Vec<(u32, Var)>,
+    /// Positions of the register copies.
+    copies: Vec<u32>,
 }
 
 /// Appends the IR of one ALU instruction to the builder's current block; with `pred`, only
@@ -509,17 +530,24 @@ pub(super) fn lower(
     if writes_only_dst && enabled.is_empty() {
         return;
     }
+    let mut readers = std::mem::take(&mut scratch.readers);
+    readers.clear();
+    let mut copies = std::mem::take(&mut scratch.copies);
+    copies.clear();
     let mut e = Emit {
         b,
         regs,
         ops,
-        desc,
+        mods: desc.srcs(),
         insts: std::mem::take(&mut scratch.insts),
         fresh: (Var(0), 0),
+        readers,
+        copies,
         pred,
-        raw: [[None; 4]; 3],
-        modified: [[None; 4]; 3],
-        consts: std::mem::take(&mut scratch.consts),
+        raw: [[UNSET; 4]; 3],
+        modified: [[UNSET; 4]; 3],
+        consts: [(0, UNSET); 4],
+        nconsts: 0,
         dead: false,
         loads,
     };
@@ -633,12 +661,12 @@ pub(super) fn lower(
             e.write(i, v);
         }
     }
-    e.fold_copies(scratch);
+    e.fold_copies();
     e.b.extend_from_slice(&e.insts);
     e.insts.clear();
     scratch.insts = e.insts;
-    e.consts.clear();
-    scratch.consts = e.consts;
+    scratch.readers = e.readers;
+    scratch.copies = e.copies;
 }
 
 /// `f` of each enabled component, in order; the components not in `dst` are lowered dead.
