@@ -86,8 +86,6 @@ struct Transfer {
     shift: u32,
     /// Enabled destination components when a temporary is written, else 0.
     mask: u8,
-    /// Per source and swizzled component, the temporary component read ([`temp_bits`]).
-    bits: [[u64; 4]; 3],
     /// The arithmetic (`None`: the instruction reads no register).
     alu: Option<(Math, AluOperands, OpDesc)>,
 }
@@ -100,7 +98,6 @@ impl Transfer {
                 return Transfer {
                     shift: 0,
                     mask: 0,
-                    bits: [[0; 4]; 3],
                     alu: None,
                 }
             }
@@ -113,7 +110,6 @@ impl Transfer {
         Transfer {
             shift,
             mask,
-            bits: temp_bits(&ops, desc),
             alu: Some((math, ops, desc)),
         }
     }
@@ -126,9 +122,11 @@ impl Transfer {
         }
     }
 
-    /// The components live before the instruction when `out` are live after it.
-    fn apply(&self, out: u64) -> u64 {
-        let Some((math, _, desc)) = self.alu else {
+    /// The components live before the instruction when `out` are live after it; with
+    /// `loads`, the inputs and uniforms it then reads are added to them.
+    #[inline]
+    fn apply(&self, out: u64, loads: Option<&mut Loads>) -> u64 {
+        let Some((math, ops, desc)) = self.alu else {
             return out;
         };
         let dst = self.computed(out);
@@ -136,7 +134,33 @@ impl Transfer {
             0 => out,
             _ => out & !(u64::from(dst) << self.shift),
         };
-        kept | gather(&self.bits, alu::reads(math, desc, alu::written(desc, dst)))
+        let read = alu::reads(math, desc, alu::written(desc, dst));
+        let mut live = 0;
+        let mut loads = loads;
+        for (k, &r) in read.iter().enumerate() {
+            if r == 0 {
+                continue;
+            }
+            let select = desc.src(k).select;
+            match ops.src[k].kind() {
+                SrcKind::Temp(t) => {
+                    let base = 4 * u32::from(t);
+                    for (i, &c) in select.iter().enumerate() {
+                        live |= u64::from(r >> i & 1) << (base + u32::from(c & 3));
+                    }
+                }
+                SrcKind::Input(_) | SrcKind::Uniform(_) => {
+                    if let Some(loads) = loads.as_deref_mut() {
+                        for (i, &c) in select.iter().enumerate() {
+                            if r >> i & 1 != 0 {
+                                loads.add(&ops, k, usize::from(c & 3));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        kept | live
     }
 }
 
@@ -165,36 +189,48 @@ fn writes_dst(math: Math) -> bool {
     }
 }
 
-/// Per source and swizzled component: the bit of the temporary component it reads (0 for
-/// inputs and uniforms).
-fn temp_bits(ops: &AluOperands, desc: OpDesc) -> [[u64; 4]; 3] {
-    let mut bits = [[0; 4]; 3];
-    for (n, row) in bits.iter_mut().enumerate() {
-        if let SrcKind::Temp(t) = ops.src[n].kind() {
-            let select = desc.src(n).select;
-            for (bit, &c) in row.iter_mut().zip(&select) {
-                *bit = 1 << (4 * u32::from(t) + u32::from(c & 3));
-            }
-        }
-    }
-    bits
-}
-
-/// The temporary components behind the swizzled source components `read` (per source).
-fn gather(bits: &[[u64; 4]; 3], read: [u8; 3]) -> u64 {
-    let mut live = 0;
-    for (row, &r) in bits.iter().zip(&read) {
-        for (i, &bit) in row.iter().enumerate() {
-            if r >> i & 1 != 0 {
-                live |= bit;
-            }
-        }
-    }
-    live
-}
-
 /// The liveness of `graph`'s temporaries, and the loads of its live components.
+///
+/// Discovery order is breadth first: going backwards, an acyclic graph settles in one round,
+/// a loop in a round more per nesting level. The first round walks the graph directly and, as
+/// long as no edge has gone backwards, also collects the loads (each state's `after` is final
+/// once its successors are); a graph with a backward edge goes on to the fixed point over
+/// tables built for it.
 pub(super) fn analyze(program: &Program, graph: &Graph) -> Liveness {
+    let n = graph.nodes.len();
+    let mut after = vec![0u64; n];
+    let mut before = vec![0u64; n];
+    let mut loads = Loads::default();
+    // Whether some edge goes to a state not after its source: only then can a second round
+    // change anything.
+    let mut backward = false;
+    for s in (0..n).rev() {
+        let node = &graph.nodes[s];
+        let mut out = 0;
+        node.flow.each_target(&mut |t| {
+            if let Target::State(x) = t {
+                backward |= x <= s;
+                out |= before[x];
+            }
+            true
+        });
+        after[s] = out;
+        let t = Transfer::new(program, alu::step(&node.instr));
+        before[s] = t.apply(out, (!backward).then_some(&mut loads));
+    }
+    if backward {
+        settle(program, graph, &mut after, &mut before);
+        loads = Loads::default();
+        for (node, &out) in graph.nodes.iter().zip(&after) {
+            Transfer::new(program, alu::step(&node.instr)).apply(out, Some(&mut loads));
+        }
+    }
+    Liveness { after, loads }
+}
+
+/// Further backward rounds over a cyclic graph, from the first round's `after` and `before`,
+/// until nothing changes.
+fn settle(program: &Program, graph: &Graph, after: &mut [u64], before: &mut [u64]) {
     let n = graph.nodes.len();
     let transfers: Vec<Transfer> = graph
         .nodes
@@ -204,24 +240,16 @@ pub(super) fn analyze(program: &Program, graph: &Graph) -> Liveness {
     // Successors, flattened: those of state `s` are `succ[start[s]..start[s + 1]]`.
     let mut start = Vec::with_capacity(n + 1);
     let mut succ = Vec::with_capacity(n + n / 2);
-    // Whether some edge goes to a state not after its source: only then can a second round
-    // change anything.
-    let mut backward = false;
-    for (s, node) in graph.nodes.iter().enumerate() {
+    for node in &graph.nodes {
         start.push(succ.len() as u32);
         node.flow.each_target(&mut |t| {
             if let Target::State(x) = t {
-                backward |= x <= s;
                 succ.push(x as u32);
             }
             true
         });
     }
     start.push(succ.len() as u32);
-    let mut after = vec![0u64; n];
-    let mut before = vec![0u64; n];
-    // Discovery order is breadth first: going backwards, an acyclic graph settles in one
-    // round, a loop in a round more per nesting level.
     loop {
         let mut changed = false;
         for s in (0..n).rev() {
@@ -229,27 +257,12 @@ pub(super) fn analyze(program: &Program, graph: &Graph) -> Liveness {
                 .iter()
                 .fold(0, |m, &x| m | before[x as usize]);
             after[s] = out;
-            let live_in = transfers[s].apply(out);
+            let live_in = transfers[s].apply(out, None);
             changed |= live_in != before[s];
             before[s] = live_in;
         }
-        if !changed || !backward {
+        if !changed {
             break;
         }
     }
-    let mut loads = Loads::default();
-    for (t, &out) in transfers.iter().zip(&after) {
-        let Some((math, ops, desc)) = t.alu else {
-            continue;
-        };
-        let read = alu::reads(math, desc, alu::written(desc, t.computed(out)));
-        for (k, &r) in read.iter().enumerate() {
-            for (i, &c) in desc.src(k).select.iter().enumerate() {
-                if r >> i & 1 != 0 {
-                    loads.add(&ops, k, usize::from(c & 3));
-                }
-            }
-        }
-    }
-    Liveness { after, loads }
 }
