@@ -9,6 +9,9 @@
 //! - Every source is read before any destination is written (results go to fresh variables,
 //!   then to the register); a local peephole then lets a result's defining instruction write
 //!   the register directly when nothing in between reads or writes it.
+//! - An input or directly addressed uniform component an earlier instruction of the same block
+//!   read into a fresh variable is taken from that variable (`Leaves`) instead of being read
+//!   again: the passes would merge the two reads anyway.
 //! - Only enabled components that some later instruction reads are computed (`super::live`);
 //!   DP3/DP4/DPH, EX2, LG2, RCP and RSQ compute their scalar once and copy it to every such
 //!   component.
@@ -17,7 +20,7 @@
 //!   the lanes outside the predicate: `Select` for r and tracked outputs, a mask blend for cc,
 //!   `ISelect` for a0.
 
-use picajit_codegen::ir::{Builder, CmpKind, Inst, Op, Ty, Var};
+use picajit_codegen::ir::{BlockId, Builder, CmpKind, Inst, Op, Ty, Var};
 
 use crate::isa::{
     AddrIdx, AluOperands, CmpOp, DstKind, Fmt4, Instruction, OpDesc, SrcKind, SrcMod,
@@ -189,6 +192,13 @@ struct Emit<'a> {
     dead: bool,
     /// The inputs and uniforms some live instruction reads.
     loads: &'a Loads,
+    /// Earlier instructions' reads in this block, and whether this one may reuse them.
+    leaves: Leaves,
+    reuse: bool,
+    /// The reads this instruction made (entry of [`Leaves`], variable): at most one per source
+    /// and component.
+    new_leaves: [(u16, Var); 12],
+    nleaves: usize,
 }
 
 /// A variable standing for the value of an instruction not emitted (never written).
@@ -286,6 +296,14 @@ impl Emit<'_> {
             // No live instruction reads this input or uniform: the read would only be removed.
             return NOT_EMITTED;
         }
+        let leaf = self.leaves.key(self.ops, n, comp);
+        if let Some(k) = leaf.filter(|_| self.reuse) {
+            let earlier = self.leaves.vars[k];
+            if earlier != UNSET {
+                self.raw[n][comp] = earlier;
+                return earlier;
+            }
+        }
         let v = match self.ops.src[n].kind() {
             SrcKind::Input(r) => self.op(Op::Input, &[], [u32::from(r), c]),
             SrcKind::Temp(r) => self.regs.r[r as usize][comp],
@@ -308,6 +326,10 @@ impl Emit<'_> {
             }
         };
         self.raw[n][comp] = v;
+        if let Some(k) = leaf {
+            self.new_leaves[self.nleaves] = (k as u16, v);
+            self.nleaves += 1;
+        }
         v
     }
 
@@ -477,6 +499,8 @@ impl Emit<'_> {
             }
             self.insts[k].dst = Some(reg);
             self.insts[m].dst = None;
+            // The value now lives in the register: no longer a fresh variable to reuse.
+            self.readers[f] = u32::MAX;
             folded = true;
         }
         if folded {
@@ -496,6 +520,73 @@ pub(super) struct Scratch {
     readers: Vec<u32>,
     /// Positions of the register copies.
     copies: Vec<u32>,
+    leaves: Leaves,
+}
+
+/// The input and directly addressed uniform components read so far in the current block, by
+/// fresh variables still holding them: a later instruction of the block reads them from there
+/// instead of reading again. Common-subexpression elimination would merge the repeated read
+/// into the same value (the first read of the block, or what that one merges into), so the
+/// function after the passes is the same; it is only built smaller.
+///
+/// An instruction whose sources can reach a register copy unchanged (MOV, DST, LITP) does not
+/// reuse: there a fresh read folds into the register write (`fold_copies`), which CSE then
+/// merges, while a reused variable would leave a copy behind.
+#[derive(Debug, Default)]
+struct Leaves {
+    /// The block the entries belong to.
+    block: Option<BlockId>,
+    /// Per input component (`4·v + c`), then per uniform component (`64 + 4·u + c`): the
+    /// variable holding it ([`UNSET`]: none).
+    vars: Vec<Var>,
+    /// The entries set, to clear them when the block changes.
+    set: Vec<u16>,
+}
+
+impl Leaves {
+    /// Entries: 16 inputs and 96 uniforms, 4 components each.
+    const LEN: usize = 4 * (16 + 96);
+
+    /// Forgets the entries unless `block` is the block they belong to.
+    fn enter(&mut self, block: BlockId) {
+        if self.vars.len() != Self::LEN {
+            self.vars = vec![UNSET; Self::LEN];
+            self.set.clear();
+        }
+        if self.block != Some(block) {
+            for &k in &self.set {
+                self.vars[usize::from(k)] = UNSET;
+            }
+            self.set.clear();
+            self.block = Some(block);
+        }
+    }
+
+    /// The entry of component `comp` of source `n`, if it is an input or a directly
+    /// addressed uniform.
+    #[inline]
+    fn key(&self, ops: &AluOperands, n: usize, comp: usize) -> Option<usize> {
+        match ops.src[n].kind() {
+            SrcKind::Input(v) => Some(4 * usize::from(v) + comp),
+            SrcKind::Uniform(u) if n != ops.wide || ops.idx == AddrIdx::None => {
+                Some(64 + 4 * usize::from(u) + comp)
+            }
+            SrcKind::Uniform(_) | SrcKind::Temp(_) => None,
+        }
+    }
+
+    /// Records the reads `new` of one instruction whose results are still fresh variables
+    /// (`readers` is `u32::MAX` for those folded into a register write).
+    fn record(&mut self, new: &[(u16, Var)], fresh: (Var, u32), readers: &[u32]) {
+        for &(key, v) in new {
+            let f = v.0.wrapping_sub(fresh.0 .0) as usize;
+            let k = usize::from(key);
+            if readers.get(f).is_some_and(|&r| r != u32::MAX) && self.vars[k] == UNSET {
+                self.vars[k] = v;
+                self.set.push(key);
+            }
+        }
+    }
 }
 
 /// Appends the IR of one ALU instruction to the builder's current block; with `pred`, only
@@ -550,7 +641,12 @@ pub(super) fn lower(
         nconsts: 0,
         dead: false,
         loads,
+        leaves: std::mem::take(&mut scratch.leaves),
+        reuse: !matches!(math, Math::Mov | Math::Dst | Math::Litp),
+        new_leaves: [(0, UNSET); 12],
+        nleaves: 0,
     };
+    e.leaves.enter(e.b.current());
     // Per destination component: the value it gets (live enabled components only).
     let bcast = |v: Var| -> [Option<Var>; 4] {
         let mut out = [None; 4];
@@ -662,11 +758,14 @@ pub(super) fn lower(
         }
     }
     e.fold_copies();
+    e.leaves
+        .record(&e.new_leaves[..e.nleaves], e.fresh, &e.readers);
     e.b.extend_from_slice(&e.insts);
     e.insts.clear();
     scratch.insts = e.insts;
     scratch.readers = e.readers;
     scratch.copies = e.copies;
+    scratch.leaves = e.leaves;
 }
 
 /// `f` of each enabled component, in order; the components not in `dst` are lowered dead.
