@@ -19,7 +19,8 @@
 //! lane still running is there. States that appear in some frontier are *merge* states: lanes
 //! that arrived at different times meet there.
 
-use std::collections::BTreeSet;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use rustc_hash::FxHashMap as HashMap;
 use rustc_hash::FxHashSet as HashSet;
@@ -112,21 +113,96 @@ pub fn may_retire(flow: &Flow) -> bool {
     }
 }
 
-/// The scheduled successors of a state, with the if-converted branches going to their joins.
+/// The scheduled successors of state `s` into `step` (cleared first), with the if-converted
+/// branches going to their joins; targets sorted, without repeats.
 fn successors(
     graph: &Graph,
     conversions: &HashMap<usize, Conversion>,
     uniform: &HashSet<NodeId>,
     s: usize,
-) -> Step {
-    let mut step = Step::default();
+    step: &mut Step,
+) {
+    step.targets.clear();
+    step.split = false;
     match conversions.get(&s) {
         Some(c) => step.targets.push(c.join),
-        None => step_of(&graph.nodes[s].flow, s, 0, uniform, &mut step),
+        None => step_of(&graph.nodes[s].flow, s, 0, uniform, step),
     }
     step.targets.sort_unstable();
     step.targets.dedup();
-    step
+}
+
+/// The steps of every state as far as the schedule goes, in flat lists: the targets of state
+/// `s` are `targets[start[s]..start[s + 1]]`.
+struct Steps {
+    start: Vec<u32>,
+    targets: Vec<u32>,
+    /// Per state: some condition of its step is per-vertex.
+    split: Vec<bool>,
+}
+
+impl Steps {
+    fn new(
+        graph: &Graph,
+        conversions: &HashMap<usize, Conversion>,
+        uniform: &HashSet<NodeId>,
+    ) -> Steps {
+        let n = graph.nodes.len();
+        let mut steps = Steps {
+            start: Vec::with_capacity(n + 1),
+            targets: Vec::with_capacity(2 * n),
+            split: Vec::with_capacity(n),
+        };
+        let mut step = Step::default();
+        for s in 0..n {
+            steps.start.push(steps.targets.len() as u32);
+            successors(graph, conversions, uniform, s, &mut step);
+            steps.split.push(step.split);
+            steps.targets.extend(step.targets.iter().map(|&t| t as u32));
+        }
+        steps.start.push(steps.targets.len() as u32);
+        steps
+    }
+
+    fn of(&self, s: usize) -> std::ops::Range<usize> {
+        self.start[s] as usize..self.start[s + 1] as usize
+    }
+}
+
+/// The scheduled states in priority order: a reverse post-order from the entry, successors
+/// with the higher pc (then the higher state number) visited first.
+fn priority_order(graph: &Graph, steps: &Steps) -> Vec<usize> {
+    let n = graph.nodes.len();
+    let mut order = Vec::with_capacity(n);
+    let Target::State(entry) = graph.entry else {
+        return order;
+    };
+    // Each state's targets in the order the search visits them.
+    let pc = |s: u32| graph.nodes[s as usize].state.pc;
+    let mut visit = steps.targets.clone();
+    for s in 0..n {
+        visit[steps.of(s)]
+            .sort_unstable_by_key(|&x| (std::cmp::Reverse(pc(x)), std::cmp::Reverse(x)));
+    }
+    let mut seen = vec![false; n];
+    // (state, index of the next target of `visit` to look at)
+    let mut stack = vec![(entry, steps.start[entry] as usize)];
+    seen[entry] = true;
+    while let Some((s, i)) = stack.last_mut() {
+        if *i < steps.start[*s + 1] as usize {
+            let t = visit[*i] as usize;
+            *i += 1;
+            if !seen[t] {
+                seen[t] = true;
+                stack.push((t, steps.start[t] as usize));
+            }
+        } else {
+            order.push(*s);
+            stack.pop();
+        }
+    }
+    order.reverse();
+    order
 }
 
 /// The schedule of `graph` with the branches of `conversions` if-converted and the conditions
@@ -137,67 +213,46 @@ pub fn plan(
     uniform: HashSet<NodeId>,
 ) -> Plan {
     let n = graph.nodes.len();
-    let steps: Vec<Step> = (0..n)
-        .map(|s| successors(graph, conversions, &uniform, s))
-        .collect();
-    let pc = |s: usize| graph.nodes[s].state.pc;
-    // Reverse post-order, successors with the higher pc visited first.
-    let mut order = Vec::with_capacity(n);
-    let mut seen = vec![false; n];
-    if let Target::State(entry) = graph.entry {
-        let sorted = |s: usize| {
-            let mut t = steps[s].targets.clone();
-            t.sort_by_key(|&x| (std::cmp::Reverse(pc(x)), std::cmp::Reverse(x)));
-            t
-        };
-        let mut stack = vec![(entry, sorted(entry), 0usize)];
-        seen[entry] = true;
-        while let Some((s, succ, i)) = stack.last_mut() {
-            if let Some(&t) = succ.get(*i) {
-                *i += 1;
-                if !seen[t] {
-                    seen[t] = true;
-                    let st = sorted(t);
-                    stack.push((t, st, 0));
-                }
-            } else {
-                order.push(*s);
-                stack.pop();
-            }
-        }
-        order.reverse();
-    }
+    let steps = Steps::new(graph, conversions, &uniform);
+    let order = priority_order(graph, &steps);
     let mut prio = vec![u32::MAX; n];
     for (p, &s) in order.iter().enumerate() {
         prio[s] = p as u32;
     }
-    // Frontiers, as sets of priorities: one row of bits per state.
-    let mut front = Rows::new(n, n);
+    // Frontiers as sets of priorities, per state: a row of bits for the membership test and
+    // the members in the order they came (frontiers are small: the bits are never scanned).
+    let mut bits = Rows::new(n, n);
+    let mut front: Vec<Vec<u32>> = vec![Vec::new(); n];
     let mut done = vec![false; n];
-    let mut work = BTreeSet::new();
+    // The states to visit, lowest priority first, each listed once.
+    let mut work = BinaryHeap::new();
+    let mut listed = vec![false; order.len()];
     let mut budget = MAX_FRONTIER_WORK;
     if !order.is_empty() {
-        work.insert(0u32);
+        work.push(Reverse(0u32));
+        listed[0] = true;
     }
     // Lists reused from state to state.
     let mut waiting = Vec::new();
     let mut targets = Vec::new();
     let mut o = Vec::new();
-    while let Some(p) = work.pop_first() {
+    while let Some(Reverse(p)) = work.pop() {
+        listed[p as usize] = false;
         let s = order[p as usize];
         done[s] = true;
         waiting.clear();
-        waiting.extend(front.iter(s));
+        waiting.extend_from_slice(&front[s]);
         targets.clear();
-        targets.extend(steps[s].targets.iter().map(|&t| prio[t]));
+        targets.extend(steps.targets[steps.of(s)].iter().map(|&t| prio[t as usize]));
+        let split = steps.split[s];
         // The sets of states occupied after this step, each with the waiting states: all the
         // targets when the step may split the lanes, else each target alone, or none (lanes
         // that end or run out of budget go nowhere).
-        let sets = if steps[s].split { 1 } else { targets.len() + 1 };
+        let sets = if split { 1 } else { targets.len() + 1 };
         for set in 0..sets {
             o.clear();
             o.extend_from_slice(&waiting);
-            if steps[s].split {
+            if split {
                 o.extend_from_slice(&targets);
             } else if let Some(&t) = targets.get(set) {
                 o.push(t);
@@ -208,7 +263,10 @@ pub fn plan(
                 let ns = order[next as usize];
                 let mut changed = !done[ns];
                 for &x in &o[i + 1..] {
-                    changed |= front.insert(ns, x);
+                    if bits.insert(ns, x) {
+                        front[ns].push(x);
+                        changed = true;
+                    }
                 }
                 match budget.checked_sub(o.len() - i) {
                     Some(left) => budget = left,
@@ -223,18 +281,19 @@ pub fn plan(
                         }
                     }
                 }
-                if changed {
-                    work.insert(next);
+                if changed && !std::mem::replace(&mut listed[next as usize], true) {
+                    work.push(Reverse(next));
                 }
             }
         }
     }
     let mut merge = vec![false; n];
-    let frontier: Vec<Vec<usize>> = (0..n)
-        .map(|s| {
-            front
-                .iter(s)
-                .map(|p| {
+    let frontier: Vec<Vec<usize>> = front
+        .into_iter()
+        .map(|mut f| {
+            f.sort_unstable();
+            f.iter()
+                .map(|&p| {
                     let x = order[p as usize];
                     merge[x] = true;
                     x
