@@ -50,6 +50,7 @@ impl Rows {
     }
 
     /// The members of row `r`, ascending.
+    #[cfg(test)]
     pub(super) fn iter(&self, r: usize) -> impl Iterator<Item = u32> + '_ {
         self.row(r).iter().enumerate().flat_map(|(i, &w)| {
             let mut w = w;

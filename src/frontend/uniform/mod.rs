@@ -22,6 +22,7 @@ mod tests;
 
 use picajit_codegen::ir::{BlockId, CmpKind, Function, Inst, Op, Terminator, Var};
 
+#[cfg(test)]
 use picajit_codegen::opt::VarSet;
 
 /// How an instruction's result relates to its operands in this analysis.
@@ -161,7 +162,9 @@ impl Local {
 
 /// Variables some block reads (in an instruction or its terminator) before writing them: the
 /// only ones whose status crosses blocks, each numbered (per variable: its number, or
-/// `u32::MAX`).
+/// `u32::MAX`). The analysis numbers them in its own walk (`propagate`); this is the
+/// reference the tests compare it with.
+#[cfg(test)]
 fn exposed_vars(func: &Function) -> Vec<u32> {
     let mut exposed = vec![u32::MAX; func.vars.len()];
     let mut next = 0u32;
@@ -218,25 +221,27 @@ impl Varying {
     }
 
     fn solve(func: &Function, exec: Option<Var>, merge: Option<(&[bool], &[bool])>) -> Varying {
-        let exposed = exposed_vars(func);
-        // The set a merge block starts with, by exposed number.
-        let fixed = merge.map(|(blocks, anywhere)| {
-            let mut set = VarSet::default();
-            for (v, &x) in exposed.iter().enumerate() {
-                if x != u32::MAX && anywhere[v] {
-                    set.insert(Var(x));
-                }
-            }
-            (blocks, set)
-        });
-        let fixed = fixed.as_ref().map(|(blocks, set)| (*blocks, set));
-        let at_entry = propagate::solve(func, &exposed, exec, fixed);
+        let (at_entry, exposed) = propagate::solve(func, exec, merge);
         #[cfg(test)]
-        assert_eq!(
-            at_entry.sets(),
-            tests::iterate(func, &exposed, exec, fixed),
-            "propagation and block iteration disagree"
-        );
+        {
+            assert_eq!(exposed, exposed_vars(func), "exposed numberings disagree");
+            // The set a merge block starts with, by exposed number.
+            let fixed = merge.map(|(blocks, anywhere)| {
+                let mut set = VarSet::default();
+                for (v, &x) in exposed.iter().enumerate() {
+                    if x != u32::MAX && anywhere[v] {
+                        set.insert(Var(x));
+                    }
+                }
+                (blocks, set)
+            });
+            let fixed = fixed.as_ref().map(|(blocks, set)| (*blocks, set));
+            assert_eq!(
+                at_entry.sets(),
+                tests::iterate(func, &exposed, exec, fixed),
+                "propagation and block iteration disagree"
+            );
+        }
         let local = Local::new(func.vars.len());
         Varying {
             exposed,
@@ -279,53 +284,42 @@ impl Varying {
 pub(super) fn varies_anywhere(func: &Function) -> Vec<bool> {
     let n = func.vars.len();
     let mut varies = vec![false; n];
-    // Per variable, the instructions reading it: those of variable v are
-    // `readers[start[v]..start[v + 1]]` (one list for all, not one per variable).
+    // The instructions with a result, in one list; per variable, the ones of them reading it:
+    // those of variable v are `readers[start[v]..start[v + 1]]` (one list for all).
+    let mut defs: Vec<&Inst> = Vec::with_capacity(func.inst_count());
     let mut start = vec![0u32; n + 1];
-    let defining_reads = || {
-        func.blocks.iter().enumerate().flat_map(|(b, block)| {
-            block
-                .insts
-                .iter()
-                .enumerate()
-                .filter(|(_, inst)| inst.dst.is_some())
-                .flat_map(move |(i, inst)| {
-                    inst.uses().iter().map(move |&a| (a, b as u32, i as u32))
-                })
-        })
-    };
-    for (a, _, _) in defining_reads() {
-        start[a.0 as usize + 1] += 1;
+    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
+        if inst.dst.is_some() {
+            defs.push(inst);
+            for &a in inst.uses() {
+                start[a.0 as usize + 1] += 1;
+            }
+        }
     }
     for v in 0..n {
         start[v + 1] += start[v];
     }
     let mut fill = start.clone();
-    let mut readers = vec![(0u32, 0u32); start[n] as usize];
-    for (a, b, i) in defining_reads() {
-        let at = &mut fill[a.0 as usize];
-        readers[*at as usize] = (b, i);
-        *at += 1;
-    }
+    let mut readers = vec![0u32; start[n] as usize];
     // Only an instruction that varies whatever its operands can start: any other turns on
     // when one of its operands does, and is then visited as its reader.
-    let mut work: Vec<(u32, u32)> = func
-        .blocks
-        .iter()
-        .enumerate()
-        .flat_map(|(b, block)| {
-            let starts = block.insts.iter().enumerate();
-            starts
-                .filter(|(_, inst)| rule(inst) == Rule::Varies)
-                .map(move |(i, _)| (b as u32, i as u32))
-        })
-        .collect();
-    while let Some((b, i)) = work.pop() {
-        let inst = &func.blocks[b as usize].insts[i as usize];
+    let mut work = Vec::new();
+    for (i, inst) in defs.iter().enumerate() {
+        for &a in inst.uses() {
+            let at = &mut fill[a.0 as usize];
+            readers[*at as usize] = i as u32;
+            *at += 1;
+        }
+        if rule(inst) == Rule::Varies {
+            work.push(i as u32);
+        }
+    }
+    while let Some(i) = work.pop() {
+        let inst = defs[i as usize];
         let Some(d) = inst.dst else { continue };
-        if !varies[d.0 as usize] && may_vary(inst, |v| varies[v.0 as usize]) {
-            varies[d.0 as usize] = true;
-            let v = d.0 as usize;
+        let v = d.0 as usize;
+        if !varies[v] && may_vary(inst, |a| varies[a.0 as usize]) {
+            varies[v] = true;
             work.extend_from_slice(&readers[start[v] as usize..start[v + 1] as usize]);
         }
     }

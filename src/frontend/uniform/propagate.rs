@@ -28,6 +28,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use picajit_codegen::ir::{Function, Var};
+#[cfg(test)]
 use picajit_codegen::opt::VarSet;
 
 use super::{rule, Rule};
@@ -71,8 +72,11 @@ struct Links {
     first: Vec<u32>,
     /// Per instruction: its rule (`Same` for a write of `exec` and for no result).
     rules: Vec<Rule>,
-    /// Per instruction: the later instructions of its block reading its result.
-    users: Lists<u32>,
+    /// Per instruction: the later instructions of its block reading its result, as a chain
+    /// through `links` (the first link, `u32::MAX` for none).
+    users: Vec<u32>,
+    /// Per link: (reading instruction, next link of the chain).
+    links: Vec<(u32, u32)>,
     /// Per instruction: `x` of its result if it is the block's last write of an exposed
     /// variable, else `u32::MAX`.
     exit_x: Vec<u32>,
@@ -91,14 +95,10 @@ struct Links {
 }
 
 impl Links {
-    fn new(func: &Function, exposed: &[u32], exec: Option<Var>) -> Links {
+    /// The links of `func` and its exposed-variable numbering (per variable: its `x`, or
+    /// `u32::MAX` for a variable no block reads before writing it), in one walk.
+    fn new(func: &Function, exec: Option<Var>) -> (Links, Vec<u32>) {
         let n = func.blocks.len();
-        let x_of = |v: Var| {
-            exposed
-                .get(v.0 as usize)
-                .copied()
-                .filter(|&x| x != u32::MAX)
-        };
         let mut first = Vec::with_capacity(n + 1);
         let mut total = 0u32;
         for block in &func.blocks {
@@ -106,30 +106,48 @@ impl Links {
             total += block.insts.len() as u32;
         }
         first.push(total);
+        // Variables are numbered as some block is found reading them before writing them:
+        // blocks in order, instructions in order, the terminator last.
+        let mut exposed = vec![u32::MAX; func.vars.len()];
+        let mut xs = 0u32;
+        let mut expose = |exposed: &mut [u32], v: Var| {
+            let x = &mut exposed[v.0 as usize];
+            if *x == u32::MAX {
+                *x = xs;
+                xs += 1;
+            }
+            *x
+        };
         // Per variable: (block, instruction) of its latest write seen.
         let mut last_def = vec![(u32::MAX, 0u32); func.vars.len()];
-        let mut users = Vec::with_capacity(total as usize);
+        let mut users = vec![u32::MAX; total as usize];
+        let mut links = Vec::with_capacity(total as usize);
         // Grouped by block as they are found: a start per block, not a sort.
-        let mut entry_reads = Vec::new();
+        let mut entry_reads = Vec::with_capacity(total as usize);
         let mut entry_start = Vec::with_capacity(n + 1);
         let mut term_reads = Vec::new();
         let mut term_start = Vec::with_capacity(n + 1);
-        let mut exit_x = vec![u32::MAX; total as usize];
-        let xs = exposed.iter().filter(|&&x| x != u32::MAX).count();
-        let mut written = Rows::new(n, xs);
+        // The last writes of each block, (instruction, variable): numbered once every
+        // variable's number is known.
+        let mut last_writes = Vec::with_capacity(total as usize);
+        // Per variable: 1 + the block whose last write of it is recorded.
+        let mut recorded = vec![0u32; func.vars.len()];
         let mut preds = Vec::with_capacity(2 * n);
         let mut rules = Vec::with_capacity(total as usize);
         for (b, block) in func.blocks.iter().enumerate() {
             let bu = b as u32;
             entry_start.push(entry_reads.len() as u32);
             term_start.push(term_reads.len() as u32);
+            let base = first[b];
             for (i, inst) in block.insts.iter().enumerate() {
-                let gi = first[b] + i as u32;
+                let gi = base + i as u32;
                 for &a in inst.uses() {
                     let (db, di) = last_def[a.0 as usize];
                     if db == bu {
-                        users.push((di, gi));
-                    } else if let Some(x) = x_of(a) {
+                        links.push((gi, users[di as usize]));
+                        users[di as usize] = links.len() as u32 - 1;
+                    } else {
+                        let x = expose(&mut exposed, a);
                         entry_reads.push((x, gi));
                     }
                 }
@@ -144,16 +162,14 @@ impl Links {
             for inst in &block.insts {
                 let Some(d) = inst.dst else { continue };
                 let (_, gi) = last_def[d.0 as usize];
-                if let Some(x) = x_of(d) {
-                    if exit_x[gi as usize] == u32::MAX {
-                        exit_x[gi as usize] = x;
-                        written.insert(b, x);
-                    }
+                // Each variable's last write once.
+                if std::mem::replace(&mut recorded[d.0 as usize], bu + 1) != bu + 1 {
+                    last_writes.push((bu, gi, d.0));
                 }
             }
             if let Some(m) = block.term.uses() {
                 if last_def[m.0 as usize].0 != bu {
-                    term_reads.extend(x_of(m));
+                    term_reads.push(expose(&mut exposed, m));
                 }
             }
             for s in block.term.successors() {
@@ -162,8 +178,19 @@ impl Links {
         }
         entry_start.push(entry_reads.len() as u32);
         term_start.push(term_reads.len() as u32);
-        Links {
-            users: Lists::new(total as usize, &users),
+        let xs = xs as usize;
+        let mut exit_x = vec![u32::MAX; total as usize];
+        let mut written = Rows::new(n, xs);
+        for &(b, gi, v) in &last_writes {
+            let x = exposed[v as usize];
+            if x != u32::MAX {
+                exit_x[gi as usize] = x;
+                written.insert(b as usize, x);
+            }
+        }
+        let links = Links {
+            users,
+            links,
             entry_reads: Lists {
                 start: entry_start,
                 items: entry_reads,
@@ -178,7 +205,8 @@ impl Links {
             rules,
             exit_x,
             xs,
-        }
+        };
+        (links, exposed)
     }
 
     /// Per block, the exposed variables live on entry: read there before any write, or live
@@ -285,11 +313,13 @@ impl Pass<'_> {
             if x != u32::MAX {
                 self.exit_writes.insert(b, x);
             }
-            for &r in self.links.users.get(i as usize) {
+            let mut k = self.links.users[i as usize];
+            while let Some(&(r, next)) = self.links.links.get(k as usize) {
                 if self.links.rules[r as usize] == Rule::AnyArg && !self.result[r as usize] {
                     self.result[r as usize] = true;
                     self.stack.push(r);
                 }
+                k = next;
             }
         }
     }
@@ -330,22 +360,32 @@ impl Entries {
     }
 }
 
-/// The analysis whose exposed-variable numbering is `exposed` (see `exposed_vars`), in which
-/// `exec` never varies, and where a reachable block of `fixed` (`fixed.0[b]`) starts with the
-/// set `fixed.1` and never takes its predecessors' (block 0 always starts with the empty set).
+/// The analysis in which `exec` never varies, and where a reachable block of `fixed`
+/// (`fixed.0[b]`) starts with the variables that `fixed.1` marks (per variable) and never
+/// takes its predecessors' (block 0 always starts with the empty set); with the
+/// exposed-variable numbering its sets use (per variable: its number or `u32::MAX`, see
+/// `exposed_vars`).
 pub(super) fn solve(
     func: &Function,
-    exposed: &[u32],
     exec: Option<Var>,
-    fixed: Option<(&[bool], &VarSet)>,
-) -> Entries {
+    fixed: Option<(&[bool], &[bool])>,
+) -> (Entries, Vec<u32>) {
     let n = func.blocks.len();
-    let links = Links::new(func, exposed, exec);
+    let (links, exposed) = Links::new(func, exec);
     let live = links.live_in(func);
+    // The set a fixed block starts with, as a row of exposed numbers.
+    let mut fixed_row = vec![0u64; links.xs.div_ceil(64)];
+    if let Some((_, marked)) = fixed {
+        for (v, &x) in exposed.iter().enumerate() {
+            if x != u32::MAX && marked[v] {
+                fixed_row[x as usize / 64] |= 1 << (x % 64);
+            }
+        }
+    }
     let fixed_at = |b: usize| {
         fixed
             .filter(|(blocks, _)| blocks.get(b).copied().unwrap_or(false))
-            .map(|(_, set)| set)
+            .map(|_| &fixed_row)
     };
     // Blocks reachable from block 0, each with its starting set; `takes`: its set grows
     // with its predecessors'.
@@ -362,8 +402,8 @@ pub(super) fn solve(
                 reached[s] = true;
                 match fixed_at(s) {
                     Some(f) => {
-                        for x in live.iter(s).filter(|&x| f.contains(Var(x))) {
-                            varies.insert(s, x);
+                        for ((v, &l), &m) in varies.row_mut(s).iter_mut().zip(live.row(s)).zip(f) {
+                            *v = l & m;
                         }
                     }
                     None => takes[s] = true,
@@ -416,5 +456,5 @@ pub(super) fn solve(
             }
         }
     }
-    Entries { reached, varies }
+    (Entries { reached, varies }, exposed)
 }
