@@ -42,7 +42,7 @@ use picajit_codegen::ir::{Builder, Op, Ty, Var};
 use crate::isa::{Fmt4, Instruction};
 
 use super::build::Ctx;
-use super::graph::{Flow, Graph, Target};
+use super::graph::{Graph, Target};
 
 /// A geometry shader's per-lane emitter state and second output bank (see the module docs).
 #[derive(Clone, Debug)]
@@ -227,7 +227,6 @@ pub fn known_states(graph: &Graph) -> Vec<Option<Fmt4>> {
     if let Target::State(s) = graph.entry {
         reach(s, Seen::One(Fmt4::default()), &mut at, &mut work);
     }
-    let mut targets = Vec::new();
     while let Some(s) = work.pop() {
         let node = &graph.nodes[s];
         let after = if let Instruction::Setemit(f) = node.instr {
@@ -238,13 +237,12 @@ pub fn known_states(graph: &Graph) -> Vec<Option<Fmt4>> {
         } else {
             at[s]
         };
-        targets.clear();
-        flow_targets(&node.flow, &mut targets);
-        for &t in &targets {
+        node.flow.each_target(&mut |t| {
             if let Target::State(x) = t {
                 reach(x, after, &mut at, &mut work);
             }
-        }
+            true
+        });
     }
     at.into_iter()
         .map(|v| match v {
@@ -252,20 +250,4 @@ pub fn known_states(graph: &Graph) -> Vec<Option<Fmt4>> {
             Seen::Nothing | Seen::Several => None,
         })
         .collect()
-}
-
-/// Every target of a decision tree.
-fn flow_targets(flow: &Flow, out: &mut Vec<Target>) {
-    match flow {
-        Flow::Do(_, rest) => flow_targets(rest, out),
-        Flow::If { then, other, .. } => {
-            flow_targets(then, out);
-            flow_targets(other, out);
-        }
-        Flow::LoopNext { repeat, exit, .. } => {
-            flow_targets(repeat, out);
-            flow_targets(exit, out);
-        }
-        Flow::Goto(t) => out.push(*t),
-    }
 }

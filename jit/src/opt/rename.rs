@@ -28,7 +28,11 @@ pub fn split_defs(func: &mut Function) -> usize {
     let n = func.vars.len();
     // Per variable, stamped by block: index of its last definition in the block, and its
     // current fresh name.
-    let mut last_def: Vec<(u32, usize)> = vec![(u32::MAX, 0); n];
+    // (`last_def` only matters where a value can escape: not without liveness.)
+    let mut last_def: Vec<(u32, usize)> = match live {
+        Some(_) => vec![(u32::MAX, 0); n],
+        None => Vec::new(),
+    };
     let mut current: Vec<(u32, Var)> = vec![(u32::MAX, Var(0)); n];
     let mut defs = vec![0u32; n];
     for inst in func.blocks.iter().flat_map(|b| &b.insts) {
@@ -40,9 +44,11 @@ pub fn split_defs(func: &mut Function) -> usize {
     let mut vars = std::mem::take(&mut func.vars);
     for (b, block) in func.blocks.iter_mut().enumerate() {
         let stamp = b as u32;
-        for (i, inst) in block.insts.iter().enumerate() {
-            if let Some(d) = inst.dst {
-                last_def[d.0 as usize] = (stamp, i);
+        if live.is_some() {
+            for (i, inst) in block.insts.iter().enumerate() {
+                if let Some(d) = inst.dst {
+                    last_def[d.0 as usize] = (stamp, i);
+                }
             }
         }
         let name = |current: &[(u32, Var)], v: Var| match current.get(v.0 as usize) {
@@ -59,10 +65,9 @@ pub fn split_defs(func: &mut Function) -> usize {
             if x >= n {
                 continue;
             }
-            let escapes = last_def[x] == (stamp, i)
-                && live
-                    .as_ref()
-                    .is_some_and(|l| l.is_live_out(crate::ir::BlockId(b as u32), d));
+            let escapes = live.as_ref().is_some_and(|l| {
+                last_def[x] == (stamp, i) && l.is_live_out(crate::ir::BlockId(b as u32), d)
+            });
             if escapes || defs[x] == 1 {
                 // The variable's value leaves the block, or it has only this one value.
                 current[x] = (u32::MAX, Var(0));
