@@ -18,8 +18,11 @@ use crate::program::{Program, ShaderKind, DESC_WORDS};
 /// Lowerings kept.
 const KEPT: usize = 4;
 
-/// Instructions (before dead-code elimination) from which a lowering is kept.
-const KEEP_INSTS: usize = 2_000;
+/// Instructions (before dead-code elimination) from which a lowering is kept. Lowering costs
+/// far more per instruction than copying the result (a few hundred host instructions per IR
+/// instruction built, against one 32-byte copy), so only programs too small for the copy to
+/// matter are left out.
+const KEEP_INSTS: usize = 256;
 
 #[derive(PartialEq, Eq)]
 struct Key {
