@@ -122,21 +122,29 @@ impl Transfer {
         }
     }
 
-    /// The components live before the instruction when `out` are live after it; with
-    /// `loads`, the inputs and uniforms it then reads are added to them.
+    /// What stays live of `out` across the instruction (the components it computes are
+    /// overwritten), and per source the swizzled components it reads.
     #[inline]
-    fn apply(&self, out: u64, loads: Option<&mut Loads>) -> u64 {
-        let Some((math, ops, desc)) = self.alu else {
-            return out;
+    fn split(&self, out: u64) -> (u64, [u8; 3]) {
+        let Some((math, _, desc)) = self.alu else {
+            return (out, [0; 3]);
         };
         let dst = self.computed(out);
         let kept = match self.mask {
             0 => out,
             _ => out & !(u64::from(dst) << self.shift),
         };
-        let read = alu::reads(math, desc, alu::written(desc, dst));
+        (kept, alu::reads(math, desc, alu::written(desc, dst)))
+    }
+
+    /// The components live before the instruction when `out` are live after it; the inputs
+    /// and uniforms it then reads are added to `loads`.
+    fn apply(&self, out: u64, loads: &mut Loads) -> u64 {
+        let (kept, read) = self.split(out);
+        let Some((_, ops, desc)) = self.alu else {
+            return kept;
+        };
         let mut live = 0;
-        let mut loads = loads;
         for (k, &r) in read.iter().enumerate() {
             if r == 0 {
                 continue;
@@ -150,11 +158,9 @@ impl Transfer {
                     }
                 }
                 SrcKind::Input(_) | SrcKind::Uniform(_) => {
-                    if let Some(loads) = loads.as_deref_mut() {
-                        for (i, &c) in select.iter().enumerate() {
-                            if r >> i & 1 != 0 {
-                                loads.add(&ops, k, usize::from(c & 3));
-                            }
+                    for (i, &c) in select.iter().enumerate() {
+                        if r >> i & 1 != 0 {
+                            loads.add(&ops, k, usize::from(c & 3));
                         }
                     }
                 }
@@ -162,6 +168,37 @@ impl Transfer {
         }
         kept | live
     }
+
+    /// Per source and swizzled component: the bit of the temporary component it reads (0 for
+    /// inputs and uniforms), for repeated [`Transfer::split`]s.
+    fn temp_bits(&self) -> [[u64; 4]; 3] {
+        let mut bits = [[0; 4]; 3];
+        let Some((_, ops, desc)) = self.alu else {
+            return bits;
+        };
+        for (n, row) in bits.iter_mut().enumerate() {
+            if let SrcKind::Temp(t) = ops.src[n].kind() {
+                let select = desc.src(n).select;
+                for (bit, &c) in row.iter_mut().zip(&select) {
+                    *bit = 1 << (4 * u32::from(t) + u32::from(c & 3));
+                }
+            }
+        }
+        bits
+    }
+}
+
+/// The temporary components behind the swizzled source components `read` (per source).
+fn gather(bits: &[[u64; 4]; 3], read: [u8; 3]) -> u64 {
+    let mut live = 0;
+    for (row, &r) in bits.iter().zip(&read) {
+        for (i, &bit) in row.iter().enumerate() {
+            if r >> i & 1 != 0 {
+                live |= bit;
+            }
+        }
+    }
+    live
 }
 
 /// Whether `math` writes its destination register (MOVA and CMP write only a0 or cc).
@@ -192,51 +229,47 @@ fn writes_dst(math: Math) -> bool {
 /// The liveness of `graph`'s temporaries, and the loads of its live components.
 ///
 /// Discovery order is breadth first: going backwards, an acyclic graph settles in one round,
-/// a loop in a round more per nesting level. The first round walks the graph directly and, as
-/// long as no edge has gone backwards, also collects the loads (each state's `after` is final
-/// once its successors are); a graph with a backward edge goes on to the fixed point over
-/// tables built for it.
+/// a loop in a round more per nesting level. Without an edge to a state not after its source,
+/// one backward walk is the solution and collects the loads on the way (each state's `after`
+/// is final once its successors' entries are); otherwise the rounds run over tables built
+/// once, then the loads are collected.
 pub(super) fn analyze(program: &Program, graph: &Graph) -> Liveness {
     let n = graph.nodes.len();
+    let backward = graph.nodes.iter().enumerate().any(|(s, node)| {
+        !node
+            .flow
+            .each_target(&mut |t| !matches!(t, Target::State(x) if x <= s))
+    });
+    if backward {
+        return cyclic(program, graph);
+    }
     let mut after = vec![0u64; n];
     let mut before = vec![0u64; n];
     let mut loads = Loads::default();
-    // Whether some edge goes to a state not after its source: only then can a second round
-    // change anything.
-    let mut backward = false;
     for s in (0..n).rev() {
         let node = &graph.nodes[s];
         let mut out = 0;
         node.flow.each_target(&mut |t| {
             if let Target::State(x) = t {
-                backward |= x <= s;
                 out |= before[x];
             }
             true
         });
         after[s] = out;
-        let t = Transfer::new(program, alu::step(&node.instr));
-        before[s] = t.apply(out, (!backward).then_some(&mut loads));
-    }
-    if backward {
-        settle(program, graph, &mut after, &mut before);
-        loads = Loads::default();
-        for (node, &out) in graph.nodes.iter().zip(&after) {
-            Transfer::new(program, alu::step(&node.instr)).apply(out, Some(&mut loads));
-        }
+        before[s] = Transfer::new(program, alu::step(&node.instr)).apply(out, &mut loads);
     }
     Liveness { after, loads }
 }
 
-/// Further backward rounds over a cyclic graph, from the first round's `after` and `before`,
-/// until nothing changes.
-fn settle(program: &Program, graph: &Graph, after: &mut [u64], before: &mut [u64]) {
+/// [`analyze`] of a graph with a cycle: backward rounds to the least fixed point.
+fn cyclic(program: &Program, graph: &Graph) -> Liveness {
     let n = graph.nodes.len();
     let transfers: Vec<Transfer> = graph
         .nodes
         .iter()
         .map(|node| Transfer::new(program, alu::step(&node.instr)))
         .collect();
+    let bits: Vec<[[u64; 4]; 3]> = transfers.iter().map(Transfer::temp_bits).collect();
     // Successors, flattened: those of state `s` are `succ[start[s]..start[s + 1]]`.
     let mut start = Vec::with_capacity(n + 1);
     let mut succ = Vec::with_capacity(n + n / 2);
@@ -250,6 +283,8 @@ fn settle(program: &Program, graph: &Graph, after: &mut [u64], before: &mut [u64
         });
     }
     start.push(succ.len() as u32);
+    let mut after = vec![0u64; n];
+    let mut before = vec![0u64; n];
     loop {
         let mut changed = false;
         for s in (0..n).rev() {
@@ -257,7 +292,8 @@ fn settle(program: &Program, graph: &Graph, after: &mut [u64], before: &mut [u64
                 .iter()
                 .fold(0, |m, &x| m | before[x as usize]);
             after[s] = out;
-            let live_in = transfers[s].apply(out, None);
+            let (kept, read) = transfers[s].split(out);
+            let live_in = kept | gather(&bits[s], read);
             changed |= live_in != before[s];
             before[s] = live_in;
         }
@@ -265,4 +301,9 @@ fn settle(program: &Program, graph: &Graph, after: &mut [u64], before: &mut [u64
             break;
         }
     }
+    let mut loads = Loads::default();
+    for (t, &out) in transfers.iter().zip(&after) {
+        t.apply(out, &mut loads);
+    }
+    Liveness { after, loads }
 }
