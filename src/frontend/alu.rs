@@ -9,9 +9,9 @@
 //! - Every source is read before any destination is written (results go to fresh variables,
 //!   then to the register); a local peephole then lets a result's defining instruction write
 //!   the register directly when nothing in between reads or writes it.
-//! - An input or directly addressed uniform component an earlier instruction of the same block
-//!   read into a fresh variable is taken from that variable (`Leaves`) instead of being read
-//!   again: the passes would merge the two reads anyway.
+//! - An input or directly addressed uniform component (or a constant) an earlier instruction of
+//!   the same block read (made) into a fresh variable is taken from that variable (`Leaves`)
+//!   instead of being read again: the passes would merge the two anyway.
 //! - Only enabled components that some later instruction reads are computed (`super::live`);
 //!   DP3/DP4/DPH, EX2, LG2, RCP and RSQ compute their scalar once and copy it to every such
 //!   component.
@@ -276,7 +276,13 @@ impl Emit<'_> {
         if let Some(&(_, v)) = known.iter().find(|(b, _)| *b == bits) {
             return v;
         }
-        let v = self.op(Op::FConst, &[], [bits, 0]);
+        let earlier = self.leaves.consts[..self.leaves.nconsts]
+            .iter()
+            .find(|(b, _)| *b == bits && self.reuse);
+        let v = match earlier {
+            Some(&(_, v)) => v,
+            None => self.op(Op::FConst, &[], [bits, 0]),
+        };
         if self.nconsts < self.consts.len() {
             self.consts[self.nconsts] = (bits, v);
             self.nconsts += 1;
@@ -523,8 +529,8 @@ pub(super) struct Scratch {
     leaves: Leaves,
 }
 
-/// The input and directly addressed uniform components read so far in the current block, by
-/// fresh variables still holding them: a later instruction of the block reads them from there
+/// The input and directly addressed uniform components read so far in the current block, and
+/// the constants made in it, by fresh variables still holding them: a later instruction of the block reads them from there
 /// instead of reading again. Common-subexpression elimination would merge the repeated read
 /// into the same value (the first read of the block, or what that one merges into), so the
 /// function after the passes is the same; it is only built smaller.
@@ -532,7 +538,7 @@ pub(super) struct Scratch {
 /// An instruction whose sources can reach a register copy unchanged (MOV, DST, LITP) does not
 /// reuse: there a fresh read folds into the register write (`fold_copies`), which CSE then
 /// merges, while a reused variable would leave a copy behind.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Leaves {
     /// The block the entries belong to.
     block: Option<BlockId>,
@@ -541,6 +547,22 @@ struct Leaves {
     vars: Vec<Var>,
     /// The entries set, to clear them when the block changes.
     set: Vec<u16>,
+    /// The constants (bits, variable) the block's instructions made, at most four (the
+    /// lowering uses four different ones).
+    consts: [(u32, Var); 4],
+    nconsts: usize,
+}
+
+impl Default for Leaves {
+    fn default() -> Leaves {
+        Leaves {
+            block: None,
+            vars: Vec::new(),
+            set: Vec::new(),
+            consts: [(0, UNSET); 4],
+            nconsts: 0,
+        }
+    }
 }
 
 impl Leaves {
@@ -558,6 +580,7 @@ impl Leaves {
                 self.vars[usize::from(k)] = UNSET;
             }
             self.set.clear();
+            self.nconsts = 0;
             self.block = Some(block);
         }
     }
@@ -577,7 +600,22 @@ impl Leaves {
 
     /// Records the reads `new` of one instruction whose results are still fresh variables
     /// (`readers` is `u32::MAX` for those folded into a register write).
-    fn record(&mut self, new: &[(u16, Var)], fresh: (Var, u32), readers: &[u32]) {
+    fn record(
+        &mut self,
+        new: &[(u16, Var)],
+        consts: &[(u32, Var)],
+        fresh: (Var, u32),
+        readers: &[u32],
+    ) {
+        for &(bits, v) in consts {
+            let f = v.0.wrapping_sub(fresh.0 .0) as usize;
+            let known = self.consts[..self.nconsts].iter().any(|&(b, _)| b == bits);
+            let held = readers.get(f).is_some_and(|&r| r != u32::MAX);
+            if held && !known && self.nconsts < self.consts.len() {
+                self.consts[self.nconsts] = (bits, v);
+                self.nconsts += 1;
+            }
+        }
         for &(key, v) in new {
             let f = v.0.wrapping_sub(fresh.0 .0) as usize;
             let k = usize::from(key);
@@ -758,8 +796,12 @@ pub(super) fn lower(
         }
     }
     e.fold_copies();
-    e.leaves
-        .record(&e.new_leaves[..e.nleaves], e.fresh, &e.readers);
+    e.leaves.record(
+        &e.new_leaves[..e.nleaves],
+        &e.consts[..e.nconsts],
+        e.fresh,
+        &e.readers,
+    );
     e.b.extend_from_slice(&e.insts);
     e.insts.clear();
     scratch.insts = e.insts;
