@@ -27,7 +27,6 @@ use rustc_hash::FxHashSet as HashSet;
 
 use super::graph::{Cond, Effect, Flow, Graph, Target};
 use super::ifconv::Conversion;
-use super::rows::Rows;
 
 /// Most frontier entries the analysis may add up in one function (a bound on compile time for
 /// hostile control flow; beyond it the plan is [`Plan::coarse`]).
@@ -205,6 +204,63 @@ fn priority_order(graph: &Graph, steps: &Steps) -> Vec<usize> {
     order
 }
 
+/// Most members a frontier is searched through one by one before it gets a row of bits.
+const SHORT: usize = 16;
+
+/// Sets of priorities below `n`, one per state: the members in the order they came, and for
+/// a set grown beyond [`SHORT`] members a row of `n` bits to test membership (most frontiers
+/// stay short, and `n` rows of `n` bits would be most of the work on a large graph).
+struct Frontiers {
+    members: Vec<Vec<u32>>,
+    /// Per state: its row in `bits`, or `u32::MAX`.
+    row: Vec<u32>,
+    bits: Vec<u64>,
+    width: usize,
+}
+
+impl Frontiers {
+    fn new(n: usize) -> Frontiers {
+        Frontiers {
+            members: vec![Vec::new(); n],
+            row: vec![u32::MAX; n],
+            bits: Vec::new(),
+            width: n.div_ceil(64),
+        }
+    }
+
+    /// Adds `x` to the set of state `s`; true if it was not there.
+    fn insert(&mut self, s: usize, x: u32) -> bool {
+        let (word, bit) = (x as usize / 64, 1u64 << (x % 64));
+        match self.row[s] {
+            u32::MAX => {
+                let members = &mut self.members[s];
+                if members.contains(&x) {
+                    return false;
+                }
+                members.push(x);
+                if members.len() > SHORT {
+                    let at = self.bits.len();
+                    self.row[s] = (at / self.width.max(1)) as u32;
+                    self.bits.resize(at + self.width, 0);
+                    for &m in members.iter() {
+                        self.bits[at + m as usize / 64] |= 1 << (m % 64);
+                    }
+                }
+                true
+            }
+            r => {
+                let w = &mut self.bits[r as usize * self.width + word];
+                if *w & bit != 0 {
+                    return false;
+                }
+                *w |= bit;
+                self.members[s].push(x);
+                true
+            }
+        }
+    }
+}
+
 /// The schedule of `graph` with the branches of `conversions` if-converted and the conditions
 /// `uniform` compiled as branches of the batch.
 pub fn plan(
@@ -219,10 +275,8 @@ pub fn plan(
     for (p, &s) in order.iter().enumerate() {
         prio[s] = p as u32;
     }
-    // Frontiers as sets of priorities, per state: a row of bits for the membership test and
-    // the members in the order they came (frontiers are small: the bits are never scanned).
-    let mut bits = Rows::new(n, n);
-    let mut front: Vec<Vec<u32>> = vec![Vec::new(); n];
+    // Frontiers as sets of priorities, per state, their members in the order they came.
+    let mut front = Frontiers::new(n);
     let mut done = vec![false; n];
     // The states to visit, lowest priority first, each listed once.
     let mut work = BinaryHeap::new();
@@ -241,7 +295,7 @@ pub fn plan(
         let s = order[p as usize];
         done[s] = true;
         waiting.clear();
-        waiting.extend_from_slice(&front[s]);
+        waiting.extend_from_slice(&front.members[s]);
         targets.clear();
         targets.extend(steps.targets[steps.of(s)].iter().map(|&t| prio[t as usize]));
         let split = steps.split[s];
@@ -263,10 +317,7 @@ pub fn plan(
                 let ns = order[next as usize];
                 let mut changed = !done[ns];
                 for &x in &o[i + 1..] {
-                    if bits.insert(ns, x) {
-                        front[ns].push(x);
-                        changed = true;
-                    }
+                    changed |= front.insert(ns, x);
                 }
                 match budget.checked_sub(o.len() - i) {
                     Some(left) => budget = left,
@@ -289,6 +340,7 @@ pub fn plan(
     }
     let mut merge = vec![false; n];
     let frontier: Vec<Vec<usize>> = front
+        .members
         .into_iter()
         .map(|mut f| {
             f.sort_unstable();

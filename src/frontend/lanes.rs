@@ -75,6 +75,17 @@ pub struct Lanes<'a> {
     pub dispatch: Option<BlockId>,
     /// Per priority: some lane may wait there (its position is written somewhere).
     pub waits: Vec<bool>,
+    /// Lists a schedule works in, kept from one step to the next.
+    pub lists: ScheduleLists,
+}
+
+/// The lists of [`Ctx::schedule`]: per target state the mask of its lanes, the candidates
+/// to go to next, and the targets no lane waits at.
+#[derive(Default)]
+pub struct ScheduleLists {
+    targets: Vec<(usize, Var)>,
+    candidates: Vec<usize>,
+    direct: Vec<(usize, Var)>,
 }
 
 /// A pending arm of a step split by a per-lane condition: its tree, node number and lanes.
@@ -160,6 +171,7 @@ pub(super) fn build(
             sites: Vec::new(),
             dispatch: None,
             waits: vec![false; plan.order.len()],
+            lists: ScheduleLists::default(),
         }),
         chain: None,
         live,
@@ -445,14 +457,28 @@ impl<'a> Ctx<'a> {
     /// The end of a step on one path of the IR: retire the lanes that ended, move every other
     /// lane to its target and go to the next state with lanes.
     pub(super) fn schedule(&mut self, s: usize, leaves: Vec<(Target, Path)>, retiring: bool) {
+        let mut lists = std::mem::take(&mut self.lanes.as_mut().expect("lanes").lists);
+        self.schedule_in(s, &leaves, retiring, &mut lists);
+        self.lanes.as_mut().expect("lanes").lists = lists;
+    }
+
+    /// [`Ctx::schedule`] in `lists`.
+    fn schedule_in(
+        &mut self,
+        s: usize,
+        leaves: &[(Target, Path)],
+        retiring: bool,
+        lists: &mut ScheduleLists,
+    ) {
         let (plan, pos, exec) = {
             let l = self.lanes();
             (l.plan, l.pos, l.exec)
         };
         let mut retiring = retiring;
         // Per target state: the mask of its lanes (a `Full` path is the only path).
-        let mut targets: Vec<(usize, Var)> = Vec::new();
-        for (t, p) in &leaves {
+        let targets = &mut lists.targets;
+        targets.clear();
+        for (t, p) in leaves {
             let m = self.path_mask(*p);
             match *t {
                 Target::Exit => {
@@ -472,7 +498,7 @@ impl<'a> Ctx<'a> {
         if plan.coarse {
             // Lanes may wait anywhere: every lane records its target, the shared dispatch
             // picks the next state.
-            for &(t, m) in &targets {
+            for &(t, m) in targets.iter() {
                 self.wait_at(t, m);
             }
             let d = self.dispatch();
@@ -500,19 +526,21 @@ impl<'a> Ctx<'a> {
                         let d = self.dispatch();
                         self.b.terminate(Terminator::Jump(d));
                     } else {
-                        let waiting = frontier.clone();
-                        self.chain(&waiting, &[], false);
+                        self.chain(frontier, &[], false);
                     }
                 }
                 return;
             }
         }
         // Candidates by priority; each lane moving records its target.
-        let mut candidates: Vec<usize> = frontier
-            .iter()
-            .copied()
-            .chain(targets.iter().map(|&(t, _)| t))
-            .collect();
+        let candidates = &mut lists.candidates;
+        candidates.clear();
+        candidates.extend(
+            frontier
+                .iter()
+                .copied()
+                .chain(targets.iter().map(|&(t, _)| t)),
+        );
         candidates.sort_by_key(|&x| prio(x));
         candidates.dedup();
         if !retiring {
@@ -521,13 +549,16 @@ impl<'a> Ctx<'a> {
             candidates.retain(|&x| prio(x) <= last);
         }
         let first = candidates.first().copied();
-        let direct: Vec<(usize, Var)> = targets
-            .iter()
-            .copied()
-            .filter(|&(t, _)| !frontier.contains(&t))
-            .collect();
+        let direct = &mut lists.direct;
+        direct.clear();
+        direct.extend(
+            targets
+                .iter()
+                .copied()
+                .filter(|&(t, _)| !frontier.contains(&t)),
+        );
         let shared = candidates.len() > CHAIN;
-        for &(t, m) in &targets {
+        for &(t, m) in targets.iter() {
             // The first candidate's lanes run next with their mask; no position needed.
             if !shared && Some(t) == first && direct.iter().any(|&(d, _)| d == t) {
                 continue;
@@ -538,7 +569,7 @@ impl<'a> Ctx<'a> {
             let d = self.dispatch();
             self.b.terminate(Terminator::Jump(d));
         } else {
-            self.chain(&candidates, &direct, !retiring);
+            self.chain(candidates, direct, !retiring);
         }
     }
 
