@@ -164,7 +164,7 @@ fn lighting_vertex(program: &Interpreter, uniforms: &Uniforms, inputs: &Regs16) 
 /// (dense), else the indices in order of first use (sparse).
 fn check_numbering(indices: Indices, out: &DrawOutput, what: &str) {
     assert_eq!(out.indices.len(), indices.len(), "{what}");
-    assert_eq!(out.vertices.len(), out.vertex_ids.len(), "{what}");
+    assert_eq!(out.vertices().len(), out.vertex_ids.len(), "{what}");
     for (k, &u) in out.indices.iter().enumerate() {
         assert_eq!(
             out.vertex_ids[u as usize],
@@ -227,7 +227,7 @@ fn draws_equal_the_interpreter_per_output_vertex_then_the_output_map() {
             for (u, &id) in out.vertex_ids.iter().enumerate() {
                 let want = lighting_vertex(&interp, &uniforms, &s.inputs(id));
                 assert_eq!(
-                    bits(&out.vertices[u].slots),
+                    bits(&out.vertices()[u].slots),
                     bits(&want.slots),
                     "{backend:?} vertex {id}"
                 );
@@ -239,7 +239,7 @@ fn draws_equal_the_interpreter_per_output_vertex_then_the_output_map() {
             }
         }
         // The last draw had no index.
-        assert!(out.vertices.is_empty());
+        assert!(out.vertices().is_empty());
     }
 }
 
@@ -338,7 +338,7 @@ fn output_maps_that_split_registers_and_short_attributes_follow_the_hardware_rul
                     })
                     .collect();
                 assert_eq!(
-                    bits(&out.vertices[u].slots),
+                    bits(&out.vertices()[u].slots),
                     bits(&want),
                     "{backend:?} vertex {id}"
                 );
@@ -350,7 +350,7 @@ fn output_maps_that_split_registers_and_short_attributes_follow_the_hardware_rul
             }
             // The map really split registers: texcoord0 is (o2.y, o2.x), alpha 1.0, texcoord1
             // and texcoord2 0.0.
-            let (v, id) = (&out.vertices[0], out.vertex_ids[0]);
+            let (v, id) = (&out.vertices()[0], out.vertex_ids[0]);
             let o = interp.run_vertex(&uniforms, &inputs(id)).outputs;
             assert_eq!(bits(&v.texcoord0()), bits(&[o[2][1], o[2][0]]));
             assert_eq!(v.color()[3], 1.0);
@@ -390,13 +390,13 @@ fn vs_attributes(vs: &Interpreter, uniforms: &Uniforms, s: &Scene, id: u32) -> [
 
 fn check_geometry(out: &DrawOutput, want: &(Vec<OutputVertex>, Vec<bool>), what: &str) {
     assert_eq!(out.windings, want.1, "{what}: windings");
-    assert_eq!(out.vertices.len(), want.0.len(), "{what}: vertices");
-    for (k, (got, want)) in out.vertices.iter().zip(&want.0).enumerate() {
+    assert_eq!(out.vertices().len(), want.0.len(), "{what}: vertices");
+    for (k, (got, want)) in out.vertices().iter().zip(&want.0).enumerate() {
         assert_eq!(bits(&got.slots), bits(&want.slots), "{what}: vertex {k}");
     }
     assert_eq!(
         out.indices,
-        (0..out.vertices.len() as u32).collect::<Vec<_>>(),
+        (0..out.vertices().len() as u32).collect::<Vec<_>>(),
         "{what}"
     );
 }
@@ -471,8 +471,8 @@ fn geometry_point_mode_subdivides_and_sets_b15_after_every_invocation() {
             assert_eq!(p.regs().uniforms(Unit::Geometry).b & 0x8000, 0x8000);
             if gs_text == B15_GS {
                 // Invocation 0 saw b15 clear, the others set.
-                assert_eq!(out.vertices[0].color()[0], 0.0);
-                assert_eq!(out.vertices[3].color()[0], 1.0);
+                assert_eq!(out.vertices()[0].color()[0], 0.0);
+                assert_eq!(out.vertices()[3].color()[0], 1.0);
             }
         }
     }
@@ -674,7 +674,7 @@ fn the_first_draw_of_a_new_shader_runs_at_once_and_matches() {
             let mut out = DrawOutput::new();
             p.draw(Indices::U16(&list), &s.attributes(), &mut out)
                 .unwrap();
-            let got: Vec<Vec<u32>> = out.vertices.iter().map(|v| bits(&v.slots)).collect();
+            let got: Vec<Vec<u32>> = out.vertices().iter().map(|v| bits(&v.slots)).collect();
             match &reference {
                 None => reference = Some(got),
                 Some(r) => assert_eq!(&got, r, "{backend:?} round {round}"),
@@ -744,10 +744,10 @@ fn prepare_draw_compiles_the_draw_kernel_so_the_first_draw_compiles_nothing() {
                 let what = format!("{backend:?} prepared {prepared} {} indices", list.len());
                 assert_eq!(compiled, u64::from(native && !prepared), "{what}");
                 assert_eq!(out.indices, want.indices, "{what}");
-                for (g, w) in out.vertices.iter().zip(&want.vertices) {
+                for (g, w) in out.vertices().iter().zip(want.vertices()) {
                     assert_eq!(bits(&g.slots), bits(&w.slots), "{what}");
                 }
-                assert_eq!(out.vertices.len(), want.vertices.len(), "{what}");
+                assert_eq!(out.vertices().len(), want.vertices().len(), "{what}");
             }
         }
     }
@@ -799,7 +799,7 @@ fn errors_name_what_is_wrong() {
         ),
         "{err}"
     );
-    assert!(out.vertices.is_empty());
+    assert!(out.vertices().is_empty());
     let bad = [
         attrs[0],
         Attribute::Array {
@@ -870,7 +870,7 @@ fn errors_name_what_is_wrong() {
             "{backend:?}: {err}"
         );
         assert_eq!(out.vertex_ids, [2, 0], "{backend:?}");
-        assert_eq!(out.vertices[1].position(), s.inputs(0)[0], "{backend:?}");
+        assert_eq!(out.vertices()[1].position(), s.inputs(0)[0], "{backend:?}");
         let err = p
             .draw(Indices::U8(&[2, 1]), &attrs[..1], &mut out)
             .unwrap_err();
@@ -888,7 +888,7 @@ fn errors_name_what_is_wrong() {
         );
         assert_eq!(out.vertex_ids, [1, 2], "{backend:?}");
         assert_eq!(out.indices, [1, 0], "{backend:?}");
-        assert_eq!(out.vertices[0].position(), s.inputs(1)[0], "{backend:?}");
+        assert_eq!(out.vertices()[0].position(), s.inputs(1)[0], "{backend:?}");
     }
 }
 
@@ -945,7 +945,7 @@ fn dense_lists_draw_their_range_and_sparse_lists_their_unique_vertices() {
                 for (u, &id) in out.vertex_ids.iter().enumerate() {
                     let want = lighting_vertex(&interp, &uniforms, &s.inputs(id));
                     assert_eq!(
-                        bits(&out.vertices[u].slots),
+                        bits(&out.vertices()[u].slots),
                         bits(&want.slots),
                         "{what}: vertex {id}"
                     );
@@ -969,7 +969,7 @@ fn dense_lists_draw_their_range_and_sparse_lists_their_unique_vertices() {
                     ),
                     "{backend:?}: {err}"
                 );
-                assert!(out.vertices.is_empty() && out.indices.is_empty());
+                assert!(out.vertices().is_empty() && out.indices.is_empty());
             }
         }
     }
@@ -999,7 +999,7 @@ fn dense_lists_draw_their_range_and_sparse_lists_their_unique_vertices() {
             assert_eq!(out.vertex_ids, [0, 1, 2, 3], "{what}");
             assert_eq!(out.indices, [0, 2, 3, 2, 0], "{what}");
             for u in [0, 2, 3] {
-                assert_eq!(out.vertices[u].position()[0], xs[4 * u], "{what}");
+                assert_eq!(out.vertices()[u].position()[0], xs[4 * u], "{what}");
             }
             let err = p
                 .draw(Indices::U8(&[0, 2, 1, 3]), &attribute, &mut out)
@@ -1052,7 +1052,7 @@ fn ranges_and_dense_lists_step_through_their_vertices_at_every_batch_edge() {
                 for (u, &id) in out.vertex_ids.iter().enumerate() {
                     let want = lighting_vertex(&interp, &uniforms, &s.inputs(id));
                     assert_eq!(
-                        bits(&out.vertices[u].slots),
+                        bits(&out.vertices()[u].slots),
                         bits(&want.slots),
                         "{what}: vertex {id}"
                     );
@@ -1081,7 +1081,7 @@ fn ranges_and_dense_lists_step_through_their_vertices_at_every_batch_edge() {
             ),
             "{backend:?}: {err}"
         );
-        assert!(out.vertices.is_empty() && out.vertex_ids.is_empty());
+        assert!(out.vertices().is_empty() && out.vertex_ids.is_empty());
 
         // A stride too wide for a stepped kernel (4,400 bytes) takes the indexed one.
         let wide: Vec<f32> = (0..40 * 1100)
@@ -1106,7 +1106,7 @@ fn ranges_and_dense_lists_step_through_their_vertices_at_every_batch_edge() {
                 inputs[0].copy_from_slice(&wide[at..at + 4]);
                 let want = lighting_vertex(&interp, &uniforms, &inputs);
                 assert_eq!(
-                    bits(&out.vertices[u].slots),
+                    bits(&out.vertices()[u].slots),
                     bits(&want.slots),
                     "{backend:?} wide: vertex {id}"
                 );
@@ -1163,8 +1163,8 @@ fn ranges_and_dense_lists_step_through_their_vertices_at_every_batch_edge() {
                 ),
             }
             // Every output is written; vertices that ended pass their x through.
-            assert_eq!(out.vertices.len(), count as usize, "{what}");
-            for (u, v) in out.vertices.iter().enumerate() {
+            assert_eq!(out.vertices().len(), count as usize, "{what}");
+            for (u, v) in out.vertices().iter().enumerate() {
                 let x = xs[4 * (first as usize + u)];
                 if x >= 0.0 {
                     assert_eq!(v.position()[0], x, "{what}: vertex {u}");
@@ -1305,13 +1305,13 @@ fn draw_kernels_equal_the_interpreter_with_every_layout() {
                 let what = format!("{backend:?} {name} {} indices", indices.len());
                 assert_eq!(got.indices, want.indices, "{what}");
                 assert_eq!(got.vertex_ids, want.vertex_ids, "{what}");
-                assert_eq!(got.vertices.len(), want.vertex_ids.len(), "{what}");
-                for (u, (g, w)) in got.vertices.iter().zip(&want.vertices).enumerate() {
+                assert_eq!(got.vertices().len(), want.vertex_ids.len(), "{what}");
+                for (u, (g, w)) in got.vertices().iter().zip(want.vertices()).enumerate() {
                     let id = want.vertex_ids[u];
                     assert_eq!(bits(&g.slots), bits(&w.slots), "{what}: vertex {id}");
                 }
-                assert_eq!(records.vertices.len(), got.vertices.len(), "{what}");
-                for (g, r) in got.vertices.iter().zip(&records.vertices) {
+                assert_eq!(records.vertices().len(), got.vertices().len(), "{what}");
+                for (g, r) in got.vertices().iter().zip(records.vertices()) {
                     assert_eq!(bits(&g.slots), bits(&r.slots), "{what}: record path");
                 }
             }
@@ -1338,6 +1338,111 @@ fn draw_kernels_equal_the_interpreter_with_every_layout() {
                 want,
                 "{backend:?} {name}"
             );
+        }
+    }
+}
+
+#[test]
+fn one_output_buffer_reused_across_shaders_maps_and_sizes_never_shows_stale_slots() {
+    // Draw kernels leave the groups of four constant slots to the output buffer, which fills
+    // them when it grows or its constants change. One buffer per engine takes draws of
+    // shaders and output maps whose constant groups differ (a group computed by one is 1.0
+    // or 0.0 in the next), of counts around every batch width (1, W − 1, W, W + 1) that grow
+    // and shrink the buffer, ranges ending at the arrays' last vertex, dense and sparse lists,
+    // and record-path draws in between; each must equal a fresh draw on the interpreter.
+    let mut rng = fastrand::Rng::with_seed(41);
+    let mut f = |n: usize| -> Vec<f32> { (0..n).map(|_| rng.f32() * 6.0 - 3.0).collect() };
+    let (a4, a3) = (f(7 * 300 + 1), f(3 * 300));
+    let attributes = [
+        Attribute::Array {
+            data: &a4,
+            offset: 1,
+            stride: 7,
+            components: 4,
+        },
+        Attribute::packed(&a3, 3),
+        Attribute::Fixed([0.5, -7.0, 2.0, -0.25]),
+    ];
+    let uniforms: Vec<Vec4> = (0..96)
+        .map(|k| std::array::from_fn(|c| ((k * 4 + c) as f32 * 0.29).cos() * 1.5))
+        .collect();
+    let mut shaders = vec![
+        (
+            "lighting",
+            shbin_of(&[("lighting.v.pica", &example("lighting.v.pica"))]),
+        ),
+        ("mvp", shbin_of(&[("mvp.v.pica", &example("mvp.v.pica"))])),
+        ("mixed", shbin_of(&[("mixed.v.pica", MIXED_VS)])),
+        ("mixed-odd", shbin_of(&[("mixed.v.pica", MIXED_VS)])),
+    ];
+    let corpus = corpus_shbins();
+    assert!(!corpus.is_empty(), "the corpus is missing");
+    shaders.extend(corpus.into_iter().take(2).map(|(_, s)| ("corpus", s)));
+    let setup = |p: &mut Pipeline, shbin: &Shbin, name: &str| {
+        load(p, shbin, 0);
+        let regs = p.regs_mut();
+        regs.set_input_attributes(Unit::Vertex, 3, false);
+        regs.set_permutation(Unit::Vertex, std::array::from_fn(|k| k as u8));
+        regs.upload_floats(Unit::Vertex, 0, FloatMode::F32, &uniforms);
+        match name {
+            "mixed" => {
+                regs.set_output_mask(Unit::Vertex, 0b1111);
+                regs.set_output_map(&[
+                    [0, 1, 2, 3],
+                    [8, 9, 10, 31],
+                    [13, 12, 16, 19],
+                    [14, 15, 31, 31],
+                    [22, 23, 31, 31],
+                ]);
+            }
+            "mixed-odd" => {
+                regs.set_output_mask(Unit::Vertex, 0b111);
+                regs.set_output_map(&[[4, 5, 6, 7], [12, 13, 14, 15], [20, 21, 22, 23]]);
+            }
+            _ => {}
+        }
+    };
+    let dense: Vec<u16> = (0..40u16).map(|k| 260 + (k * 7) % 40).collect();
+    let sparse: Vec<u32> = (0..30u32).map(|k| (k * 37) % 300).collect();
+    let mut draws: Vec<Indices> = [1u32, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 300]
+        .iter()
+        .map(|&count| Indices::Range {
+            first: 300 - count,
+            count,
+        })
+        .collect();
+    draws.insert(3, Indices::U16(&dense));
+    draws.insert(7, Indices::U32(&sparse));
+    draws.insert(9, Indices::U16(&[299, 298]));
+    let mut reference = Pipeline::with_backend(Backend::Interp).unwrap();
+    for (backend, mut p) in pipelines() {
+        let mut out = DrawOutput::new();
+        for round in 0..2 {
+            for (s, (name, shbin)) in shaders.iter().enumerate() {
+                setup(&mut reference, shbin, name);
+                setup(&mut p, shbin, name);
+                // Each shader gets the draws in another order: sizes grow and shrink.
+                let n = draws.len();
+                for k in 0..n {
+                    let indices = draws[(k * (s + 1) + round) % n];
+                    // Every fifth draw through the record path (raw records asked for).
+                    out.keep_raw = (k + s) % 5 == 4;
+                    let mut want = DrawOutput::new();
+                    reference.draw(indices, &attributes, &mut want).unwrap();
+                    p.draw(indices, &attributes, &mut out).unwrap();
+                    let what = format!(
+                        "{backend:?} {name} round {round}, {} indices, raw {}",
+                        indices.len(),
+                        out.keep_raw
+                    );
+                    assert_eq!(out.indices, want.indices, "{what}");
+                    assert_eq!(out.vertex_ids, want.vertex_ids, "{what}");
+                    assert_eq!(out.vertices().len(), want.vertices().len(), "{what}");
+                    for (u, (g, w)) in out.vertices().iter().zip(want.vertices()).enumerate() {
+                        assert_eq!(bits(&g.slots), bits(&w.slots), "{what}: vertex {u}");
+                    }
+                }
+            }
         }
     }
 }

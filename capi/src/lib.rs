@@ -496,7 +496,7 @@ pub unsafe extern "C" fn picajit_draw(
         // SAFETY: `info` is null or points to a writable PicajitDrawInfo.
         if let Some(info) = unsafe { info.as_mut() } {
             *info = PicajitDrawInfo {
-                vertices: p.output.vertices.len(),
+                vertices: p.output.vertices().len(),
                 indices: p.output.indices.len(),
                 triangles: p.output.windings.len(),
             };
@@ -552,7 +552,7 @@ pub unsafe extern "C" fn picajit_copy_vertices(
     guard(|| {
         // SAFETY: the handle contract of the header.
         let p = unsafe { pipeline_mut(pipeline) }?;
-        copy_out(&p.output.vertices, out, capacity, written, |v| {
+        copy_out(p.output.vertices(), out, capacity, written, |v| {
             PicajitOutputVertex { slots: v.slots }
         })
     })
@@ -582,8 +582,8 @@ pub unsafe extern "C" fn picajit_results(
         // The casts: OutputVertex and PicajitOutputVertex are both `repr(C)` structs of 24
         // f32 (checked above); a raw record is `[[f32; 4]; 16]`, 64 f32 without padding.
         *out = PicajitResults {
-            vertices: view(&o.vertices),
-            vertex_count: o.vertices.len(),
+            vertices: view(o.vertices()),
+            vertex_count: o.vertices().len(),
             indices: view(&o.indices),
             index_count: o.indices.len(),
             raw: view(&o.raw),

@@ -103,10 +103,10 @@ fn rust_reference() -> Vec<String> {
         .unwrap();
     let mut lines = vec![format!(
         "{} vertices, {} indices",
-        out.vertices.len(),
+        out.vertices().len(),
         out.indices.len()
     )];
-    for v in &out.vertices {
+    for v in out.vertices() {
         let words: Vec<String> = v
             .slots
             .iter()

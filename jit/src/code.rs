@@ -456,7 +456,8 @@ impl ExecCode {
     /// Runs the draw kernel over the whole batches (W vertices each; a shorter tail is the
     /// caller's to pad, e.g. with a repeated index) of `vertices`: output vertex `j` of
     /// `output` as [`DrawVertices`] says, input register r from `inputs[r]` for every register
-    /// the kernel's [`DrawLayout`] loads. Status words and return value as for
+    /// the kernel's [`DrawLayout`] loads. Groups of four constant slots are left as `output`
+    /// holds them (the caller fills them). Status words and return value as for
     /// [`ExecCode::run_aos`].
     ///
     /// Panics if the code is not a draw kernel, if `vertices` does not fit its order (ids for

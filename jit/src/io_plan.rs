@@ -23,7 +23,9 @@
 //!   for lane k, the base advanced per batch), loaded row by
 //!   row into the same transposes as AoS records and completed with (0, 0, 0, 1); the output
 //!   vertex is the rasterizer's 24 semantic slots, each an output component or a constant,
-//!   colour as `min(|c|, 1)`, stored by the reverse transposes, group of four slots by group.
+//!   colour as `min(|c|, 1)`, stored by the reverse transposes, group of four slots by group;
+//!   a group of four constants is not stored at all — the caller fills it once per output
+//!   buffer and the kernel leaves it alone.
 //!   Draw kernels take neither whole-register copies nor invariant rows, and are not built for
 //!   geometry shaders or functions that retire lanes ([`DrawLayout::check`]).
 
@@ -71,7 +73,8 @@ pub struct DrawLayout {
     /// Per input register: the floats of one vertex's attribute (1..=4; the components past
     /// them read 0, 0, 0, 1), or 0 where the function reads nothing.
     pub components: [u8; 16],
-    /// The output vertex, slot by slot.
+    /// The output vertex, slot by slot. A group of four slots (`4 g .. 4 g + 4`) that are all
+    /// constants is never written: the output buffer must already hold those constants.
     pub slots: [DrawSlot; DRAW_SLOTS],
     /// Indexed or stepping through consecutive vertices.
     pub order: DrawOrder,

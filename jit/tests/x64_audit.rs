@@ -178,24 +178,6 @@ fn constant_pool_loads_are_rip_relative() {
 }
 
 #[test]
-fn halves_with_a_pool_row() {
-    // The rip-relative displacement must count the immediate after it: the pool label sits at
-    // offset 32 (code padded with int3).
-    for (imm, text) in [(0x02u8, "2"), (0x12, "12h"), (0x30, "30h"), (0x31, "31h")] {
-        let got = decode_with(
-            |o| {
-                let l = o.new_dynamic_label();
-                asm::halves_with_const(o, 12, 9, l, imm);
-                asm::scalar::align(o, 32);
-                asm::scalar::bind(o, l);
-            },
-            false,
-        );
-        assert_eq!(got[0], format!("vperm2f128 ymm12, ymm9, [20h], {text}"));
-    }
-}
-
-#[test]
 fn selects() {
     check(&["vblendvps ymm1, ymm3, ymm2, ymm9"], |o| {
         asm::select(o, Tier::Avx2, 1, 9, 2, 3)

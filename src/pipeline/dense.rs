@@ -1,7 +1,8 @@
 //! Index lists that cover their vertex range densely — a mesh's index buffer over its vertex
 //! buffer — drawn as that range: the vertex shader runs on every vertex from the smallest
-//! index to the largest, in index order, and each index becomes `i − min`. One scan finds the
-//! range and one pass writes the numbers; there is no deduplication table, and the attribute
+//! index to the largest, in index order, and each index becomes `i − min`. One pass finds the
+//! range while it writes the indices as numbers (a second subtracts the minimum when it is
+//! not 0); there is no deduplication table, and the attribute
 //! arrays are read in order instead of in the list's shuffled order.
 //!
 //! A list is dense when its range has at most as many vertices as the list has indices, so a
@@ -14,56 +15,63 @@ use super::types::Indices;
 
 /// If `indices` is a dense list (module docs), fills `ids` with its range (`min..=max`) and
 /// `remap` with `i − min` per index (both overwritten) and returns the largest index; `None`
-/// (buffers untouched) for sparser lists, empty lists and ranges.
+/// for sparser lists, empty lists and ranges (then `ids` is untouched and `remap` holds
+/// anything: the deduplication overwrites it).
 pub(super) fn span(indices: Indices, ids: &mut Vec<u32>, remap: &mut Vec<u32>) -> Option<u32> {
-    match indices {
-        Indices::U8(list) => {
-            let bounds = list
-                .iter()
-                .fold((u8::MAX, 0), |(lo, hi), &i| (lo.min(i), hi.max(i)));
-            span_of(list, bounds, ids, remap)
-        }
-        Indices::U16(list) => span_of(list, bounds_u16(list), ids, remap),
-        Indices::U32(list) => {
-            let bounds = list
-                .iter()
-                .fold((u32::MAX, 0), |(lo, hi), &i| (lo.min(i), hi.max(i)));
-            span_of(list, bounds, ids, remap)
-        }
-        Indices::Range { .. } => None,
+    if indices.is_empty() {
+        return None;
     }
-}
-
-/// The smallest and largest u16 of `list` in one pass, as signed 16-bit minima and maxima of
-/// the indices biased by 2^15 (the x86-64 baseline has those as single instructions, not the
-/// unsigned ones).
-fn bounds_u16(list: &[u16]) -> (u16, u16) {
-    let (lo, hi) = list.iter().fold((i16::MAX, i16::MIN), |(lo, hi), &i| {
-        let biased = (i ^ 0x8000) as i16;
-        (lo.min(biased), hi.max(biased))
-    });
-    ((lo as u16) ^ 0x8000, (hi as u16) ^ 0x8000)
-}
-
-/// [`span`] given the list's smallest and largest index (meaningless for an empty list).
-#[inline(always)]
-fn span_of<T: Copy + Into<u32>>(
-    list: &[T],
-    (lo, hi): (T, T),
-    ids: &mut Vec<u32>,
-    remap: &mut Vec<u32>,
-) -> Option<u32> {
-    let (lo, hi): (u32, u32) = (lo.into(), hi.into());
-    if list.is_empty() || (hi - lo) as usize >= list.len() {
+    let (lo, hi): (u32, u32) = match indices {
+        Indices::U8(list) => {
+            let (lo, hi) = widen(list, remap, (u8::MAX, 0), |(lo, hi), i| {
+                (lo.min(i), hi.max(i))
+            });
+            (lo.into(), hi.into())
+        }
+        Indices::U16(list) => {
+            // Signed 16-bit minima and maxima of the indices biased by 2^15: the x86-64
+            // baseline has those as single instructions, not the unsigned ones.
+            let (lo, hi) = widen(list, remap, (i16::MAX, i16::MIN), |(lo, hi), i| {
+                let biased = (i ^ 0x8000) as i16;
+                (lo.min(biased), hi.max(biased))
+            });
+            (
+                u32::from((lo as u16) ^ 0x8000),
+                u32::from((hi as u16) ^ 0x8000),
+            )
+        }
+        Indices::U32(list) => widen(list, remap, (u32::MAX, 0), |(lo, hi), i| {
+            (lo.min(i), hi.max(i))
+        }),
+        Indices::Range { .. } => return None,
+    };
+    if (hi - lo) as usize >= remap.len() {
         return None;
     }
     sequence(ids, lo, (hi - lo) as usize + 1);
-    // Overwritten in place (a buffer reused from the last draw keeps its length: no fill).
-    remap.resize(list.len(), 0);
-    for (n, &i) in remap.iter_mut().zip(list) {
-        *n = i.into() - lo;
+    if lo != 0 {
+        remap.iter_mut().for_each(|n| *n -= lo);
     }
     Some(hi)
+}
+
+/// One pass over `list`: `remap` gets each index as a u32 (overwritten in place: a buffer
+/// reused from the last draw keeps its length, so there is no fill) while `step` folds the
+/// bounds from `init`.
+#[inline(always)]
+fn widen<T: Copy + Into<u32>, B: Copy>(
+    list: &[T],
+    remap: &mut Vec<u32>,
+    init: B,
+    step: impl Fn(B, T) -> B,
+) -> B {
+    remap.resize(list.len(), 0);
+    let mut bounds = init;
+    for (n, &i) in remap.iter_mut().zip(list) {
+        *n = i.into();
+        bounds = step(bounds, i);
+    }
+    bounds
 }
 
 /// Fills `v` with `first, first + 1, …` (`count` numbers; `first + count − 1` must not
@@ -158,7 +166,16 @@ mod tests {
         assert_eq!(span(Indices::U32(&far), &mut ids, &mut remap), None);
         // u16 extremes through the biased bounds.
         let top: Vec<u16> = vec![u16::MAX, 0x8000, 0x7FFF, 0xFFFE];
-        assert_eq!(bounds_u16(&top), (0x7FFF, u16::MAX));
+        assert_eq!(span(Indices::U16(&top), &mut ids, &mut remap), None);
+        let top: Vec<u16> = vec![u16::MAX, u16::MAX - 1, u16::MAX];
+        assert_eq!(
+            span(Indices::U16(&top), &mut ids, &mut remap),
+            Some(u32::from(u16::MAX))
+        );
+        assert_eq!(
+            (&ids[..], &remap[..]),
+            (&[0xFFFE, 0xFFFF][..], &[1, 0, 1][..])
+        );
         let low: Vec<u16> = vec![2, 0, 1];
         assert_eq!(span(Indices::U16(&low), &mut ids, &mut remap), Some(2));
         assert_eq!((&ids[..], &remap[..]), (&[0, 1, 2][..], &[2, 0, 1][..]));

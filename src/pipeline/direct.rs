@@ -8,6 +8,7 @@
 use picajit_codegen::code::DrawInput;
 use picajit_codegen::x64::{DrawLayout, DrawOrder, DrawSlot, MAX_STEPPED_STRIDE};
 
+use super::constants::Constants;
 use super::dense::Referenced;
 use super::semantic::Slot;
 use super::types::{DrawError, OutputVertex};
@@ -65,9 +66,10 @@ pub(super) fn layout(
 }
 
 /// Runs the vertex shader for the unique vertices `ids` through its draw kernel into
-/// `vertices` (resized to `ids.len()`), or returns `None` if it has none for this draw (then
-/// `ids` is as it was and `vertices` is to be filled by the record path). `words` is scratch;
-/// only vertices `referenced` names count in a budget error.
+/// `vertices` (resized to `ids.len()`; `constants` says what their constant groups hold), or
+/// returns `None` if it has none for this draw (then `ids` is as it was and `vertices` is to
+/// be filled by the record path). `words` is scratch; only vertices `referenced` names count
+/// in a budget error.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run(
     vs: &Shader,
@@ -75,7 +77,7 @@ pub(super) fn run(
     feeds: &[Feed; 16],
     table: &[Slot; SEMANTIC_SLOTS],
     ids: &mut Vec<u32>,
-    vertices: &mut Vec<OutputVertex>,
+    (vertices, constants): (&mut Vec<OutputVertex>, &mut Constants),
     buffers: &mut Buffers,
     referenced: &mut Referenced,
 ) -> Option<Result<(), DrawError>> {
@@ -90,12 +92,7 @@ pub(super) fn run(
     let w = vs.lanes();
     let padded = n.div_ceil(w) * w;
     ids.resize(padded, last);
-    vertices.resize(
-        padded,
-        OutputVertex {
-            slots: [0.0; SEMANTIC_SLOTS],
-        },
-    );
+    constants.resize(vertices, padded, table);
     let ran = vs.run_draw(
         uniforms,
         &layout,
@@ -105,8 +102,11 @@ pub(super) fn run(
         words,
     );
     ids.truncate(n);
-    vertices.truncate(n);
+    constants.truncate(vertices, n);
     ran?;
+    if words.iter().all(|&word| word == 0) {
+        return Some(Ok(()));
+    }
     let exhausted = words
         .iter()
         .enumerate()
@@ -162,7 +162,8 @@ fn inputs_from<'a>(
 }
 
 /// Runs the vertex shader for the `count` consecutive vertices from `first` through its
-/// stepped draw kernel into `vertices` (resized to `count`): the whole batches in one run,
+/// stepped draw kernel into `vertices` (resized to `count`, their constant groups as
+/// `constants` says): the whole batches in one run,
 /// then a partial last batch as the last W vertices (recomputing some: a shader has no side
 /// effects). `None` if the range is shorter than a batch (the indexed kernel pads such a
 /// draw with no copies) or the shader has no stepped kernel for this draw (a stride above
@@ -177,7 +178,7 @@ pub(super) fn run_range(
     table: &[Slot; SEMANTIC_SLOTS],
     first: u32,
     count: usize,
-    vertices: &mut Vec<OutputVertex>,
+    (vertices, constants): (&mut Vec<OutputVertex>, &mut Constants),
     buffers: &mut Buffers,
     referenced: &mut Referenced,
 ) -> Option<Result<(), DrawError>> {
@@ -191,12 +192,7 @@ pub(super) fn run_range(
     let fixed = fixed_values(feeds);
     let first = first as usize;
     let full = count / w * w;
-    vertices.resize(
-        count,
-        OutputVertex {
-            slots: [0.0; SEMANTIC_SLOTS],
-        },
-    );
+    constants.resize(vertices, count, table);
     let Buffers { words, tail } = buffers;
     words.clear();
     if full > 0 {
@@ -226,6 +222,9 @@ pub(super) fn run_range(
         )?;
     } else {
         tail.clear();
+    }
+    if words.iter().chain(tail.iter()).all(|&word| word == 0) {
+        return Some(Ok(()));
     }
     let batches = words.iter().enumerate().map(|(b, &word)| (b * w, word));
     let last = tail.first().map(|&word| (from, word));

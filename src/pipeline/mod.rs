@@ -47,6 +47,7 @@
 //! - Geometry-shader registers start zeroed at every invocation (the project's rule; Azahar
 //!   keeps them from the previous invocation, which b15 lets a program detect).
 
+mod constants;
 mod dense;
 mod direct;
 mod geometry;
@@ -251,6 +252,7 @@ impl Pipeline {
             out.indices.clear();
             out.vertex_ids.clear();
             let gs = self.gs.get(&mut self.regs, Unit::Geometry, &self.engine)?;
+            out.constants.forget();
             return geometry::draw(
                 &mut self.regs,
                 &vs,
@@ -331,7 +333,7 @@ fn vertex_only(
                     &table,
                     first,
                     n,
-                    &mut out.vertices,
+                    (&mut out.vertices, &mut out.constants),
                     &mut scratch.direct,
                     &mut referenced,
                 )
@@ -342,7 +344,7 @@ fn vertex_only(
                 &feeds,
                 &table,
                 &mut out.vertex_ids,
-                &mut out.vertices,
+                (&mut out.vertices, &mut out.constants),
                 &mut scratch.direct,
                 &mut referenced,
             ),
@@ -351,6 +353,7 @@ fn vertex_only(
             return result;
         }
     }
+    out.constants.forget();
     out.vertices.resize(
         n,
         OutputVertex {

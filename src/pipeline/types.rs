@@ -3,6 +3,7 @@
 
 use thiserror::Error;
 
+use super::constants::Constants;
 use crate::pica::{semantic, Unit, SEMANTIC_SLOTS};
 use crate::program::{Regs16, Vec4};
 
@@ -129,15 +130,16 @@ impl OutputVertex {
     }
 }
 
-/// A draw's results, in buffers reused from draw to draw.
+/// A draw's results, in buffers reused from draw to draw. Keep one per vertex layout and
+/// reuse it: the output vertices are the pipeline's to write (callers read them through
+/// [`DrawOutput::vertices`]), so the slots the output map fills with constants are written
+/// when the buffer grows or the constants change, not by every draw.
 #[derive(Clone, Debug, Default)]
 pub struct DrawOutput {
-    /// Without a geometry shader: for a range, and for a *dense* index list (its smallest to
-    /// largest index span at most as many vertices as the list has indices), one per vertex of
-    /// that span, in vertex order — vertices no index names included; for a sparser list, one
-    /// per unique vertex, in order of first use. [`DrawOutput::vertex_ids`] names them.
-    /// With a geometry shader: three per emitted triangle.
-    pub vertices: Vec<OutputVertex>,
+    /// See [`DrawOutput::vertices`].
+    pub(super) vertices: Vec<OutputVertex>,
+    /// What `vertices` hold in their constant groups.
+    pub(super) constants: Constants,
     /// Without a geometry shader: per index of the draw, the output vertex it refers to (for
     /// a dense list, the index minus the smallest one).
     /// With one: 0, 1, 2, … (the vertices form a triangle list).
@@ -168,7 +170,17 @@ impl DrawOutput {
         }
     }
 
+    /// Without a geometry shader: for a range, and for a *dense* index list (its smallest to
+    /// largest index span at most as many vertices as the list has indices), one per vertex of
+    /// that span, in vertex order — vertices no index names included; for a sparser list, one
+    /// per unique vertex, in order of first use. [`DrawOutput::vertex_ids`] names them.
+    /// With a geometry shader: three per emitted triangle.
+    pub fn vertices(&self) -> &[OutputVertex] {
+        &self.vertices
+    }
+
     pub(super) fn clear(&mut self) {
+        self.constants.forget();
         self.vertices.clear();
         self.indices.clear();
         self.windings.clear();

@@ -12,8 +12,8 @@
 //! per batch), and one LD1–LD4 single-structure load of its 1–4 components into S0–S3
 //! (preset to 0, 0, 0, 1 for the components it lacks); the output vertex is stored four
 //! semantic slots at a time, the group's components gathered into S0–S3 (colour as
-//! `min(|c|, 1)`) and stored by four ST4 96 bytes apart (x6 = 96), or, for a group of
-//! constants, as one row per vertex.
+//! `min(|c|, 1)`) and stored by four ST4 96 bytes apart (x6 = 96); a group of four constants
+//! is not stored (the caller keeps it in the output buffer).
 
 use super::asm;
 use super::{Emitter, IoMode, LANES, S0, S1, S2, S3, S4, S5, S6};
@@ -285,22 +285,15 @@ impl Emitter<'_> {
     /// Draw kernels: stores the batch's output vertices in semantic order (`layout.slots`)
     /// at x3 (x6 = 96), output component (r, c) from `part(r, c)`.
     fn semantic_store(&mut self, layout: &DrawLayout, part: impl Fn(u32, u32) -> Part) {
-        let vertex = abi::DRAW_VERTEX_BYTES as u32;
         for g in 0..(DRAW_SLOTS / 4) as u32 {
             let slots: [DrawSlot; 4] = std::array::from_fn(|k| layout.slots[g as usize * 4 + k]);
             let color = g as usize * 4 == DRAW_COLOR;
-            let constant = |slot: DrawSlot| match slot {
-                DrawSlot::Zero => Some(0.0f32),
-                DrawSlot::One => Some(1.0),
-                DrawSlot::Output { .. } => None,
+            let constant = |slot: &DrawSlot| match slot {
+                DrawSlot::Zero | DrawSlot::One => true,
+                DrawSlot::Output { .. } => false,
             };
-            if let [Some(a), Some(b), Some(c), Some(d)] = slots.map(constant) {
-                // 0.0 and 1.0 are their own `min(|c|, 1)`.
-                let row = self.const_row([a, b, c, d].map(f32::to_bits));
-                asm::load_const(&mut self.ops, S0, row);
-                for k in 0..LANES as u32 {
-                    asm::store_q_at(&mut self.ops, S0, 3, k * vertex + g * 16);
-                }
+            if slots.iter().all(constant) {
+                // Groups of constants are the caller's (filled once per output buffer).
                 continue;
             }
             for (k, slot) in slots.into_iter().enumerate() {

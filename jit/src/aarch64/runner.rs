@@ -591,6 +591,11 @@ impl Runner {
                     b.copy_from_slice(&id.to_le_bytes());
                 }
             }
+            // The output vertices as they are: the kernel leaves groups of constant slots alone.
+            f32_bytes(
+                output[first..first + verts].iter().flatten().copied(),
+                &mut image[out_at..status_at],
+            );
             // A stepped kernel advances its array pointers in the context: they come back,
             // so the shadow of what the runner holds stays true.
             let bases = match vertices {

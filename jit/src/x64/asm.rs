@@ -768,14 +768,6 @@ pub fn high_halves(ops: &mut Ops, d: u8, a: u8, b: u8) {
     dynasm!(ops ; .arch x64 ; vperm2f128 Ry(d), Ry(a), Ry(b), 0x31);
 }
 
-/// AVX2: `d` = two 16-byte halves chosen from `a` and the 32-byte constant at `l` by `imm`
-/// (`vperm2f128`: per half, 0 = `a`'s low half, 1 = `a`'s high half, 2 = the constant's low
-/// half, 3 = its high half; bits 0–1 pick `d`'s low half, bits 4–5 its high half).
-pub fn halves_with_const(ops: &mut Ops, d: u8, a: u8, l: DynamicLabel, imm: u8) {
-    let imm = imm as i8;
-    dynasm!(ops ; .arch x64 ; vperm2f128 Ry(d), Ry(a), [=>l], imm);
-}
-
 /// `d`'s 128-bit segment `seg` (1 ≤ seg < `tier.segments()`) = the low 16 bytes of `s`, the
 /// segments below kept (AVX2: `d`'s low half, then `s`'s; those above may be clobbered).
 /// SSE4.1 has one segment: nothing to do.

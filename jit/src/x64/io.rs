@@ -15,7 +15,6 @@ pub use crate::io_plan::{
 };
 use crate::ir::{Function, Inst};
 use crate::regalloc::Loc;
-use dynasmrt::DynamicLabel;
 
 /// How a kernel finds its vertices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -437,9 +436,8 @@ impl Emitter<'_> {
     /// Stores group `g` (slots `4 g`…) of every vertex of the batch as a whole copy of input
     /// register `v` (the output register it maps, x y z w in order, is that copy): each
     /// lane's attribute row straight to its vertex, no transposes; the colour as
-    /// `min(|c|, 1)`. With `pair` (AVX2: the 32-byte pool row of the group's pair, whose other
-    /// half is a constant group) each vertex's pair is stored at once.
-    fn copy_store(&mut self, layout: &DrawLayout, v: u32, g: usize, pair: Option<DynamicLabel>) {
+    /// `min(|c|, 1)`.
+    fn copy_store(&mut self, layout: &DrawLayout, v: u32, g: usize) {
         let t = self.tier;
         let at = |k: i32| k * abi::DRAW_VERTEX_BYTES + g as i32 * 16;
         self.draw_array(layout, v);
@@ -456,24 +454,8 @@ impl Emitter<'_> {
                 asm::vop_m(&mut self.ops, t, asm::VOp::MinPs, S0, S0, Mem::Const(one));
             }
             let k = k as i32;
-            match pair {
-                Some(l) => {
-                    let (first, high) = if g & 1 == 0 {
-                        (0x30, 0x31)
-                    } else {
-                        (0x02, 0x12)
-                    };
-                    let pair_at = |k: i32| k * abi::DRAW_VERTEX_BYTES + (g & !1) as i32 * 16;
-                    asm::halves_with_const(&mut self.ops, S1, S0, l, first);
-                    asm::store_pair(&mut self.ops, S1, pair_at(k));
-                    asm::halves_with_const(&mut self.ops, S0, S0, l, high);
-                    asm::store_pair(&mut self.ops, S0, pair_at(k + 4));
-                }
-                None => {
-                    asm::store_xmm(&mut self.ops, t, S0, Base::R8, at(k));
-                    self.store_segments(S0, at(k), abi::DRAW_VERTEX_BYTES);
-                }
-            }
+            asm::store_xmm(&mut self.ops, t, S0, Base::R8, at(k));
+            self.store_segments(S0, at(k), abi::DRAW_VERTEX_BYTES);
         }
     }
 
@@ -495,17 +477,15 @@ impl Emitter<'_> {
 
     /// Stores the batch's output vertices in semantic order (`layout.slots`) at r8, each
     /// output component from `from`: four slots at a time, interleaved from four component
-    /// vectors (the colour's as `min(|c|, 1)`); a group of constants is one row stored per
-    /// vertex. AVX2 stores the 32-byte pairs of groups (slots 0–7, 8–15, 16–23) that hold a
-    /// constant group as one store per vertex: two constant groups as one prebuilt row, a
-    /// computed group with the constant half merged in (`vperm2f128` from the pool).
+    /// vectors (the colour's as `min(|c|, 1)`), or copied whole from an attribute array. A
+    /// group of four constants is not stored: the caller keeps it in the output buffer
+    /// ([`DrawLayout`]).
     fn semantic_store(
         &mut self,
         layout: &DrawLayout,
         from: &[[Src; 4]; 16],
         copies: &[(u32, u32)],
     ) {
-        let t = self.tier;
         // Per group: the input register it copies whole (`Plan::copies` allowed only output
         // registers every slot of which is in such a group).
         let copy_of: [Option<u32>; DRAW_SLOTS / 4] = std::array::from_fn(|g| {
@@ -536,83 +516,21 @@ impl Emitter<'_> {
                 pending[*x as usize] += 1;
             }
         }
-        // A computed group (from its component vectors, or copied whole).
-        let store = |e: &mut Self, g: usize, pending: &mut [u32; VREGS], pair| match copy_of[g] {
-            Some(v) => {
-                e.copy_store(layout, v, g, pair);
-                true
-            }
-            None => e.group_store(&groups[g], g, pending, pair),
-        };
-        let mut g = 0;
-        while g < groups.len() {
-            if t == asm::Tier::Avx2 && g & 1 == 0 {
-                let (a, b) = (constant_group(&groups, g), constant_group(&groups, g + 1));
-                let (x, y) = (a.unwrap_or([0; 4]), b.unwrap_or([0; 4]));
-                let pair = [x[0], x[1], x[2], x[3], y[0], y[1], y[2], y[3]];
-                match (a, b) {
-                    (Some(_), Some(_)) => {
-                        let l = self.const_row(&pair);
-                        asm::load(&mut self.ops, t, S0, Mem::Const(l));
-                        for k in 0..t.lanes() as i32 {
-                            let at = k * abi::DRAW_VERTEX_BYTES + g as i32 * 16;
-                            asm::store_pair(&mut self.ops, S0, at);
-                        }
-                    }
-                    (Some(a), None) => {
-                        let l = self.const_row(&pair);
-                        if !store(self, g + 1, &mut pending, Some(l)) {
-                            self.constant_store(a, g);
-                        }
-                    }
-                    (None, Some(b)) => {
-                        let l = self.const_row(&pair);
-                        if !store(self, g, &mut pending, Some(l)) {
-                            self.constant_store(b, g + 1);
-                        }
-                    }
-                    (None, None) => {
-                        store(self, g, &mut pending, None);
-                        store(self, g + 1, &mut pending, None);
-                    }
-                }
-                g += 2;
+        for (g, group) in groups.iter().enumerate() {
+            // Groups of constants are the caller's (filled once per output buffer).
+            if group.iter().all(|&(src, ..)| matches!(src, Src::Const(_))) {
                 continue;
             }
-            match constant_group(&groups, g) {
-                Some(row) => self.constant_store(row, g),
-                None => {
-                    store(self, g, &mut pending, None);
-                }
+            match copy_of[g] {
+                Some(v) => self.copy_store(layout, v, g),
+                None => self.group_store(group, g, &mut pending),
             }
-            g += 1;
-        }
-    }
-
-    /// Stores the constant group `g` (`row`, colour already clamped) in every vertex of the
-    /// batch, 16 bytes per vertex.
-    fn constant_store(&mut self, row: [u32; 4], g: usize) {
-        let t = self.tier;
-        let l = self.const_row(&row);
-        asm::load(&mut self.ops, t, S0, Mem::Const(l));
-        for k in 0..t.lanes() as i32 {
-            let at = k * abi::DRAW_VERTEX_BYTES + g as i32 * 16;
-            asm::store_xmm(&mut self.ops, t, S0, Base::R8, at);
         }
     }
 
     /// Stores the computed group `g` (slots `4 g`…) of every vertex of the batch: its four
-    /// component vectors interleaved into one row per vertex. With `pair` (AVX2: the 32-byte
-    /// pool row of the group's pair, whose other half is a constant group) each vertex's row is
-    /// merged with the constant half and the pair stored at once; returns false when no
-    /// register was free for that (the group is then stored alone, 16 bytes per vertex).
-    fn group_store(
-        &mut self,
-        srcs: &Group,
-        g: usize,
-        pending: &mut [u32; VREGS],
-        pair: Option<DynamicLabel>,
-    ) -> bool {
+    /// component vectors interleaved into one row per vertex.
+    fn group_store(&mut self, srcs: &Group, g: usize, pending: &mut [u32; VREGS]) {
         let t = self.tier;
         let at = |k: i32| k * abi::DRAW_VERTEX_BYTES + g as i32 * 16;
         let color = g * 4 == DRAW_COLOR;
@@ -647,34 +565,13 @@ impl Emitter<'_> {
             }
         }
         let tmp = scratch.pop().unwrap_or(ASM_TEMP);
-        // The merge needs a register besides the rows and `tmp`.
-        let merge = pair.zip(scratch.pop());
         let plan = asm::unpack_rows(&mut self.ops, t, rows, tmp, 0b1111);
         for (k, &(op, lo, hi)) in plan.iter().enumerate() {
             let (row, k) = (rows[3], k as i32);
             asm::vop(&mut self.ops, t, op, row, lo, hi);
-            match merge {
-                Some((l, spare)) => {
-                    // vperm2f128 halves: 0/1 = the row's low/high half (vertex k / k + 4),
-                    // 2/3 = the pool row's low/high half (the constant group).
-                    let (first, high) = if g & 1 == 0 {
-                        (0x30, 0x31)
-                    } else {
-                        (0x02, 0x12)
-                    };
-                    let pair_at = |k: i32| k * abi::DRAW_VERTEX_BYTES + (g & !1) as i32 * 16;
-                    asm::halves_with_const(&mut self.ops, spare, row, l, first);
-                    asm::store_pair(&mut self.ops, spare, pair_at(k));
-                    asm::halves_with_const(&mut self.ops, row, row, l, high);
-                    asm::store_pair(&mut self.ops, row, pair_at(k + 4));
-                }
-                None => {
-                    asm::store_xmm(&mut self.ops, t, row, Base::R8, at(k));
-                    self.store_segments(row, at(k), abi::DRAW_VERTEX_BYTES);
-                }
-            }
+            asm::store_xmm(&mut self.ops, t, row, Base::R8, at(k));
+            self.store_segments(row, at(k), abi::DRAW_VERTEX_BYTES);
         }
-        merge.is_some()
     }
 
     /// The prologue's part: the invariant rows of [`Plan::rows`], each interleaved from its
@@ -936,30 +833,3 @@ impl Emitter<'_> {
 
 /// The four slots of one semantic group: each one's source, output register and component.
 type Group = [(Src, u32, u32); 4];
-
-/// Group `g`'s four constants (the colour's clamped), if every slot of it is a constant.
-fn constant_group(groups: &[Group], g: usize) -> Option<[u32; 4]> {
-    let color = g * 4 == DRAW_COLOR;
-    match groups.get(g)? {
-        [(Src::Const(a), ..), (Src::Const(b), ..), (Src::Const(c), ..), (Src::Const(d), ..)] => {
-            Some([*a, *b, *c, *d].map(|x| {
-                if color {
-                    clamp_color(f32::from_bits(x)).to_bits()
-                } else {
-                    x
-                }
-            }))
-        }
-        _ => None,
-    }
-}
-
-/// A colour component as the rasterizer takes it: `|c|` below 1.0, else 1.0 (NaN too).
-fn clamp_color(c: f32) -> f32 {
-    let a = c.abs();
-    if a < 1.0 {
-        a
-    } else {
-        1.0
-    }
-}
