@@ -163,11 +163,11 @@ fn lighting_vertex(program: &Interpreter, uniforms: &Uniforms, inputs: &Regs16) 
 /// list's range in order when the range has at most as many vertices as the list has indices
 /// (dense), else the indices in order of first use (sparse).
 fn check_numbering(indices: Indices, out: &DrawOutput, what: &str) {
-    assert_eq!(out.indices.len(), indices.len(), "{what}");
-    assert_eq!(out.vertices().len(), out.vertex_ids.len(), "{what}");
-    for (k, &u) in out.indices.iter().enumerate() {
+    assert_eq!(out.indices().len(), indices.len(), "{what}");
+    assert_eq!(out.vertices().len(), out.vertex_ids().len(), "{what}");
+    for (k, &u) in out.indices().iter().enumerate() {
         assert_eq!(
-            out.vertex_ids[u as usize],
+            out.vertex_ids()[u as usize],
             indices.get(k),
             "{what}: index {k}"
         );
@@ -189,7 +189,7 @@ fn check_numbering(indices: Indices, out: &DrawOutput, what: &str) {
         }
         seen
     };
-    assert_eq!(out.vertex_ids, want, "{what}");
+    assert_eq!(out.vertex_ids(), want, "{what}");
 }
 
 #[test]
@@ -224,7 +224,7 @@ fn draws_equal_the_interpreter_per_output_vertex_then_the_output_map() {
         for indices in draws {
             p.draw(indices, &s.attributes(), &mut out).unwrap();
             check_numbering(indices, &out, &format!("{backend:?}"));
-            for (u, &id) in out.vertex_ids.iter().enumerate() {
+            for (u, &id) in out.vertex_ids().iter().enumerate() {
                 let want = lighting_vertex(&interp, &uniforms, &s.inputs(id));
                 assert_eq!(
                     bits(&out.vertices()[u].slots),
@@ -232,7 +232,7 @@ fn draws_equal_the_interpreter_per_output_vertex_then_the_output_map() {
                     "{backend:?} vertex {id}"
                 );
                 let raw = interp.run_vertex(&uniforms, &s.inputs(id)).outputs;
-                for (r, got) in out.raw[u].iter().enumerate() {
+                for (r, got) in out.raw()[u].iter().enumerate() {
                     let want = if r < 2 { raw[r] } else { [0.0; 4] };
                     assert_eq!(bits(got), bits(&want), "{backend:?} vertex {id} o{r}");
                 }
@@ -313,11 +313,11 @@ fn output_maps_that_split_registers_and_short_attributes_follow_the_hardware_rul
         let mut out = DrawOutput::with_raw();
         for list in &lists {
             p.draw(Indices::U32(list), &attributes, &mut out).unwrap();
-            assert_eq!(out.indices.len(), list.len());
-            for (k, &u) in out.indices.iter().enumerate() {
-                assert_eq!(out.vertex_ids[u as usize], list[k], "{backend:?}");
+            assert_eq!(out.indices().len(), list.len());
+            for (k, &u) in out.indices().iter().enumerate() {
+                assert_eq!(out.vertex_ids()[u as usize], list[k], "{backend:?}");
             }
-            for (u, &id) in out.vertex_ids.iter().enumerate() {
+            for (u, &id) in out.vertex_ids().iter().enumerate() {
                 let o = interp.run_vertex(&uniforms, &inputs(id)).outputs;
                 let want: Vec<f32> = sources
                     .iter()
@@ -343,14 +343,14 @@ fn output_maps_that_split_registers_and_short_attributes_follow_the_hardware_rul
                     "{backend:?} vertex {id}"
                 );
                 // Written registers raw; o3 and the rest 0.0.
-                for (r, (got, o)) in out.raw[u].iter().zip(o).enumerate() {
+                for (r, (got, o)) in out.raw()[u].iter().zip(o).enumerate() {
                     let want = if r < 3 { o } else { [0.0; 4] };
                     assert_eq!(bits(got), bits(&want), "{backend:?} o{r}");
                 }
             }
             // The map really split registers: texcoord0 is (o2.y, o2.x), alpha 1.0, texcoord1
             // and texcoord2 0.0.
-            let (v, id) = (&out.vertices()[0], out.vertex_ids[0]);
+            let (v, id) = (&out.vertices()[0], out.vertex_ids()[0]);
             let o = interp.run_vertex(&uniforms, &inputs(id)).outputs;
             assert_eq!(bits(&v.texcoord0()), bits(&[o[2][1], o[2][0]]));
             assert_eq!(v.color()[3], 1.0);
@@ -389,13 +389,13 @@ fn vs_attributes(vs: &Interpreter, uniforms: &Uniforms, s: &Scene, id: u32) -> [
 }
 
 fn check_geometry(out: &DrawOutput, want: &(Vec<OutputVertex>, Vec<bool>), what: &str) {
-    assert_eq!(out.windings, want.1, "{what}: windings");
+    assert_eq!(out.windings(), want.1, "{what}: windings");
     assert_eq!(out.vertices().len(), want.0.len(), "{what}: vertices");
     for (k, (got, want)) in out.vertices().iter().zip(&want.0).enumerate() {
         assert_eq!(bits(&got.slots), bits(&want.slots), "{what}: vertex {k}");
     }
     assert_eq!(
-        out.indices,
+        out.indices(),
         (0..out.vertices().len() as u32).collect::<Vec<_>>(),
         "{what}"
     );
@@ -467,7 +467,10 @@ fn geometry_point_mode_subdivides_and_sets_b15_after_every_invocation() {
             p.draw(Indices::U16(&list), &s.attributes(), &mut out)
                 .unwrap();
             check_geometry(&out, &want, &format!("{backend:?}"));
-            assert_eq!(out.windings.len(), if gs_text == B15_GS { 12 } else { 48 });
+            assert_eq!(
+                out.windings().len(),
+                if gs_text == B15_GS { 12 } else { 48 }
+            );
             assert_eq!(p.regs().uniforms(Unit::Geometry).b & 0x8000, 0x8000);
             if gs_text == B15_GS {
                 // Invocation 0 saw b15 clear, the others set.
@@ -544,7 +547,7 @@ fn geometry_variable_primitive_mode_reads_counts_from_the_index_list() {
         p.draw(Indices::U16(&stream), &s.attributes(), &mut out)
             .unwrap();
         check_geometry(&out, &want, &format!("{backend:?}"));
-        assert_eq!(out.windings, vec![true; 3]);
+        assert_eq!(out.windings(), vec![true; 3]);
         // The vertex data stays in the geometry unit's uniforms (c0 = the last count).
         assert_eq!(p.regs().uniforms(Unit::Geometry).f[0], [3.0; 4]);
         let err = p.draw(
@@ -615,7 +618,7 @@ fn geometry_fixed_primitive_mode_writes_vertices_from_the_start_index() {
         let mut out = DrawOutput::new();
         p.draw(range, &s.attributes(), &mut out).unwrap();
         check_geometry(&out, &want, &format!("{backend:?}"));
-        assert_eq!(out.windings, vec![false; 3]);
+        assert_eq!(out.windings(), vec![false; 3]);
     }
 }
 
@@ -743,7 +746,7 @@ fn prepare_draw_compiles_the_draw_kernel_so_the_first_draw_compiles_nothing() {
                 let compiled = p.engine().stats().compiles - before;
                 let what = format!("{backend:?} prepared {prepared} {} indices", list.len());
                 assert_eq!(compiled, u64::from(native && !prepared), "{what}");
-                assert_eq!(out.indices, want.indices, "{what}");
+                assert_eq!(out.indices(), want.indices(), "{what}");
                 for (g, w) in out.vertices().iter().zip(want.vertices()) {
                     assert_eq!(bits(&g.slots), bits(&w.slots), "{what}");
                 }
@@ -869,7 +872,7 @@ fn errors_name_what_is_wrong() {
             ),
             "{backend:?}: {err}"
         );
-        assert_eq!(out.vertex_ids, [2, 0], "{backend:?}");
+        assert_eq!(out.vertex_ids(), [2, 0], "{backend:?}");
         assert_eq!(out.vertices()[1].position(), s.inputs(0)[0], "{backend:?}");
         let err = p
             .draw(Indices::U8(&[2, 1]), &attrs[..1], &mut out)
@@ -886,8 +889,8 @@ fn errors_name_what_is_wrong() {
             ),
             "{backend:?}: {err}"
         );
-        assert_eq!(out.vertex_ids, [1, 2], "{backend:?}");
-        assert_eq!(out.indices, [1, 0], "{backend:?}");
+        assert_eq!(out.vertex_ids(), [1, 2], "{backend:?}");
+        assert_eq!(out.indices(), [1, 0], "{backend:?}");
         assert_eq!(out.vertices()[0].position(), s.inputs(1)[0], "{backend:?}");
     }
 }
@@ -942,7 +945,7 @@ fn dense_lists_draw_their_range_and_sparse_lists_their_unique_vertices() {
                 p.draw(indices, &attrs, &mut out).unwrap();
                 let what = format!("{backend:?} raw {keep_raw} {} indices", indices.len());
                 check_numbering(indices, &out, &what);
-                for (u, &id) in out.vertex_ids.iter().enumerate() {
+                for (u, &id) in out.vertex_ids().iter().enumerate() {
                     let want = lighting_vertex(&interp, &uniforms, &s.inputs(id));
                     assert_eq!(
                         bits(&out.vertices()[u].slots),
@@ -953,8 +956,8 @@ fn dense_lists_draw_their_range_and_sparse_lists_their_unique_vertices() {
             }
             // Dense lists were drawn as ranges: 211 was computed though no index names it.
             p.draw(Indices::U16(&u16s), &attrs, &mut out).unwrap();
-            assert_eq!(out.vertex_ids, [210, 211, 212, 213]);
-            assert_eq!(out.indices, [3, 0, 2, 0]);
+            assert_eq!(out.vertex_ids(), [210, 211, 212, 213]);
+            assert_eq!(out.indices(), [3, 0, 2, 0]);
             // An index past the arrays, dense or sparse: an error, and no output.
             for list in [&[298u16, 300, 299][..], &[0, 300, 0][..]] {
                 let err = p.draw(Indices::U16(list), &attrs, &mut out).unwrap_err();
@@ -969,7 +972,7 @@ fn dense_lists_draw_their_range_and_sparse_lists_their_unique_vertices() {
                     ),
                     "{backend:?}: {err}"
                 );
-                assert!(out.vertices().is_empty() && out.indices.is_empty());
+                assert!(out.vertices().is_empty() && out.indices().is_empty());
             }
         }
     }
@@ -996,8 +999,8 @@ fn dense_lists_draw_their_range_and_sparse_lists_their_unique_vertices() {
             let what = format!("{backend:?} raw {keep_raw}");
             p.draw(Indices::U8(&[0, 2, 3, 2, 0]), &attribute, &mut out)
                 .unwrap();
-            assert_eq!(out.vertex_ids, [0, 1, 2, 3], "{what}");
-            assert_eq!(out.indices, [0, 2, 3, 2, 0], "{what}");
+            assert_eq!(out.vertex_ids(), [0, 1, 2, 3], "{what}");
+            assert_eq!(out.indices(), [0, 2, 3, 2, 0], "{what}");
             for u in [0, 2, 3] {
                 assert_eq!(out.vertices()[u].position()[0], xs[4 * u], "{what}");
             }
@@ -1048,8 +1051,8 @@ fn ranges_and_dense_lists_step_through_their_vertices_at_every_batch_edge() {
                 let what = format!("{backend:?} {indices:?}");
                 check_numbering(indices, &out, &what);
                 let ids: Vec<u32> = (first..first + count).collect();
-                assert_eq!(out.vertex_ids, ids, "{what}");
-                for (u, &id) in out.vertex_ids.iter().enumerate() {
+                assert_eq!(out.vertex_ids(), ids, "{what}");
+                for (u, &id) in out.vertex_ids().iter().enumerate() {
                     let want = lighting_vertex(&interp, &uniforms, &s.inputs(id));
                     assert_eq!(
                         bits(&out.vertices()[u].slots),
@@ -1081,7 +1084,7 @@ fn ranges_and_dense_lists_step_through_their_vertices_at_every_batch_edge() {
             ),
             "{backend:?}: {err}"
         );
-        assert!(out.vertices().is_empty() && out.vertex_ids.is_empty());
+        assert!(out.vertices().is_empty() && out.vertex_ids().is_empty());
 
         // A stride too wide for a stepped kernel (4,400 bytes) takes the indexed one.
         let wide: Vec<f32> = (0..40 * 1100)
@@ -1100,7 +1103,7 @@ fn ranges_and_dense_lists_step_through_their_vertices_at_every_batch_edge() {
         for (first, count) in [(0, 39), (3, 9), (38, 1)] {
             p.draw(Indices::Range { first, count }, &wide_attrs, &mut out)
                 .unwrap();
-            for (u, &id) in out.vertex_ids.iter().enumerate() {
+            for (u, &id) in out.vertex_ids().iter().enumerate() {
                 let mut inputs = s.inputs(id);
                 let at = 3 + 1100 * id as usize;
                 inputs[0].copy_from_slice(&wide[at..at + 4]);
@@ -1303,11 +1306,11 @@ fn draw_kernels_equal_the_interpreter_with_every_layout() {
                 let mut records = DrawOutput::with_raw();
                 p.draw(indices, &attributes, &mut records).unwrap();
                 let what = format!("{backend:?} {name} {} indices", indices.len());
-                assert_eq!(got.indices, want.indices, "{what}");
-                assert_eq!(got.vertex_ids, want.vertex_ids, "{what}");
-                assert_eq!(got.vertices().len(), want.vertex_ids.len(), "{what}");
+                assert_eq!(got.indices(), want.indices(), "{what}");
+                assert_eq!(got.vertex_ids(), want.vertex_ids(), "{what}");
+                assert_eq!(got.vertices().len(), want.vertex_ids().len(), "{what}");
                 for (u, (g, w)) in got.vertices().iter().zip(want.vertices()).enumerate() {
-                    let id = want.vertex_ids[u];
+                    let id = want.vertex_ids()[u];
                     assert_eq!(bits(&g.slots), bits(&w.slots), "{what}: vertex {id}");
                 }
                 assert_eq!(records.vertices().len(), got.vertices().len(), "{what}");
@@ -1435,12 +1438,105 @@ fn one_output_buffer_reused_across_shaders_maps_and_sizes_never_shows_stale_slot
                         indices.len(),
                         out.keep_raw
                     );
-                    assert_eq!(out.indices, want.indices, "{what}");
-                    assert_eq!(out.vertex_ids, want.vertex_ids, "{what}");
+                    assert_eq!(out.indices(), want.indices(), "{what}");
+                    assert_eq!(out.vertex_ids(), want.vertex_ids(), "{what}");
                     assert_eq!(out.vertices().len(), want.vertices().len(), "{what}");
                     for (u, (g, w)) in out.vertices().iter().zip(want.vertices()).enumerate() {
                         assert_eq!(bits(&g.slots), bits(&w.slots), "{what}: vertex {u}");
                     }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn copied_registers_in_groups_with_constant_slots_equal_the_interpreter() {
+    // Output registers that copy input registers whole, mapped into groups whose other slots
+    // are constants (colour r, g with b, a unmapped: clamped, then the 1.0s; texcoord 0 with
+    // texcoord 1 unmapped; a component out of its place, which is not a row copy), with
+    // NaN, negative and large inputs, strides of 5 and 3 floats, ranges and lists around
+    // every batch width, one output buffer throughout.
+    const COPY_VS: &str = "
+.out outpos position
+.out outclr color
+.out outtc texcoord0
+
+.proc main
+    mov outpos, v0
+    mov outclr, v1
+    mov outtc, v2
+    end
+.end
+";
+    let shbin = shbin_of(&[("copy.v.pica", COPY_VS)]);
+    let mut rng = fastrand::Rng::with_seed(43);
+    let mut f = |n: usize| -> Vec<f32> {
+        (0..n)
+            .map(|k| match k % 13 {
+                0 => f32::NAN,
+                1 => -0.0,
+                2 => -1e30,
+                _ => rng.f32() * 4.0 - 2.0,
+            })
+            .collect()
+    };
+    let (a5, a3) = (f(5 * 100), f(3 * 100));
+    let attributes = [
+        Attribute::Array {
+            data: &a5,
+            offset: 0,
+            stride: 5,
+            components: 4,
+        },
+        Attribute::Array {
+            data: &a5,
+            offset: 1,
+            stride: 5,
+            components: 4,
+        },
+        Attribute::packed(&a3, 3),
+    ];
+    let maps: [&[[u8; 4]]; 4] = [
+        &[[0, 1, 2, 3], [8, 9, 31, 31], [12, 13, 31, 31]],
+        &[[0, 1, 2, 3], [31, 9, 10, 31], [31, 13, 31, 31]],
+        &[[0, 1, 2, 3], [8, 9, 10, 11], [13, 12, 31, 31]],
+        &[[4, 5, 6, 7], [8, 31, 31, 11], [20, 21, 22, 23]],
+    ];
+    let list: Vec<u16> = (0..60u16).map(|k| 40 + (k * 11) % 60).collect();
+    let sparse: Vec<u8> = (0..20u8).map(|k| (k * 5) % 100).collect();
+    let mut draws: Vec<Indices> = [1u32, 3, 4, 5, 7, 8, 9, 15, 16, 17, 100]
+        .iter()
+        .map(|&count| Indices::Range {
+            first: 100 - count,
+            count,
+        })
+        .collect();
+    draws.push(Indices::U16(&list));
+    draws.push(Indices::U8(&sparse));
+    let setup = |p: &mut Pipeline, map: &[[u8; 4]]| {
+        load(p, &shbin, 0);
+        let regs = p.regs_mut();
+        regs.set_input_attributes(Unit::Vertex, 3, false);
+        regs.set_permutation(Unit::Vertex, std::array::from_fn(|k| k as u8));
+        regs.set_output_mask(Unit::Vertex, 0b111);
+        regs.set_output_map(map);
+    };
+    let mut reference = Pipeline::with_backend(Backend::Interp).unwrap();
+    for (backend, mut p) in pipelines() {
+        let mut out = DrawOutput::new();
+        for (m, map) in maps.iter().enumerate() {
+            setup(&mut reference, map);
+            setup(&mut p, map);
+            for indices in &draws {
+                let mut want = DrawOutput::new();
+                reference.draw(*indices, &attributes, &mut want).unwrap();
+                p.draw(*indices, &attributes, &mut out).unwrap();
+                let what = format!("{backend:?} map {m}, {} indices", indices.len());
+                assert_eq!(out.indices(), want.indices(), "{what}");
+                assert_eq!(out.vertices().len(), want.vertices().len(), "{what}");
+                for (u, (g, w)) in out.vertices().iter().zip(want.vertices()).enumerate() {
+                    assert_eq!(bits(&g.slots), bits(&w.slots), "{what}: vertex {u}");
                 }
             }
         }

@@ -497,8 +497,8 @@ pub unsafe extern "C" fn picajit_draw(
         if let Some(info) = unsafe { info.as_mut() } {
             *info = PicajitDrawInfo {
                 vertices: p.output.vertices().len(),
-                indices: p.output.indices.len(),
-                triangles: p.output.windings.len(),
+                indices: p.output.indices().len(),
+                triangles: p.output.windings().len(),
             };
         }
         result.map_err(|e| (draw_status(&e), e.to_string()))
@@ -584,10 +584,10 @@ pub unsafe extern "C" fn picajit_results(
         *out = PicajitResults {
             vertices: view(o.vertices()),
             vertex_count: o.vertices().len(),
-            indices: view(&o.indices),
-            index_count: o.indices.len(),
-            raw: view(&o.raw),
-            raw_count: o.raw.len(),
+            indices: view(o.indices()),
+            index_count: o.indices().len(),
+            raw: view(o.raw()),
+            raw_count: o.raw().len(),
         };
         Ok(())
     })
@@ -605,7 +605,7 @@ pub unsafe extern "C" fn picajit_copy_indices(
     guard(|| {
         // SAFETY: the handle contract of the header.
         let p = unsafe { pipeline_mut(pipeline) }?;
-        copy_out(&p.output.indices, out, capacity, written, |&i| i)
+        copy_out(p.output.indices(), out, capacity, written, |&i| i)
     })
 }
 
@@ -620,7 +620,9 @@ pub unsafe extern "C" fn picajit_copy_windings(
     guard(|| {
         // SAFETY: the handle contract of the header.
         let p = unsafe { pipeline_mut(pipeline) }?;
-        copy_out(&p.output.windings, out, capacity, written, |&w| u8::from(w))
+        copy_out(p.output.windings(), out, capacity, written, |&w| {
+            u8::from(w)
+        })
     })
 }
 
@@ -637,7 +639,7 @@ pub unsafe extern "C" fn picajit_copy_raw(
         // SAFETY: the handle contract of the header.
         let p = unsafe { pipeline_mut(pipeline) }?;
         copy_out(
-            &p.output.raw,
+            p.output.raw(),
             out.cast::<[[f32; 4]; 16]>(),
             capacity,
             written,

@@ -104,7 +104,7 @@ fn rust_reference() -> Vec<String> {
     let mut lines = vec![format!(
         "{} vertices, {} indices",
         out.vertices().len(),
-        out.indices.len()
+        out.indices().len()
     )];
     for v in out.vertices() {
         let words: Vec<String> = v
@@ -114,7 +114,7 @@ fn rust_reference() -> Vec<String> {
             .collect();
         lines.push(format!("  bits {}", words.join(" ")));
     }
-    let idx: Vec<String> = out.indices.iter().map(|i| i.to_string()).collect();
+    let idx: Vec<String> = out.indices().iter().map(|i| i.to_string()).collect();
     lines.push(format!("indices {}", idx.join(" ")));
     lines
 }

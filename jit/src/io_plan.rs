@@ -26,8 +26,11 @@
 //!   colour as `min(|c|, 1)`, stored by the reverse transposes, group of four slots by group;
 //!   a group of four constants is not stored at all — the caller fills it once per output
 //!   buffer and the kernel leaves it alone.
-//!   Draw kernels take neither whole-register copies nor invariant rows, and are not built for
-//!   geometry shaders or functions that retire lanes ([`DrawLayout::check`]).
+//!   An output register that is a whole copy of an input register, and whose every slot lies
+//!   in a group taking its row in place (other slots constants), is copied lane by lane from
+//!   the attribute array with the constants blended in (x86-64). Draw kernels take no
+//!   invariant rows, and are not built for geometry shaders or functions that retire lanes
+//!   ([`DrawLayout::check`]).
 
 use rustc_hash::FxHashMap as HashMap;
 

@@ -17,7 +17,7 @@ use super::types::Indices;
 /// `remap` with `i − min` per index (both overwritten) and returns the largest index; `None`
 /// for sparser lists, empty lists and ranges (then `ids` is untouched and `remap` holds
 /// anything: the deduplication overwrites it).
-pub(super) fn span(indices: Indices, ids: &mut Vec<u32>, remap: &mut Vec<u32>) -> Option<u32> {
+pub(super) fn span(indices: Indices, ids: &mut Numbers, remap: &mut Vec<u32>) -> Option<u32> {
     if indices.is_empty() {
         return None;
     }
@@ -48,7 +48,7 @@ pub(super) fn span(indices: Indices, ids: &mut Vec<u32>, remap: &mut Vec<u32>) -
     if (hi - lo) as usize >= remap.len() {
         return None;
     }
-    sequence(ids, lo, (hi - lo) as usize + 1);
+    ids.sequence(lo, (hi - lo) as usize + 1);
     if lo != 0 {
         remap.iter_mut().for_each(|n| *n -= lo);
     }
@@ -74,9 +74,40 @@ fn widen<T: Copy + Into<u32>, B: Copy>(
     bounds
 }
 
+/// Numbers a draw writes (vertex ids, index numbers) that remember when they are the
+/// sequence `first, first + 1, …`: a draw writing the same sequence again writes nothing.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Numbers {
+    list: Vec<u32>,
+    /// `Some(first)` while `list` is `first, first + 1, …` (every other write clears it).
+    sequence: Option<u32>,
+}
+
+impl Numbers {
+    /// The numbers.
+    pub(super) fn list(&self) -> &[u32] {
+        &self.list
+    }
+
+    /// The numbers, to be written in any way.
+    pub(super) fn list_mut(&mut self) -> &mut Vec<u32> {
+        self.sequence = None;
+        &mut self.list
+    }
+
+    /// Makes the numbers `first, first + 1, …` (`count` of them; `first + count − 1` must not
+    /// overflow), unless they are already.
+    pub(super) fn sequence(&mut self, first: u32, count: usize) {
+        if self.sequence != Some(first) || self.list.len() != count {
+            sequence(&mut self.list, first, count);
+            self.sequence = Some(first);
+        }
+    }
+}
+
 /// Fills `v` with `first, first + 1, …` (`count` numbers; `first + count − 1` must not
 /// overflow): in place, in a loop the compiler vectorizes.
-pub(super) fn sequence(v: &mut Vec<u32>, first: u32, count: usize) {
+fn sequence(v: &mut Vec<u32>, first: u32, count: usize) {
     v.resize(count, 0);
     for (k, x) in v.iter_mut().enumerate() {
         *x = first + k as u32;
@@ -133,23 +164,23 @@ mod tests {
 
     #[test]
     fn dense_lists_take_their_range_and_sparse_ones_do_not() {
-        let (mut ids, mut remap) = (vec![9; 7], vec![9; 2]);
+        let (mut ids, mut remap) = (Numbers::default(), vec![9; 2]);
         // One index: a range of one vertex.
         assert_eq!(span(Indices::U16(&[40]), &mut ids, &mut remap), Some(40));
-        assert_eq!((&ids[..], &remap[..]), (&[40][..], &[0][..]));
+        assert_eq!((ids.list(), &remap[..]), (&[40][..], &[0][..]));
         // Range exactly as long as the list (the threshold), minimum not 0.
         let list: Vec<u32> = vec![13, 10, 12, 11];
         assert_eq!(span(Indices::U32(&list), &mut ids, &mut remap), Some(13));
-        assert_eq!(ids, vec![10, 11, 12, 13]);
+        assert_eq!(ids.list(), [10, 11, 12, 13]);
         assert_eq!(remap, vec![3, 0, 2, 1]);
         // One vertex more than indices: sparse, buffers untouched.
         let sparse: Vec<u8> = vec![10, 14, 12, 11];
         assert_eq!(span(Indices::U8(&sparse), &mut ids, &mut remap), None);
-        assert_eq!(ids, vec![10, 11, 12, 13]);
+        assert_eq!(ids.list(), [10, 11, 12, 13]);
         // Unreferenced vertices inside the range (11 is never named).
         let holes: Vec<u8> = vec![255, 253, 255, 252, 253];
         assert_eq!(span(Indices::U8(&holes), &mut ids, &mut remap), Some(255));
-        assert_eq!(ids, vec![252, 253, 254, 255]);
+        assert_eq!(ids.list(), [252, 253, 254, 255]);
         assert_eq!(remap, vec![3, 1, 3, 0, 1]);
         assert_eq!(span(Indices::U16(&[]), &mut ids, &mut remap), None);
         let range = Indices::Range { first: 0, count: 9 };
@@ -160,7 +191,7 @@ mod tests {
             span(Indices::U32(&wide), &mut ids, &mut remap),
             Some(u32::MAX)
         );
-        assert_eq!(ids, vec![u32::MAX - 1, u32::MAX]);
+        assert_eq!(ids.list(), [u32::MAX - 1, u32::MAX]);
         assert_eq!(remap, vec![1, 0]);
         let far = vec![0, u32::MAX];
         assert_eq!(span(Indices::U32(&far), &mut ids, &mut remap), None);
@@ -173,16 +204,30 @@ mod tests {
             Some(u32::from(u16::MAX))
         );
         assert_eq!(
-            (&ids[..], &remap[..]),
+            (ids.list(), &remap[..]),
             (&[0xFFFE, 0xFFFF][..], &[1, 0, 1][..])
         );
         let low: Vec<u16> = vec![2, 0, 1];
         assert_eq!(span(Indices::U16(&low), &mut ids, &mut remap), Some(2));
-        assert_eq!((&ids[..], &remap[..]), (&[0, 1, 2][..], &[2, 0, 1][..]));
+        assert_eq!((ids.list(), &remap[..]), (&[0, 1, 2][..], &[2, 0, 1][..]));
         let mid: Vec<u16> = vec![0x8001, 0x7FFF, 0x8000];
         assert_eq!(span(Indices::U16(&mid), &mut ids, &mut remap), Some(0x8001));
-        assert_eq!(ids, vec![0x7FFF, 0x8000, 0x8001]);
+        assert_eq!(ids.list(), [0x7FFF, 0x8000, 0x8001]);
         assert_eq!(remap, vec![2, 0, 1]);
+    }
+
+    #[test]
+    fn a_sequence_is_written_once_and_any_other_write_forgets_it() {
+        let mut n = Numbers::default();
+        n.sequence(3, 4);
+        assert_eq!(n.list(), [3, 4, 5, 6]);
+        n.sequence(3, 2);
+        assert_eq!(n.list(), [3, 4]);
+        n.list_mut()[1] = 9;
+        n.sequence(3, 2);
+        assert_eq!(n.list(), [3, 4]);
+        n.sequence(0, 3);
+        assert_eq!(n.list(), [0, 1, 2]);
     }
 
     #[test]

@@ -279,7 +279,10 @@ impl Invocations<'_> {
                         self.out.raw.push(*v);
                     }
                 }
-                self.out.indices.extend([first, first + 1, first + 2]);
+                self.out
+                    .indices
+                    .list_mut()
+                    .extend([first, first + 1, first + 2]);
                 self.out.windings.push(tri.winding);
             }
             self.regs.set_gs_b15();

@@ -249,8 +249,8 @@ impl Pipeline {
         }
         let vs = self.vs.get(&mut self.regs, Unit::Vertex, &self.engine)?;
         if self.regs.geometry_in_use() {
-            out.indices.clear();
-            out.vertex_ids.clear();
+            out.indices.list_mut().clear();
+            out.vertex_ids.list_mut().clear();
             let gs = self.gs.get(&mut self.regs, Unit::Geometry, &self.engine)?;
             out.constants.forget();
             return geometry::draw(
@@ -280,12 +280,12 @@ fn vertex_only(
     let (dense, consecutive) = match indices {
         Indices::Range { first, count } => {
             // `run_draw` refused ranges past 2^32.
-            dense::sequence(&mut out.vertex_ids, first, count as usize);
-            dense::sequence(&mut out.indices, 0, count as usize);
+            out.vertex_ids.sequence(first, count as usize);
+            out.indices.sequence(0, count as usize);
             (None, count > 0)
         }
         Indices::U8(_) | Indices::U16(_) | Indices::U32(_) => {
-            let dense = dense::span(indices, &mut out.vertex_ids, &mut out.indices);
+            let dense = dense::span(indices, &mut out.vertex_ids, out.indices.list_mut());
             (dense, dense.is_some())
         }
     };
@@ -295,7 +295,7 @@ fn vertex_only(
         (None, Indices::U8(_) | Indices::U16(_) | Indices::U32(_)) => {
             scratch
                 .dedup
-                .run(indices, &mut out.vertex_ids, &mut out.indices)
+                .run(indices, out.vertex_ids.list_mut(), out.indices.list_mut())
         }
     };
     let config = regs.input_config(Unit::Vertex);
@@ -307,20 +307,20 @@ fn vertex_only(
         read,
         Some(max_id),
     )?;
-    let n = out.vertex_ids.len();
+    let n = out.vertex_ids.list().len();
     let table = semantic::table(
         &regs.output_map(),
         regs.output_mask(Unit::Vertex),
         vs.outputs_written(),
     );
     let mut referenced = match dense {
-        Some(_) => Referenced::by(&out.indices),
+        Some(_) => Referenced::by(out.indices.list()),
         None => Referenced::all(),
     };
     if !out.keep_raw {
         out.raw.clear();
         let uniforms = regs.uniforms(Unit::Vertex);
-        let ran = match out.vertex_ids.first() {
+        let ran = match out.vertex_ids.list().first() {
             // Consecutive vertices, a batch or more, take the stepped kernel or, while it
             // compiles, the record path (an indexed kernel would be one more compile).
             Some(&first)
@@ -343,7 +343,7 @@ fn vertex_only(
                 uniforms,
                 &feeds,
                 &table,
-                &mut out.vertex_ids,
+                out.vertex_ids.list_mut(),
                 (&mut out.vertices, &mut out.constants),
                 &mut scratch.direct,
                 &mut referenced,
@@ -371,7 +371,7 @@ fn vertex_only(
         vs,
         regs.uniforms(Unit::Vertex),
         &feeds,
-        &out.vertex_ids,
+        out.vertex_ids.list(),
         &mut scratch.vertex,
         &mut referenced,
         |first, records| {

@@ -4,6 +4,7 @@
 use thiserror::Error;
 
 use super::constants::Constants;
+use super::dense::Numbers;
 use crate::pica::{semantic, Unit, SEMANTIC_SLOTS};
 use crate::program::{Regs16, Vec4};
 
@@ -130,28 +131,25 @@ impl OutputVertex {
     }
 }
 
-/// A draw's results, in buffers reused from draw to draw. Keep one per vertex layout and
-/// reuse it: the output vertices are the pipeline's to write (callers read them through
-/// [`DrawOutput::vertices`]), so the slots the output map fills with constants are written
-/// when the buffer grows or the constants change, not by every draw.
+/// A draw's results, in buffers reused from draw to draw. Keep one and reuse it: the
+/// buffers are the pipeline's to write (callers read them through [`DrawOutput::vertices`]
+/// and the other accessors), so what a draw would write exactly as the last one did — the
+/// slots the output map fills with constants, the vertex ids and numbers of a range — is
+/// not written again.
 #[derive(Clone, Debug, Default)]
 pub struct DrawOutput {
     /// See [`DrawOutput::vertices`].
     pub(super) vertices: Vec<OutputVertex>,
     /// What `vertices` hold in their constant groups.
     pub(super) constants: Constants,
-    /// Without a geometry shader: per index of the draw, the output vertex it refers to (for
-    /// a dense list, the index minus the smallest one).
-    /// With one: 0, 1, 2, … (the vertices form a triangle list).
-    pub indices: Vec<u32>,
-    /// With a geometry shader: per triangle, its winding flag (SETEMIT's; Azahar's primitive
-    /// assembler then submits the first two vertices swapped). Empty otherwise.
-    pub windings: Vec<bool>,
-    /// Without a geometry shader: per output vertex, the vertex index it was loaded from.
-    pub vertex_ids: Vec<u32>,
-    /// When [`DrawOutput::raw`] is on, per output vertex its o0–o15 (0.0 in registers the
-    /// shader does not write): for emulators that map outputs themselves.
-    pub raw: Vec<Regs16>,
+    /// See [`DrawOutput::indices`].
+    pub(super) indices: Numbers,
+    /// See [`DrawOutput::windings`].
+    pub(super) windings: Vec<bool>,
+    /// See [`DrawOutput::vertex_ids`].
+    pub(super) vertex_ids: Numbers,
+    /// See [`DrawOutput::raw`].
+    pub(super) raw: Vec<Regs16>,
     /// Fill [`DrawOutput::raw`].
     pub keep_raw: bool,
 }
@@ -179,12 +177,36 @@ impl DrawOutput {
         &self.vertices
     }
 
+    /// Without a geometry shader: per index of the draw, the output vertex it refers to (for
+    /// a dense list, the index minus the smallest one).
+    /// With one: 0, 1, 2, … (the vertices form a triangle list).
+    pub fn indices(&self) -> &[u32] {
+        self.indices.list()
+    }
+
+    /// With a geometry shader: per triangle, its winding flag (SETEMIT's; Azahar's primitive
+    /// assembler then submits the first two vertices swapped). Empty otherwise.
+    pub fn windings(&self) -> &[bool] {
+        &self.windings
+    }
+
+    /// Without a geometry shader: per output vertex, the vertex index it was loaded from.
+    pub fn vertex_ids(&self) -> &[u32] {
+        self.vertex_ids.list()
+    }
+
+    /// When [`DrawOutput::keep_raw`] is on, per output vertex its o0–o15 (0.0 in registers
+    /// the shader does not write): for emulators that map outputs themselves.
+    pub fn raw(&self) -> &[Regs16] {
+        &self.raw
+    }
+
     pub(super) fn clear(&mut self) {
         self.constants.forget();
         self.vertices.clear();
-        self.indices.clear();
+        self.indices.list_mut().clear();
         self.windings.clear();
-        self.vertex_ids.clear();
+        self.vertex_ids.list_mut().clear();
         self.raw.clear();
     }
 }

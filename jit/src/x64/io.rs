@@ -31,8 +31,9 @@ pub enum IoMode {
 impl IoMode {
     /// The output registers an exit may store as whole copies of input registers
     /// (`crate::io_plan::passthrough`): any for AoS; for a draw kernel those every slot of which
-    /// lies in a group of four slots mapping the register's x, y, z, w in order (the group
-    /// is then copied lane by lane from the attribute array); none for SoA.
+    /// lies in a group of four slots that takes the register's row in place, the other slots
+    /// constants ([`row_register`]: the group is then copied lane by lane from the attribute
+    /// array, constants blended in); none for SoA.
     pub(crate) fn copyable(&self) -> u16 {
         match self {
             IoMode::Aos => u16::MAX,
@@ -42,24 +43,13 @@ impl IoMode {
                 let mut split = 0u16;
                 for g in 0..DRAW_SLOTS / 4 {
                     let slots = &layout.slots[g * 4..g * 4 + 4];
-                    let DrawSlot::Output { reg, .. } = slots[0] else {
-                        for slot in slots {
-                            if let DrawSlot::Output { reg, .. } = *slot {
-                                split |= 1 << (reg & 15);
-                            }
-                        }
-                        continue;
-                    };
-                    let in_order = slots
-                        .iter()
-                        .enumerate()
-                        .all(|(c, &slot)| slot == DrawSlot::Output { reg, comp: c as u8 });
-                    for slot in slots {
-                        if let DrawSlot::Output { reg: r, .. } = *slot {
-                            if in_order {
-                                whole |= 1 << (r & 15);
-                            } else {
-                                split |= 1 << (r & 15);
+                    match row_register(slots) {
+                        Some(reg) => whole |= 1 << (reg & 15),
+                        None => {
+                            for slot in slots {
+                                if let DrawSlot::Output { reg, .. } = *slot {
+                                    split |= 1 << (reg & 15);
+                                }
                             }
                         }
                     }
@@ -68,6 +58,25 @@ impl IoMode {
             }
         }
     }
+}
+
+/// The output register whose row (x, y, z, w) a group of four semantic slots takes in
+/// place: each slot k is that register's component k or a constant, and one at least is a
+/// component.
+fn row_register(slots: &[DrawSlot]) -> Option<u8> {
+    let mut found = None;
+    for (k, slot) in slots.iter().enumerate() {
+        match *slot {
+            DrawSlot::Output { reg, comp } => {
+                if usize::from(comp) != k || found.is_some_and(|r| r != reg) {
+                    return None;
+                }
+                found = Some(reg);
+            }
+            DrawSlot::Zero | DrawSlot::One => {}
+        }
+    }
+    found
 }
 
 /// Registers of the staging stubs (no variable is live while they run).
@@ -436,7 +445,7 @@ impl Emitter<'_> {
     /// Stores group `g` (slots `4 g`…) of every vertex of the batch as a whole copy of input
     /// register `v` (the output register it maps, x y z w in order, is that copy): each
     /// lane's attribute row straight to its vertex, no transposes; the colour as
-    /// `min(|c|, 1)`.
+    /// `min(|c|, 1)`; the group's constant slots blended in.
     fn copy_store(&mut self, layout: &DrawLayout, v: u32, g: usize) {
         let t = self.tier;
         let at = |k: i32| k * abi::DRAW_VERTEX_BYTES + g as i32 * 16;
@@ -446,12 +455,33 @@ impl Emitter<'_> {
             let one = self.const_row(&[1.0f32.to_bits()]);
             (abs, one)
         });
+        // The constant slots: a mask keeping the row's components, then their bits.
+        let slots: [DrawSlot; 4] = std::array::from_fn(|k| layout.slots[g * 4 + k]);
+        let blend = slots
+            .iter()
+            .any(|s| !matches!(s, DrawSlot::Output { .. }))
+            .then(|| {
+                let keep = slots.map(|s| match s {
+                    DrawSlot::Output { .. } => u32::MAX,
+                    DrawSlot::Zero | DrawSlot::One => 0,
+                });
+                let bits = slots.map(|s| match s {
+                    DrawSlot::Output { .. } | DrawSlot::Zero => 0,
+                    DrawSlot::One => 1.0f32.to_bits(),
+                });
+                (self.const_row(&keep), self.const_row(&bits))
+            });
         for k in 0..4 {
             self.draw_row(layout, v, k, S0);
             if let Some((abs, one)) = clamp {
                 // |c|, then min(|c|, 1.0): 1.0 unless |c| < 1.0 (NaN included).
                 asm::vop_m(&mut self.ops, t, asm::VOp::AndPs, S0, S0, Mem::Const(abs));
                 asm::vop_m(&mut self.ops, t, asm::VOp::MinPs, S0, S0, Mem::Const(one));
+            }
+            if let Some((keep, bits)) = blend {
+                // 0.0 and 1.0 are their own `min(|c|, 1)`: blended in after the clamp.
+                asm::vop_m(&mut self.ops, t, asm::VOp::AndPs, S0, S0, Mem::Const(keep));
+                asm::vop_m(&mut self.ops, t, asm::VOp::OrPs, S0, S0, Mem::Const(bits));
             }
             let k = k as i32;
             asm::store_xmm(&mut self.ops, t, S0, Base::R8, at(k));
@@ -486,17 +516,11 @@ impl Emitter<'_> {
         from: &[[Src; 4]; 16],
         copies: &[(u32, u32)],
     ) {
-        // Per group: the input register it copies whole (`Plan::copies` allowed only output
-        // registers every slot of which is in such a group).
+        // Per group: the input register whose row it takes (`Plan::copies` allowed only output
+        // registers every slot of which is in a group that takes their row in place).
         let copy_of: [Option<u32>; DRAW_SLOTS / 4] = std::array::from_fn(|g| {
-            let DrawSlot::Output { reg, .. } = layout.slots[g * 4] else {
-                return None;
-            };
-            let o = u32::from(reg & 15);
-            let whole =
-                (0..4).all(|c| layout.slots[g * 4 + c] == DrawSlot::Output { reg, comp: c as u8 });
-            let (_, v) = copies.iter().find(|&&(x, _)| x == o)?;
-            whole.then_some(*v)
+            let o = u32::from(row_register(&layout.slots[g * 4..g * 4 + 4])? & 15);
+            copies.iter().find(|&&(x, _)| x == o).map(|&(_, v)| v)
         });
         let source = |slot: DrawSlot| match slot {
             DrawSlot::Output { reg, comp } => {

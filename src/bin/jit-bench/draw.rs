@@ -208,7 +208,7 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
     let mut out = DrawOutput::new();
     p.prepare().expect("the shader loads");
     let _ = p.draw(Indices::U16(&d.indices), &attributes, &mut out);
-    let ids = out.vertex_ids.clone();
+    let ids = out.vertex_ids().to_vec();
     // Every vertex is used: the range 0..VERTICES draws the same unique vertices.
     assert_eq!(ids.len(), VERTICES, "every vertex is drawn");
     let range = Indices::Range {
@@ -358,7 +358,7 @@ fn small(
     let mut run_us = [0.0; 2];
     for (k, list) in lists.iter().enumerate() {
         let _ = p.draw(Indices::U16(list), attributes, &mut out);
-        let records = d.records(&out.vertex_ids);
+        let records = d.records(out.vertex_ids());
         let mut run_out = vec![[[0.0; 4]; 16]; records.len()];
         let mut status = vec![VertexStatus::Ended; records.len()];
         let (mut draws, mut runs) = (Vec::new(), Vec::new());
