@@ -2,8 +2,8 @@
 //! map fills with constants only (0.0 or 1.0: a semantic no enabled register feeds) is the
 //! same in every vertex of a draw, and in every draw of the same (shader, output map). Draw
 //! kernels never store such groups; the buffer fills them here when it grows or when the
-//! constants change, and otherwise keeps them from draw to draw. Paths that write whole
-//! vertices themselves (the record path, the geometry stage) make the buffer forget.
+//! constants change, and otherwise keeps them from draw to draw. The record path writes
+//! whole vertices and says so; the geometry stage makes the buffer forget.
 
 use super::semantic::{clamp_color, Slot};
 use super::types::OutputVertex;
@@ -76,6 +76,14 @@ impl Constants {
     pub(super) fn truncate(&mut self, vertices: &mut Vec<OutputVertex>, len: usize) {
         vertices.truncate(len);
         self.filled = self.filled.min(len);
+    }
+
+    /// A path wrote the first `len` vertices of the buffer whole, with `table`'s constants.
+    pub(super) fn written(&mut self, table: &[Slot; SEMANTIC_SLOTS], len: usize) {
+        *self = Constants {
+            groups: groups_of(table),
+            filled: len,
+        };
     }
 
     /// The buffer's vertices are about to be written by a path that does not keep this

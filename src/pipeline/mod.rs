@@ -382,5 +382,10 @@ fn vertex_only(
             }
         },
     );
+    // Every vertex was written whole, constants included (after a budget error too; other
+    // errors clear the output).
+    if matches!(result, Ok(()) | Err(DrawError::BudgetExhausted { .. })) {
+        out.constants.written(&table, n);
+    }
     result
 }
