@@ -210,7 +210,9 @@ enum PicajitStatus picajit_copy_vertices(struct PicajitPipeline *pipeline,
 
 // Points `*out` at the last draw's results (no copy; see `PicajitResults` for how long the
 // pointers stay valid). The fastest way to read a draw: the emulator's primitive assembly
-// reads the vertices where the draw wrote them.
+// reads the vertices where the draw wrote them, in the pipeline's own buffer, whose slots the
+// output map fills with constants are written when the buffer grows or those constants
+// change, not by every draw (callers must not write into it).
 enum PicajitStatus picajit_results(struct PicajitPipeline *pipeline, struct PicajitResults *out);
 
 // Copies the last draw's index list (per index of the draw, its output vertex; with a

@@ -560,7 +560,9 @@ pub unsafe extern "C" fn picajit_copy_vertices(
 
 /// Points `*out` at the last draw's results (no copy; see `PicajitResults` for how long the
 /// pointers stay valid). The fastest way to read a draw: the emulator's primitive assembly
-/// reads the vertices where the draw wrote them.
+/// reads the vertices where the draw wrote them, in the pipeline's own buffer, whose slots the
+/// output map fills with constants are written when the buffer grows or those constants
+/// change, not by every draw (callers must not write into it).
 #[no_mangle]
 pub unsafe extern "C" fn picajit_results(
     pipeline: *mut PicajitPipeline,
