@@ -89,10 +89,10 @@
 //!
 //! // The vertex shader ran once per vertex of the list's range (0–3: a dense list); the index
 //! // list refers to the results.
-//! assert_eq!(out.vertices.len(), 4);
-//! assert_eq!(out.indices, [0, 1, 2, 2, 1, 3]);
-//! assert_eq!(out.vertices[3].position(), [2.0, 2.0, 0.0, 1.0]);
-//! assert_eq!(out.vertices[3].color(), [1.0, 1.0, 1.0, 1.0]); // min(|c|, 1)
+//! assert_eq!(out.vertices().len(), 4);
+//! assert_eq!(out.indices(), [0, 1, 2, 2, 1, 3]);
+//! assert_eq!(out.vertices()[3].position(), [2.0, 2.0, 0.0, 1.0]);
+//! assert_eq!(out.vertices()[3].color(), [1.0, 1.0, 1.0, 1.0]); // min(|c|, 1)
 //! # Ok(())
 //! # }
 //! ```
