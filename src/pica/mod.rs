@@ -228,6 +228,12 @@ impl GpuRegs {
         }
     }
 
+    /// OUTMAP_TOTAL and OUTMAP_O0–O6 as written (what [`GpuRegs::output_map`] decodes), for
+    /// comparing maps without decoding them.
+    pub(crate) fn output_map_words(&self) -> [u32; 8] {
+        std::array::from_fn(|j| self.read(regs::OUTMAP_TOTAL + j as u16))
+    }
+
     /// True if draws go through the geometry shader (GEOSTAGE_CONFIG bits 1–0 = 2).
     pub fn geometry_in_use(&self) -> bool {
         self.read(regs::GEOSTAGE_CONFIG) & 3 == 2

@@ -12,18 +12,20 @@ use crate::pica::{semantic, SEMANTIC_SLOTS};
 /// Groups of four slots in an output vertex.
 const GROUPS: usize = SEMANTIC_SLOTS / 4;
 
+/// Per group of four slots: its four constants (as bits, the colour's clamped), or `None`
+/// if the group holds computed slots.
+pub(super) type Groups = [Option<[u32; 4]>; GROUPS];
+
 /// What the first [`Constants::filled`] vertices of a buffer hold in their constant groups.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(super) struct Constants {
-    /// Per group: its four constants (as bits, the colour's clamped), or `None` if the group
-    /// holds computed slots.
-    groups: [Option<[u32; 4]>; GROUPS],
+    groups: Groups,
     /// Vertices from the start of the buffer whose constant groups are `groups`.
     filled: usize,
 }
 
 /// The constant groups of `table` (colour as `min(|c|, 1)`).
-fn groups_of(table: &[Slot; SEMANTIC_SLOTS]) -> [Option<[u32; 4]>; GROUPS] {
+pub(super) fn groups_of(table: &[Slot; SEMANTIC_SLOTS]) -> Groups {
     let color = usize::from(semantic::COLOR) / 4;
     std::array::from_fn(|g| {
         let mut row = [0u32; 4];
@@ -38,15 +40,11 @@ fn groups_of(table: &[Slot; SEMANTIC_SLOTS]) -> [Option<[u32; 4]>; GROUPS] {
 }
 
 impl Constants {
-    /// Resizes `vertices` to `len` with every constant group of `table` in place in all of
-    /// them: only the vertices (and groups) that do not hold it already are written.
-    pub(super) fn resize(
-        &mut self,
-        vertices: &mut Vec<OutputVertex>,
-        len: usize,
-        table: &[Slot; SEMANTIC_SLOTS],
-    ) {
-        let want = groups_of(table);
+    /// Resizes `vertices` to `len` with every constant group of `want` (a table's
+    /// [`groups_of`]) in place in all of them: only the vertices (and groups) that do not hold
+    /// it already are written.
+    pub(super) fn resize(&mut self, vertices: &mut Vec<OutputVertex>, len: usize, want: &Groups) {
+        let want = *want;
         let kept = self.filled.min(vertices.len()).min(len);
         vertices.resize(
             len,
@@ -78,10 +76,11 @@ impl Constants {
         self.filled = self.filled.min(len);
     }
 
-    /// A path wrote the first `len` vertices of the buffer whole, with `table`'s constants.
-    pub(super) fn written(&mut self, table: &[Slot; SEMANTIC_SLOTS], len: usize) {
+    /// A path wrote the first `len` vertices of the buffer whole, with the constant groups
+    /// `groups`.
+    pub(super) fn written(&mut self, groups: &Groups, len: usize) {
         *self = Constants {
-            groups: groups_of(table),
+            groups: *groups,
             filled: len,
         };
     }
@@ -109,26 +108,26 @@ mod tests {
     fn constant_groups_are_filled_once_and_refilled_when_they_change() {
         let mut c = Constants::default();
         let mut v = Vec::new();
-        c.resize(&mut v, 3, &table(true));
+        c.resize(&mut v, 3, &groups_of(&table(true)));
         assert!(v
             .iter()
             .all(|v| v.slots[8..12] == [1.0; 4] && v.slots[0..4] == [0.0; 4]));
         // Computed slots are the kernel's: a kept constant group is not rewritten.
         v[1].slots[0] = 7.0;
         v[2].slots[20] = 9.0;
-        c.resize(&mut v, 5, &table(true));
+        c.resize(&mut v, 5, &groups_of(&table(true)));
         assert_eq!((v[1].slots[0], v[2].slots[20]), (7.0, 9.0));
         assert!(v[3..].iter().all(|v| v.slots[8..12] == [1.0; 4]));
         // New constants for the colour: every vertex gets them.
-        c.resize(&mut v, 5, &table(false));
+        c.resize(&mut v, 5, &groups_of(&table(false)));
         assert!(v.iter().all(|v| v.slots[8..12] == [0.0; 4]));
         // After a truncation, vertices that grow back are filled again.
         c.truncate(&mut v, 1);
-        c.resize(&mut v, 2, &table(false));
+        c.resize(&mut v, 2, &groups_of(&table(false)));
         v[0].slots[20] = 0.0;
         c.forget();
         v[1].slots[9] = 5.0;
-        c.resize(&mut v, 2, &table(false));
+        c.resize(&mut v, 2, &groups_of(&table(false)));
         assert_eq!(v[1].slots[9], 0.0);
     }
 }

@@ -10,6 +10,7 @@ use picajit_codegen::x64::{DrawLayout, DrawOrder, DrawSlot, MAX_STEPPED_STRIDE};
 
 use super::constants::Constants;
 use super::dense::Referenced;
+use super::layouts::Layout;
 use super::semantic::Slot;
 use super::types::{DrawError, OutputVertex};
 use super::vertex::Feed;
@@ -65,8 +66,9 @@ pub(super) fn layout(
     }
 }
 
-/// Runs the vertex shader for the unique vertices `ids` through its draw kernel into
-/// `vertices` (resized to `ids.len()`; `constants` says what their constant groups hold), or
+/// Runs the vertex shader for the unique vertices `ids` through its draw kernel for `layout`
+/// (the draw's [`Layout`]) into `vertices` (resized to `ids.len()`; `constants` says what
+/// their constant groups hold), or
 /// returns `None` if it has none for this draw (then `ids` is as it was and `vertices` is to
 /// be filled by the record path). `words` is scratch; only vertices `referenced` names count
 /// in a budget error.
@@ -75,7 +77,7 @@ pub(super) fn run(
     vs: &Shader,
     uniforms: &Uniforms,
     feeds: &[Feed; 16],
-    table: &[Slot; SEMANTIC_SLOTS],
+    layout: &Layout,
     ids: &mut Vec<u32>,
     (vertices, constants): (&mut Vec<OutputVertex>, &mut Constants),
     buffers: &mut Buffers,
@@ -84,7 +86,6 @@ pub(super) fn run(
     let n = ids.len();
     let last = *ids.last()?;
     let read = vs.input_components();
-    let layout = layout(feeds, &read, table, DrawOrder::Indexed);
     let fixed = fixed_values(feeds);
     let inputs = inputs_from(feeds, &read, &fixed, 0);
     let words = &mut buffers.words;
@@ -92,10 +93,10 @@ pub(super) fn run(
     let w = vs.lanes();
     let padded = n.div_ceil(w) * w;
     ids.resize(padded, last);
-    constants.resize(vertices, padded, table);
+    constants.resize(vertices, padded, &layout.groups);
     let ran = vs.run_draw(
         uniforms,
-        &layout,
+        &layout.indexed,
         DrawVertices::Ids(ids),
         &inputs,
         OutputVertex::as_slots(vertices),
@@ -162,7 +163,7 @@ fn inputs_from<'a>(
 }
 
 /// Runs the vertex shader for the `count` consecutive vertices from `first` through its
-/// stepped draw kernel into `vertices` (resized to `count`, their constant groups as
+/// stepped draw kernel for `layout` into `vertices` (resized to `count`, their constant groups as
 /// `constants` says): the whole batches in one run,
 /// then a partial last batch as the last W vertices (recomputing some: a shader has no side
 /// effects). `None` if the range is shorter than a batch (the indexed kernel pads such a
@@ -175,7 +176,7 @@ pub(super) fn run_range(
     vs: &Shader,
     uniforms: &Uniforms,
     feeds: &[Feed; 16],
-    table: &[Slot; SEMANTIC_SLOTS],
+    layout: &Layout,
     first: u32,
     count: usize,
     (vertices, constants): (&mut Vec<OutputVertex>, &mut Constants),
@@ -186,13 +187,12 @@ pub(super) fn run_range(
     if count < w {
         return None;
     }
+    let stepped = layout.stepped.as_ref()?;
     let read = vs.input_components();
-    let order = stepped(feeds, &read)?;
-    let layout = layout(feeds, &read, table, order);
     let fixed = fixed_values(feeds);
     let first = first as usize;
     let full = count / w * w;
-    constants.resize(vertices, count, table);
+    constants.resize(vertices, count, &layout.groups);
     let Buffers { words, tail } = buffers;
     words.clear();
     if full > 0 {
@@ -200,7 +200,7 @@ pub(super) fn run_range(
         let out = OutputVertex::as_slots(&mut vertices[..full]);
         vs.run_draw(
             uniforms,
-            &layout,
+            stepped,
             DrawVertices::Range(full),
             &inputs,
             out,
@@ -214,7 +214,7 @@ pub(super) fn run_range(
         let inputs = inputs_from(feeds, &read, &fixed, first + from);
         vs.run_draw(
             uniforms,
-            &layout,
+            stepped,
             DrawVertices::Range(w),
             &inputs,
             out,

@@ -51,6 +51,7 @@ mod constants;
 mod dense;
 mod direct;
 mod geometry;
+mod layouts;
 mod semantic;
 mod types;
 mod unique;
@@ -59,8 +60,6 @@ mod vertex;
 pub use types::{Attribute, DrawError, DrawOutput, Indices, OutputVertex};
 
 use std::sync::Arc;
-
-use picajit_codegen::x64::DrawOrder;
 
 use self::dense::Referenced;
 use crate::engine::{Backend, Engine, EngineError, Shader};
@@ -122,6 +121,8 @@ struct Scratch {
     vertex: vertex::VertexBuffers,
     /// The draw-kernel path's buffers.
     direct: direct::Buffers,
+    /// Slot tables and draw-kernel layouts of recent draws.
+    layouts: layouts::Layouts,
     geometry: geometry::GeometryBuffers,
 }
 
@@ -198,17 +199,12 @@ impl Pipeline {
             read,
             None,
         )?;
-        let table = semantic::table(
-            &self.regs.output_map(),
-            self.regs.output_mask(Unit::Vertex),
-            vs.outputs_written(),
-        );
+        let layout = self.scratch.layouts.get(&self.regs, &vs, &feeds);
         let uniforms = self.regs.uniforms(Unit::Vertex);
-        if let Some(order) = direct::stepped(&feeds, &read) {
-            vs.prepare_draw(uniforms, &direct::layout(&feeds, &read, &table, order));
+        if let Some(stepped) = &layout.stepped {
+            vs.prepare_draw(uniforms, stepped);
         }
-        let indexed = direct::layout(&feeds, &read, &table, DrawOrder::Indexed);
-        vs.prepare_draw(uniforms, &indexed);
+        vs.prepare_draw(uniforms, &layout.indexed);
         Ok(())
     }
 
@@ -308,11 +304,7 @@ fn vertex_only(
         Some(max_id),
     )?;
     let n = out.vertex_ids.list().len();
-    let table = semantic::table(
-        &regs.output_map(),
-        regs.output_mask(Unit::Vertex),
-        vs.outputs_written(),
-    );
+    let layout = scratch.layouts.get(regs, vs, &feeds);
     let mut referenced = match dense {
         Some(_) => Referenced::by(out.indices.list()),
         None => Referenced::all(),
@@ -323,14 +315,12 @@ fn vertex_only(
         let ran = match out.vertex_ids.list().first() {
             // Consecutive vertices, a batch or more, take the stepped kernel or, while it
             // compiles, the record path (an indexed kernel would be one more compile).
-            Some(&first)
-                if consecutive && n >= vs.lanes() && direct::stepped(&feeds, &read).is_some() =>
-            {
+            Some(&first) if consecutive && n >= vs.lanes() && layout.stepped.is_some() => {
                 direct::run_range(
                     vs,
                     uniforms,
                     &feeds,
-                    &table,
+                    layout,
                     first,
                     n,
                     (&mut out.vertices, &mut out.constants),
@@ -342,7 +332,7 @@ fn vertex_only(
                 vs,
                 uniforms,
                 &feeds,
-                &table,
+                layout,
                 out.vertex_ids.list_mut(),
                 (&mut out.vertices, &mut out.constants),
                 &mut scratch.direct,
@@ -376,7 +366,11 @@ fn vertex_only(
         &mut referenced,
         |first, records| {
             let len = records.len();
-            semantic::write_vertices(&table, records, &mut out.vertices[first..first + len]);
+            semantic::write_vertices(
+                &layout.table,
+                records,
+                &mut out.vertices[first..first + len],
+            );
             if keep_raw {
                 semantic::write_raw(written, records, &mut out.raw[first..first + len]);
             }
@@ -385,7 +379,7 @@ fn vertex_only(
     // Every vertex was written whole, constants included (after a budget error too; other
     // errors clear the output).
     if matches!(result, Ok(()) | Err(DrawError::BudgetExhausted { .. })) {
-        out.constants.written(&table, n);
+        out.constants.written(&layout.groups, n);
     }
     result
 }
