@@ -70,8 +70,8 @@ struct Args {
     repetitions: Option<usize>,
     /// Measure emulator draws instead (`picajit::pipeline`: register writes in, output
     /// vertices in semantic order out) against a bare AoS `run` of the same unique vertices:
-    /// MVP, lighting and the SHBIN files given (default: a corpus shader from
-    /// ../shared/corpus/shbin when it is there).
+    /// MVP, lighting and the SHBIN files given (default: a corpus shader from the
+    /// ../shared/corpus/shbin beside the source checkout, when it is there).
     #[arg(long)]
     draw: bool,
 }
@@ -304,8 +304,17 @@ fn run(args: &Args) -> Result<(), String> {
 /// `--draw`: the draw table.
 fn run_draws(args: &Args, backends: &[Backend]) -> Result<(), String> {
     const CORPUS: &str = "../shared/corpus/shbin/lovebrew__lovepotion__main_v_pica.shbin";
-    let mut workloads =
-        draw::workloads(args.files.is_empty().then(|| std::path::Path::new(CORPUS)))?;
+    // The corpus beside the checkout this binary was built from, wherever it is run from.
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(CORPUS);
+    let default_corpus = args.files.is_empty().then_some(corpus.as_path());
+    if let Some(path) = default_corpus.filter(|p| !p.is_file()) {
+        eprintln!(
+            "jit-bench: note: no corpus shader at {} — its rows are left out (pass a SHBIN \
+             file to measure one)",
+            path.display()
+        );
+    }
+    let mut workloads = draw::workloads(default_corpus)?;
     for f in &args.files {
         workloads.extend(draw::workloads(Some(f))?.into_iter().skip(2));
     }
