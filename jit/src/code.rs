@@ -124,21 +124,33 @@ pub(crate) fn draw_arrays<'a>(
     std::array::from_fn(|r| {
         let n = usize::from(layout.components[r]);
         let largest = largest.filter(|_| n > 0)?;
-        let Some(a) = inputs[r] else {
-            panic!("draw input v{r}: no array")
-        };
-        let end = largest.checked_mul(a.stride).and_then(|s| s.checked_add(n));
-        match end {
-            Some(end) if end <= a.data.len() => Some(DrawInput {
-                data: &a.data[..end],
-                stride: a.stride,
-            }),
-            _ => panic!(
-                "draw input v{r}: vertex {largest} is past its array of {}",
-                a.data.len()
-            ),
-        }
+        Some(cut_to_vertex(r, inputs[r], largest, n))
     })
+}
+
+/// Input register `r`'s array cut to the `n` floats of vertex `last` (its last float).
+///
+/// Panics if there is no array or vertex `last` is past it.
+fn cut_to_vertex<'a>(
+    r: usize,
+    input: Option<DrawInput<'a>>,
+    last: usize,
+    n: usize,
+) -> DrawInput<'a> {
+    let Some(a) = input else {
+        panic!("draw input v{r}: no array")
+    };
+    let end = last.checked_mul(a.stride).and_then(|s| s.checked_add(n));
+    match end {
+        Some(end) if end <= a.data.len() => DrawInput {
+            data: &a.data[..end],
+            stride: a.stride,
+        },
+        Some(_) | None => panic!(
+            "draw input v{r}: vertex {last} is past its array of {}",
+            a.data.len()
+        ),
+    }
 }
 
 /// [`draw_arrays`] for a kernel run in this process, which needs every id inside every array
@@ -204,25 +216,13 @@ pub(crate) fn stepped_arrays<'a>(
     std::array::from_fn(|r| {
         let n = usize::from(layout.components[r]);
         let last = count.checked_sub(1).filter(|_| n > 0)?;
-        let Some(a) = inputs[r] else {
-            panic!("draw input v{r}: no array")
-        };
+        let a = cut_to_vertex(r, inputs[r], last, n);
         assert_eq!(
             a.stride.checked_mul(4),
             Some(strides[r] as usize),
             "draw input v{r}: stride differs from the kernel's"
         );
-        let end = last.checked_mul(a.stride).and_then(|s| s.checked_add(n));
-        match end {
-            Some(end) if end <= a.data.len() => Some(DrawInput {
-                data: &a.data[..end],
-                stride: a.stride,
-            }),
-            _ => panic!(
-                "draw input v{r}: vertex {last} is past its array of {}",
-                a.data.len()
-            ),
-        }
+        Some(a)
     })
 }
 

@@ -670,60 +670,47 @@ pub fn insert_segment(ops: &mut Ops, tier: Tier, d: u8, seg: u8, disp: i32) {
     }
 }
 
+/// The loads of [`load_attribute`] and [`load_attribute_at`], written once for both
+/// addresses (`$ops`, `$tier`, `$d`, `$n`, then the address inside the brackets).
+macro_rules! attribute_load {
+    ($ops:ident, $tier:ident, $d:ident, $n:ident, $($addr:tt)+) => {
+        match ($tier, $n) {
+            (Tier::Avx2 | Tier::Avx512, 1) => {
+                dynasm!($ops ; .arch x64 ; vmovss Rx($d), DWORD [$($addr)+])
+            }
+            (Tier::Avx2 | Tier::Avx512, 2) => {
+                dynasm!($ops ; .arch x64 ; vmovsd Rx($d), QWORD [$($addr)+])
+            }
+            // z 0 0 0, z 0 z 0, x y z 0.
+            (Tier::Avx2 | Tier::Avx512, 3) => dynasm!($ops ; .arch x64
+                ; vmovss Rx($d), DWORD [$($addr)+ + 8]
+                ; vmovlhps Rx($d), Rx($d), Rx($d)
+                ; vmovlps Rx($d), Rx($d), QWORD [$($addr)+]),
+            (Tier::Avx2 | Tier::Avx512, _) => {
+                dynasm!($ops ; .arch x64 ; vmovups Rx($d), OWORD [$($addr)+])
+            }
+            (Tier::Sse41, 1) => dynasm!($ops ; .arch x64 ; movss Rx($d), DWORD [$($addr)+]),
+            (Tier::Sse41, 2) => dynasm!($ops ; .arch x64 ; movsd Rx($d), QWORD [$($addr)+]),
+            (Tier::Sse41, 3) => dynasm!($ops ; .arch x64
+                ; movss Rx($d), DWORD [$($addr)+ + 8]
+                ; movlhps Rx($d), Rx($d)
+                ; movlps Rx($d), QWORD [$($addr)+]),
+            (Tier::Sse41, _) => dynasm!($ops ; .arch x64 ; movups Rx($d), OWORD [$($addr)+]),
+        }
+    };
+}
+
 /// Loads the `n` floats (1..=4) at `[rdx + rax]` into the low lanes of `d` (a draw kernel's
 /// attribute row: the array's base plus the lane's offset); the other lanes of `d` are
 /// zeroed. Reads exactly `4 n` bytes.
 pub fn load_attribute(ops: &mut Ops, tier: Tier, d: u8, n: u8) {
-    match (tier, n) {
-        (Tier::Avx2 | Tier::Avx512, 1) => {
-            dynasm!(ops ; .arch x64 ; vmovss Rx(d), DWORD [rdx + rax])
-        }
-        (Tier::Avx2 | Tier::Avx512, 2) => {
-            dynasm!(ops ; .arch x64 ; vmovsd Rx(d), QWORD [rdx + rax])
-        }
-        // z 0 0 0, z 0 z 0, x y z 0.
-        (Tier::Avx2 | Tier::Avx512, 3) => dynasm!(ops ; .arch x64
-            ; vmovss Rx(d), DWORD [rdx + rax + 8]
-            ; vmovlhps Rx(d), Rx(d), Rx(d)
-            ; vmovlps Rx(d), Rx(d), QWORD [rdx + rax]),
-        (Tier::Avx2 | Tier::Avx512, _) => {
-            dynasm!(ops ; .arch x64 ; vmovups Rx(d), OWORD [rdx + rax])
-        }
-        (Tier::Sse41, 1) => dynasm!(ops ; .arch x64 ; movss Rx(d), DWORD [rdx + rax]),
-        (Tier::Sse41, 2) => dynasm!(ops ; .arch x64 ; movsd Rx(d), QWORD [rdx + rax]),
-        (Tier::Sse41, 3) => dynasm!(ops ; .arch x64
-            ; movss Rx(d), DWORD [rdx + rax + 8]
-            ; movlhps Rx(d), Rx(d)
-            ; movlps Rx(d), QWORD [rdx + rax]),
-        (Tier::Sse41, _) => dynasm!(ops ; .arch x64 ; movups Rx(d), OWORD [rdx + rax]),
-    }
+    attribute_load!(ops, tier, d, n, rdx + rax)
 }
 
 /// [`load_attribute`] from `[rdx + disp]` (a stepped draw kernel's lane: the batch's
 /// attribute pointer plus the lane's fixed offset).
 pub fn load_attribute_at(ops: &mut Ops, tier: Tier, d: u8, n: u8, disp: i32) {
-    match (tier, n) {
-        (Tier::Avx2 | Tier::Avx512, 1) => {
-            dynasm!(ops ; .arch x64 ; vmovss Rx(d), DWORD [rdx + disp])
-        }
-        (Tier::Avx2 | Tier::Avx512, 2) => {
-            dynasm!(ops ; .arch x64 ; vmovsd Rx(d), QWORD [rdx + disp])
-        }
-        (Tier::Avx2 | Tier::Avx512, 3) => dynasm!(ops ; .arch x64
-            ; vmovss Rx(d), DWORD [rdx + disp + 8]
-            ; vmovlhps Rx(d), Rx(d), Rx(d)
-            ; vmovlps Rx(d), Rx(d), QWORD [rdx + disp]),
-        (Tier::Avx2 | Tier::Avx512, _) => {
-            dynasm!(ops ; .arch x64 ; vmovups Rx(d), OWORD [rdx + disp])
-        }
-        (Tier::Sse41, 1) => dynasm!(ops ; .arch x64 ; movss Rx(d), DWORD [rdx + disp]),
-        (Tier::Sse41, 2) => dynasm!(ops ; .arch x64 ; movsd Rx(d), QWORD [rdx + disp]),
-        (Tier::Sse41, 3) => dynasm!(ops ; .arch x64
-            ; movss Rx(d), DWORD [rdx + disp + 8]
-            ; movlhps Rx(d), Rx(d)
-            ; movlps Rx(d), QWORD [rdx + disp]),
-        (Tier::Sse41, _) => dynasm!(ops ; .arch x64 ; movups Rx(d), OWORD [rdx + disp]),
-    }
+    attribute_load!(ops, tier, d, n, rdx + disp)
 }
 
 /// AVX2: `d`'s high half = the 16 bytes at `[rdx + rax]` (a draw kernel's four-component
