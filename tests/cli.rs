@@ -421,7 +421,7 @@ fn dump_times_every_compile_phase_of_a_generated_program() {
         "verify",
         "budget check",
         "prepare",
-        "backend verify",
+        "backend prepare",
         "liveness",
         "regalloc",
         "emit",

@@ -8,7 +8,7 @@ use picajit::float;
 use picajit_codegen::aarch64::{self, Kernel};
 use picajit_codegen::abi::Context;
 use picajit_codegen::code::{ExecCode, Vertex};
-use picajit_codegen::ir::{Builder, Function, Op, Terminator};
+use picajit_codegen::ir::{Builder, Function, Op, Terminator, Verified};
 use picajit_codegen::x64::{self, IoMode, Tier};
 
 const SPECIAL: [u32; 22] = [
@@ -87,7 +87,9 @@ fn backends() -> Vec<(&'static str, Runner)> {
                     "x64-avx2"
                 },
                 Box::new(move |f, x, y| {
-                    let code = ExecCode::new(&x64::compile(f, tier, IoMode::Aos).unwrap()).unwrap();
+                    let f = Verified::new(f.clone()).unwrap();
+                    let code =
+                        ExecCode::new(&x64::compile(&f, tier, IoMode::Aos).unwrap()).unwrap();
                     run(tier.lanes(), x, y, |ctx, i, o, s| {
                         code.run_aos(ctx, i, o, s, None).expect("native run");
                     })
@@ -99,7 +101,8 @@ fn backends() -> Vec<(&'static str, Runner)> {
         all.push((
             "aarch64",
             Box::new(|f, x, y| {
-                let code = Kernel::new(&aarch64::compile(f, IoMode::Aos).unwrap()).unwrap();
+                let f = Verified::new(f.clone()).unwrap();
+                let code = Kernel::new(&aarch64::compile(&f, IoMode::Aos).unwrap()).unwrap();
                 run(aarch64::LANES, x, y, |ctx, i, o, s| {
                     code.run_aos(ctx, i, o, s, None).expect("runs");
                 })

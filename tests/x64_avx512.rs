@@ -28,7 +28,7 @@ use picajit_codegen::abi::{
     Context, Lanes, Triangle, TriangleMasks, CONST_ENTRIES, STATUS_OVERFLOW,
 };
 use picajit_codegen::code::{DrawInput, DrawVertices, EmitBuffer, ExecCode};
-use picajit_codegen::ir::Function;
+use picajit_codegen::ir::Verified;
 use picajit_codegen::x64::{self, CompileError, IoMode, Tier, DRAW_SLOTS};
 
 fn context(uniforms: &Uniforms, budget: u32) -> Context {
@@ -95,7 +95,7 @@ fn same_bits(what: &str, avx2: &[u32], avx512: &[u32]) {
 }
 
 /// The W = 16 kernel of `func` in I/O mode `io`, None (counted) if the tier refuses it.
-fn compile16(name: &str, func: &Function, io: IoMode, t: &mut Tally) -> Option<x64::Compiled> {
+fn compile16(name: &str, func: &Verified, io: IoMode, t: &mut Tally) -> Option<x64::Compiled> {
     match x64::compile(func, Tier::Avx512, io) {
         Ok(c) => Some(c),
         Err(CompileError::Unsupported(why)) => {
@@ -110,7 +110,7 @@ fn compile16(name: &str, func: &Function, io: IoMode, t: &mut Tally) -> Option<x
 /// to 32 vertices; panics on any difference.
 fn agree(
     name: &str,
-    func: &Function,
+    func: &Verified,
     uniforms: &Uniforms,
     inputs: &[Regs16],
     budget: u32,
@@ -202,7 +202,7 @@ fn finished_groups(what: &str, st8: &[u32], st16: &[u32], t: &mut Tally) -> Vec<
 /// `ExecCode`, and W = 8 on the CPU, on 64 shuffled indices with repeats.
 fn agree_draw(
     name: &str,
-    func: &Function,
+    func: &Verified,
     uniforms: &Uniforms,
     inputs: &[Regs16],
     budget: u32,
@@ -272,7 +272,7 @@ fn agree_draw(
 }
 
 /// The function a native engine compiles for `program` (None: it runs on the interpreter).
-fn lowered(program: &Program) -> Option<Function> {
+fn lowered(program: &Program) -> Option<Verified> {
     let engine = Engine::new(Backend::X64Sse41).ok()?;
     engine.compile(program).ir().cloned()
 }
@@ -500,7 +500,7 @@ fn geometry_batch(
 /// A geometry kernel: one 16-lane batch (emulated) against two 8-lane batches (CPU), per lane.
 fn agree_geometry(
     name: &str,
-    func: &Function,
+    func: &Verified,
     uniforms: &Uniforms,
     inputs: &[Regs16],
     budget: u32,

@@ -26,7 +26,7 @@ use picajit::program::{Program, Regs16, ShaderKind, Uniforms};
 use picajit::shbin::Shbin;
 use picajit_codegen::abi::{Context, Lanes, Triangle, TriangleMasks, CONST_ENTRIES};
 use picajit_codegen::code::{DrawInput, DrawVertices, EmitBuffer, ExecCode};
-use picajit_codegen::ir::Function;
+use picajit_codegen::ir::Verified;
 use picajit_codegen::x64::{self, DrawLayout, DrawOrder, IoMode, Tier, DRAW_SLOTS};
 
 fn tiers() -> Vec<Tier> {
@@ -94,7 +94,7 @@ impl Tally {
 /// (cycled to 32 vertices); panics on any difference.
 fn agree(
     name: &str,
-    func: &Function,
+    func: &Verified,
     uniforms: &Uniforms,
     inputs: &[Regs16],
     budget: u32,
@@ -159,7 +159,7 @@ fn agree(
 /// repeats: output vertices, status words and scalar state must agree.
 fn agree_draw(
     name: &str,
-    func: &Function,
+    func: &Verified,
     uniforms: &Uniforms,
     inputs: &[Regs16],
     budget: u32,
@@ -259,7 +259,7 @@ fn agree_draw(
 }
 
 /// The function a native engine compiles for `program` (None: it runs on the interpreter).
-fn lowered(program: &Program) -> Option<Function> {
+fn lowered(program: &Program) -> Option<Verified> {
     let engine = Engine::new(Backend::X64Sse41).ok()?;
     engine.compile(program).ir().cloned()
 }
@@ -409,7 +409,7 @@ fn fuzz_count() -> u64 {
 /// outputs, status, scalar state (the batch's triangle count), triangles and masks.
 fn agree_geometry(
     name: &str,
-    func: &Function,
+    func: &Verified,
     uniforms: &Uniforms,
     inputs: &[Regs16],
     budget: u32,

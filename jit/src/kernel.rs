@@ -1,5 +1,6 @@
-//! What every backend does before it emits a kernel — verify the IR, check that nothing is read
-//! before it is written, allocate registers — and the labels every kernel's batch loop has.
+//! What every backend does before it emits a kernel — check that nothing is read before it is
+//! written, allocate registers — and the labels every kernel's batch loop has. The IR itself is
+//! verified once, where it is made ([`crate::ir::Verified`]).
 
 use dynasmrt::{DynamicLabel, VecAssembler};
 
@@ -10,11 +11,11 @@ use crate::regalloc::{self, Allocation, Class};
 use crate::timings::Clock;
 use crate::x64::CompileError;
 
-/// Verifies `func` and allocates its variables to `allocatable` registers and the context's
-/// spill slots. Variables with an entry in `remat` (see [`remat_defs`]) take no register;
-/// those `hoisted` (see [`hoisted`]) get a spill slot of their own; those `elided` (the backend
-/// never reads nor writes them) get no location. Laps `clock` after verification, liveness and
-/// allocation.
+/// Allocates the variables of the verified function `func` to `allocatable` registers and the
+/// context's spill slots. Variables with an entry in `remat` (see [`remat_defs`]) take no
+/// register; those `hoisted` (see [`hoisted`]) get a spill slot of their own; those `elided`
+/// (the backend never reads nor writes them) get no location. Laps `clock` after the backend's
+/// preparation (everything before this call), liveness and allocation.
 pub(crate) fn allocate(
     func: &Function,
     allocatable: &[u8],
@@ -23,8 +24,7 @@ pub(crate) fn allocate(
     elided: &[bool],
     clock: &mut Clock<'_>,
 ) -> Result<Allocation, CompileError> {
-    func.verify()?;
-    clock.lap("backend verify");
+    clock.lap("backend prepare");
     let live = opt::liveness(func);
     if let Some(v) = live.live_in(crate::ir::BlockId(0)).next() {
         return Err(CompileError::Uninitialized(v.0));

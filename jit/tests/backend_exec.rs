@@ -8,7 +8,7 @@
 use picajit_codegen::aarch64::{self, Kernel};
 use picajit_codegen::abi::Context;
 use picajit_codegen::code::{ExecCode, Vertex};
-use picajit_codegen::ir::{Builder, CmpKind, Function, Op, Terminator, Ty};
+use picajit_codegen::ir::{Builder, CmpKind, Function, Op, Terminator, Ty, Verified};
 use picajit_codegen::x64::{self, IoMode, Tier};
 
 #[derive(Clone, Copy, Debug)]
@@ -54,14 +54,17 @@ impl Backend {
     ) -> usize {
         match self {
             Backend::X64(tier) => {
-                let code = ExecCode::new(&x64::compile(func, tier, IoMode::Aos).expect("compiles"))
-                    .expect("maps");
+                let code = ExecCode::new(
+                    &x64::compile(&verified(func), tier, IoMode::Aos).expect("compiles"),
+                )
+                .expect("maps");
                 code.run_aos(ctx, input, output, status, None)
                     .expect("runs")
             }
             Backend::Aarch64 => {
-                let code = Kernel::new(&aarch64::compile(func, IoMode::Aos).expect("compiles"))
-                    .expect("runs here");
+                let code =
+                    Kernel::new(&aarch64::compile(&verified(func), IoMode::Aos).expect("compiles"))
+                        .expect("runs here");
                 code.run_aos(ctx, input, output, status, None)
                     .expect("runs")
             }
@@ -80,13 +83,16 @@ impl Backend {
     ) {
         match self {
             Backend::X64(tier) => {
-                let code = ExecCode::new(&x64::compile(func, tier, IoMode::Soa).expect("compiles"))
-                    .expect("maps");
+                let code = ExecCode::new(
+                    &x64::compile(&verified(func), tier, IoMode::Soa).expect("compiles"),
+                )
+                .expect("maps");
                 code.run_soa(ctx, input, output, len, status).expect("runs");
             }
             Backend::Aarch64 => {
-                let code = Kernel::new(&aarch64::compile(func, IoMode::Soa).expect("compiles"))
-                    .expect("runs here");
+                let code =
+                    Kernel::new(&aarch64::compile(&verified(func), IoMode::Soa).expect("compiles"))
+                        .expect("runs here");
                 code.run_soa(ctx, input, output, len, status).expect("runs");
             }
         }
@@ -96,6 +102,11 @@ impl Backend {
 /// Runs `func` on every backend (AoS kernel) with input v0.x lanes = `x`, v1.x lanes = `y`,
 /// returning o0.x per backend; `setup` prepares the context (uniform tables, ints, budget).
 /// The SoA kernel must give the same lanes.
+/// `func`, verified (what the backends compile).
+fn verified(func: &Function) -> Verified {
+    Verified::new(func.clone()).expect("verifies")
+}
+
 fn run(func: &Function, x: &[f32], y: &[f32], setup: impl Fn(&mut Context)) -> Vec<Vec<u32>> {
     let mut results = Vec::new();
     for backend in Backend::all() {

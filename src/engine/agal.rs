@@ -33,7 +33,7 @@ use thiserror::Error;
 use super::backend::{Backend, ExecPath, Target};
 use super::cache::Counters;
 use super::kernels::{Kernels, MachineCode};
-use super::shader::{mark_outputs, uniform_rows, with_context};
+use super::shader::{uniform_rows, with_context};
 use super::soa::SoaBuffer;
 use super::Engine;
 use crate::agal::attributes::{gather, AttributeError, AttributeStream};
@@ -194,8 +194,8 @@ impl AgalShader {
                 "internal error: the IR stores outputs {stored:#x}, the program writes {outputs:#x}"
             )));
         }
-        mark_outputs(last, outputs & !stored);
-        let mut rows: Vec<(usize, usize)> = funcs.iter().flat_map(uniform_rows).collect();
+        last.mark_outputs(outputs & !stored);
+        let mut rows: Vec<(usize, usize)> = funcs.iter().flat_map(|f| uniform_rows(f)).collect();
         rows.sort_unstable();
         rows.dedup();
         let mut segments = Vec::with_capacity(funcs.len());
@@ -236,7 +236,7 @@ impl AgalShader {
 
     /// The IR it was compiled from (native shaders only): one function per segment, the
     /// texture samples between them ([`crate::agal::lower::segment`]).
-    pub fn ir(&self) -> Option<Vec<&picajit_codegen::ir::Function>> {
+    pub fn ir(&self) -> Option<Vec<&picajit_codegen::ir::Verified>> {
         self.native
             .as_ref()
             .map(|n| n.segments.iter().map(|k| &k.func).collect())

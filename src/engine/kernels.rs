@@ -13,7 +13,7 @@ use picajit_codegen::abi::Context;
 use picajit_codegen::arena::CodeArena;
 use picajit_codegen::code::{DrawInput, DrawVertices, SemanticVertex};
 use picajit_codegen::code::{EmitBuffer, ExecCode};
-use picajit_codegen::ir::Function;
+use picajit_codegen::ir::Verified;
 use picajit_codegen::opt;
 use picajit_codegen::timings::Clock;
 use picajit_codegen::x64::{self, DrawLayout, IoMode};
@@ -87,7 +87,7 @@ impl Code {
     /// Compiles `func` for `target` and makes it executable (x86-64: in `arena`), lapping
     /// `clock` at the backend's phase boundaries and after `map`.
     pub(super) fn compile(
-        func: &Function,
+        func: &Verified,
         target: Target,
         io: IoMode,
         arena: &CodeArena,
@@ -172,7 +172,7 @@ impl Code {
 /// The kernels of one (possibly specialized) function.
 #[derive(Debug)]
 pub(super) struct Kernels {
-    pub(super) func: Function,
+    pub(super) func: Verified,
     pub(super) aos: Code,
     /// The machine code of `aos`, for dumps and static counts (shared with the shader that
     /// reports it: the code is not copied).
@@ -211,7 +211,7 @@ pub(super) const MAX_DRAW_LAYOUTS: usize = 8;
 
 impl Kernels {
     pub(super) fn new(
-        func: Function,
+        func: Verified,
         target: Target,
         counters: &Counters,
     ) -> Result<(Kernels, Arc<MachineCode>), String> {
@@ -220,7 +220,7 @@ impl Kernels {
 
     /// [`Kernels::new`], lapping `clock` (see [`Code::compile`]).
     pub(super) fn new_timed(
-        func: Function,
+        func: Verified,
         target: Target,
         counters: &Counters,
         clock: &mut Clock<'_>,

@@ -176,7 +176,7 @@ impl Engine {
     /// the duration of each phase added to `timings` — `reachability` (the reachable code words,
     /// which the cache key holds), the frontend's (`explore`, `ir build`, `uniformity`, `branch
     /// conversion`, the passes `simplify_cfg`, `cse`, `dce`, `simplify_cfg 2`, `verify`, `budget
-    /// check`), `prepare`, the backend's (`backend verify`, `liveness`, `regalloc`, `emit`,
+    /// check`), `prepare`, the backend's (`backend prepare`, `liveness`, `regalloc`, `emit`,
     /// `assemble`), `map` (executable memory) and `shader`. Phases a program does not reach
     /// (an interpreter engine, a fallback) are absent. The cache is neither consulted nor
     /// filled, so every call compiles; plain [`Engine::compile`] reads no clock at all.

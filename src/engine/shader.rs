@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use picajit_codegen::abi::Context;
 use picajit_codegen::abi::{self};
-use picajit_codegen::ir::{Function, Inst, Op, Var};
+use picajit_codegen::ir::{Function, Op, Verified};
 use picajit_codegen::opt;
 use picajit_codegen::timings::Clock;
 use picajit_codegen::x64::{self};
@@ -151,7 +151,7 @@ impl Shader {
         // agree on which output registers a run defines.
         let (ir_inputs, ir_outputs) = x64::io_sets(&func);
         let outputs = static_outputs | ir_outputs;
-        mark_outputs(&mut func, outputs & !ir_outputs);
+        func.mark_outputs(outputs & !ir_outputs);
         let rows = uniform_rows(&func);
         let pmul_uniforms = opt::pmul_uniform_operands(&func).into();
         let geometry = func
@@ -212,7 +212,7 @@ impl Shader {
     }
 
     /// The IR it was compiled from (native shaders only; the generic kernel's).
-    pub fn ir(&self) -> Option<&Function> {
+    pub fn ir(&self) -> Option<&Verified> {
         match &self.exec {
             Exec::Native(n) => Some(&n.generic.func),
             Exec::Interp => None,
@@ -578,34 +578,6 @@ pub(super) fn read_inputs(reachable: &[(u16, u32)]) -> [u8; 16] {
         }
     }
     comps
-}
-
-/// Makes the IR store registers `regs` too (as zeros unless written), so native runs define the
-/// same output registers as the interpreter path.
-pub(super) fn mark_outputs(func: &mut Function, regs: u16) {
-    if regs == 0 {
-        return;
-    }
-    let zero = func.vars.len() as u32;
-    func.vars.push(picajit_codegen::ir::Ty::F32);
-    let entry = &mut func.blocks[0].insts;
-    let mut extra = vec![Inst {
-        op: Op::FConst,
-        dst: Some(Var(zero)),
-        args: [Var(0); 3],
-        imm: [0, 0],
-    }];
-    for r in (0..16u32).filter(|r| regs >> r & 1 != 0) {
-        for c in 0..4 {
-            extra.push(Inst {
-                op: Op::Output,
-                dst: None,
-                args: [Var(zero); 3],
-                imm: [r, c],
-            });
-        }
-    }
-    entry.splice(0..0, extra);
 }
 
 /// Uniform components read without an offset: the broadcast rows a run fills.

@@ -40,7 +40,7 @@ fn a_timed_compile_is_the_same_compile_with_its_phases() {
                 "verify",
                 "budget check",
                 "prepare",
-                "backend verify",
+                "backend prepare",
                 "liveness",
                 "regalloc",
                 "emit",

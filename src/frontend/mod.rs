@@ -81,7 +81,7 @@ mod eval_tests;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use picajit_codegen::ir::{Function, Op, Var, VerifyError};
+use picajit_codegen::ir::{Function, Op, Var, Verified, VerifyError};
 use picajit_codegen::opt;
 use picajit_codegen::timings::Clock;
 use thiserror::Error;
@@ -91,9 +91,9 @@ use crate::program::Program;
 /// A lowered program and what it took.
 #[derive(Clone, Debug)]
 pub struct Lowered {
-    /// The IR; it passes [`Function::verify`] and, unless it is built in the lane-position
-    /// model, every CFG cycle spends budget.
-    pub func: Function,
+    /// The IR, verified; unless it is built in the lane-position model, every CFG cycle
+    /// spends budget.
+    pub func: Verified,
     pub stats: Stats,
     /// What became of each branch on a condition that may differ between vertices: (address,
     /// mechanism), sorted (an address reached with different stacks may be listed with more
@@ -313,7 +313,7 @@ pub fn lower_timed(
     clock.lap("simplify_cfg 2");
     opt::place_io(&mut func);
     clock.lap("place_io");
-    func.verify()?;
+    let func = Verified::new(func)?;
     clock.lap("verify");
     // In the lane-position model every lane's path spends budget on each cycle of the state
     // graph; the IR's own cycles also run through the schedule's dispatch, which advances some

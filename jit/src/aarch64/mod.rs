@@ -43,7 +43,7 @@ use rustc_hash::FxHashMap as HashMap;
 use dynasmrt::{DynamicLabel, DynasmApi};
 
 use crate::abi;
-use crate::ir::{BlockId, Function, Op, Terminator, Var};
+use crate::ir::{BlockId, Function, Op, Terminator, Var, Verified};
 use crate::regalloc::{Allocation, Loc};
 use crate::timings::Clock;
 pub use crate::x64::{io_sets, CompileError, IoMode};
@@ -104,19 +104,20 @@ pub(crate) struct Emitter<'a> {
 }
 
 /// Compiles a verified function into a kernel that loops over the batches of a run in I/O mode
-/// `io`. Never panics on any IR: invalid IR, too many spills and code too large for the branch
+/// `io`. Never panics on any verified IR: too many spills and code too large for the branch
 /// ranges are errors (the engine then falls back to the interpreter).
-pub fn compile(func: &Function, io: IoMode) -> Result<Compiled, CompileError> {
+pub fn compile(func: &Verified, io: IoMode) -> Result<Compiled, CompileError> {
     compile_timed(func, io, &mut Clock::off())
 }
 
-/// [`compile`], lapping `clock` at its phase boundaries (backend verify, liveness, regalloc,
+/// [`compile`], lapping `clock` at its phase boundaries (backend prepare, liveness, regalloc,
 /// emit, assemble).
 pub fn compile_timed(
-    func: &Function,
+    func: &Verified,
     io: IoMode,
     clock: &mut Clock<'_>,
 ) -> Result<Compiled, CompileError> {
+    let func: &Function = func;
     let (ins, outs) = io_sets(func);
     let geometry = func
         .blocks

@@ -14,9 +14,11 @@
 
 mod builder;
 mod print;
+mod verified;
 mod verify;
 
 pub use builder::Builder;
+pub use verified::Verified;
 pub use verify::VerifyError;
 
 /// A lane-vector variable.

@@ -1,7 +1,8 @@
-//! The IR verifier: operand counts and types against the op table, result types, variable and
-//! block references in range, loop slots within the declared count (itself at most
-//! [`LOOP_SLOTS`]), and immediates that address the batch context within its arrays (so a
-//! backend can turn them into displacements without checks).
+//! The IR verifier: an entry block, operand counts and types against the op table, result
+//! types, variable and block references in range, loop slots within the declared count (itself
+//! at most [`LOOP_SLOTS`]), and immediates that address the batch context within its arrays (so
+//! a backend can turn them into displacements without checks). A function that passes is made
+//! a [`super::Verified`], the only form the backends compile.
 
 use thiserror::Error;
 
@@ -110,6 +111,9 @@ impl Function {
     /// Checks the function's internal consistency.
     pub fn verify(&self) -> Result<(), VerifyError> {
         let nblocks = self.blocks.len();
+        if nblocks == 0 {
+            return Err(VerifyError::Function("no entry block".to_string()));
+        }
         if usize::from(self.loop_slots) > LOOP_SLOTS {
             return Err(VerifyError::Function(format!(
                 "{} loop slots, the context has {LOOP_SLOTS}",
@@ -228,5 +232,9 @@ mod tests {
             other: BlockId(0),
         };
         assert!(f.verify().is_err(), "bool 32");
+        assert!(
+            crate::ir::Function::default().verify().is_err(),
+            "no entry block"
+        );
     }
 }

@@ -4,7 +4,7 @@
 //! compiled for "these uniform components are finite and non-zero" is exact for every run whose
 //! uniforms satisfy it — a measured optimization, never a semantic switch.
 
-use crate::ir::{Function, Op, Var};
+use crate::ir::{Function, Op, Var, Verified};
 
 /// The batch-uniform components (`Uniform` ops of c0..c95: (index, component)) that feed a
 /// `PMul`, in a fixed order: the bits of a specialization key.
@@ -55,20 +55,12 @@ impl ComponentSet {
 /// A copy of `func` where every `PMul` with an operand that is a uniform component for which
 /// `finite_nonzero` holds becomes a plain `Mul`. Returns the copy and how many were rewritten.
 pub fn specialize_pmul(
-    func: &Function,
+    func: &Verified,
     finite_nonzero: &dyn Fn(u32, u32) -> bool,
-) -> (Function, usize) {
+) -> (Verified, usize) {
     let defs = uniform_defs(func);
     let safe = |v: Var| defs[v.0 as usize].is_some_and(|(c, comp)| finite_nonzero(c, comp));
-    let mut out = func.clone();
-    let mut rewritten = 0;
-    for inst in out.blocks.iter_mut().flat_map(|b| &mut b.insts) {
-        if inst.op == Op::PMul && (safe(inst.args[0]) || safe(inst.args[1])) {
-            inst.op = Op::Mul;
-            rewritten += 1;
-        }
-    }
-    (out, rewritten)
+    func.map_pmul(&|inst| safe(inst.args[0]) || safe(inst.args[1]))
 }
 
 /// Every `PMul` of a value by itself becomes a plain `Mul`: `x * x` is NaN only if `x` is (0 and
@@ -202,7 +194,7 @@ mod tests {
         let s = b.binary(Op::Add, s, p2);
         b.effect(Op::Output, &[s], [0, 0]);
         b.terminate(Terminator::Exit);
-        let f = b.finish();
+        let f = Verified::new(b.finish()).unwrap();
         assert_eq!(pmul_uniform_operands(&f), vec![(3, 1), (4, 2)]);
         let (g, n) = specialize_pmul(&f, &|c, _| c == 3);
         assert_eq!(n, 1);
@@ -232,7 +224,7 @@ mod tests {
         let s = b.binary(Op::Add, s, p3);
         b.effect(Op::Output, &[s], [0, 0]);
         b.terminate(Terminator::Exit);
-        let f = b.finish();
+        let f = Verified::new(b.finish()).unwrap();
         assert_eq!(pmul_uniform_operands(&f), vec![(5, 2), (6, 0)]);
         let (g, rewritten) = specialize_pmul(&f, &|c, comp| (c, comp) == (5, 2));
         assert_eq!(rewritten, 3);

@@ -43,7 +43,7 @@ use dynasmrt::{DynamicLabel, DynasmApi};
 use thiserror::Error;
 
 use crate::abi;
-use crate::ir::{BlockId, Function, Op, Terminator, Var};
+use crate::ir::{BlockId, Function, Op, Terminator, Var, Verified};
 use crate::regalloc::{self, Allocation, Loc};
 use crate::timings::Clock;
 
@@ -88,9 +88,6 @@ pub enum CompileError {
     /// The assembler refused an instruction.
     #[error("assembler: {0}")]
     Asm(String),
-    /// The IR does not verify.
-    #[error("invalid IR: {0}")]
-    Verify(#[from] crate::ir::VerifyError),
     /// A variable is read before any write.
     #[error("the IR reads variable v{0} before any write")]
     Uninitialized(u32),
@@ -218,18 +215,19 @@ pub(crate) fn draw_check(
 
 /// Compiles a verified function for `tier` into a kernel that loops over the batches of a
 /// run in I/O mode `io`.
-pub fn compile(func: &Function, tier: Tier, io: IoMode) -> Result<Compiled, CompileError> {
+pub fn compile(func: &Verified, tier: Tier, io: IoMode) -> Result<Compiled, CompileError> {
     compile_timed(func, tier, io, &mut Clock::off())
 }
 
-/// [`compile`], lapping `clock` at its phase boundaries (backend verify, liveness, regalloc,
+/// [`compile`], lapping `clock` at its phase boundaries (backend prepare, liveness, regalloc,
 /// emit, assemble).
 pub fn compile_timed(
-    func: &Function,
+    func: &Verified,
     tier: Tier,
     io: IoMode,
     clock: &mut Clock<'_>,
 ) -> Result<Compiled, CompileError> {
+    let func: &Function = func;
     let (ins, outs) = io_sets(func);
     let geometry = func
         .blocks

@@ -54,7 +54,7 @@ pub mod segment;
 
 pub use segment::{Sample, SampleLod, CARRY_FIRST, CARRY_LIMIT, SAMPLE_REG};
 
-use picajit_codegen::ir::{Builder, CmpKind, Function, Op, Terminator, Var};
+use picajit_codegen::ir::{Builder, CmpKind, Function, Op, Terminator, Var, Verified};
 use picajit_codegen::opt;
 use thiserror::Error;
 
@@ -90,7 +90,7 @@ pub struct Lowered {
     /// The functions, run one after the other over the batch (`samples.len() + 1` of them):
     /// segment 0 reads the program's inputs, the last writes its outputs, each other reads
     /// and writes the intermediate layout of [`segment`](mod@segment).
-    pub segments: Vec<Function>,
+    pub segments: Vec<Verified>,
     /// The texture sample after each segment but the last.
     pub samples: Vec<Sample>,
 }
@@ -99,7 +99,7 @@ impl Lowered {
     /// The only function of a program without `tex`.
     pub fn single(&self) -> Option<&Function> {
         match self.segments.as_slice() {
-            [f] => Some(f),
+            [f] => Some(&**f),
             _ => None,
         }
     }
@@ -114,14 +114,15 @@ pub fn lower(program: &Program) -> Result<Lowered, Unsupported> {
     if let Some(e) = l.error.take() {
         return Err(e);
     }
-    let mut segments = std::mem::take(&mut l.segments);
+    let mut funcs = std::mem::take(&mut l.segments);
     let samples = std::mem::take(&mut l.samples);
-    segments.push(l.finish());
-    for func in &mut segments {
-        opt::cse(func);
-        opt::dce(func);
-        func.verify()
-            .map_err(|e| Unsupported::Internal(e.to_string()))?;
+    funcs.push(l.finish());
+    let mut segments = Vec::with_capacity(funcs.len());
+    for mut func in funcs {
+        opt::cse(&mut func);
+        opt::dce(&mut func);
+        let func = Verified::new(func).map_err(|e| Unsupported::Internal(e.to_string()))?;
+        segments.push(func);
     }
     Ok(Lowered { segments, samples })
 }

@@ -67,7 +67,7 @@ const GROUPS: [(&str, &[&str]); 7] = [
             "prepare",
         ],
     ),
-    ("regalloc", &["backend verify", "liveness", "regalloc"]),
+    ("regalloc", &["backend prepare", "liveness", "regalloc"]),
     ("emit", &["emit", "assemble"]),
     ("map", &["map"]),
     ("other", &[]),
@@ -77,7 +77,7 @@ const GROUPS: [(&str, &[&str]); 7] = [
 pub const LEGEND: &str = "\
 compile phases: median µs per group of phases over the timed cold compiles (wall clock); explore =
          control-flow exploration; build = IR build, uniformity analysis, branch conversion; passes =
-         simplify_cfg, cse, dce, I/O placement, checks, output/uniform preparation; regalloc = backend verify,
+         simplify_cfg, cse, dce, I/O placement, checks, output/uniform preparation; regalloc = backend prepare,
          liveness, allocation; emit = emission and assembly; map = executable memory; other =
          reachability and the shader; every phase in the JSON (compile_phases, min and median)";
 

@@ -1,0 +1,99 @@
+//! [`Verified`]: a function that passed [`Function::verify`], what the backends compile.
+//!
+//! The backends turn operands into register numbers and immediates into displacements into
+//! the batch context without checking them; that is memory-safe only for a verified function.
+//! Taking a [`Verified`] instead of a [`Function`] makes the check happen once, where the
+//! function is made, rather than once per kernel compiled from it (the AoS kernel, its SoA and
+//! draw kernels, every backend of the fuzzer's check). A `Verified` can be read as a
+//! [`Function`] but changed only by the edits defined here, each of which keeps it valid.
+
+use std::ops::Deref;
+
+use super::{Function, Inst, Op, Ty, Var, VerifyError};
+
+/// A function that passed [`Function::verify`]; read it through `Deref`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verified(Function);
+
+impl Verified {
+    /// Verifies `func`.
+    pub fn new(func: Function) -> Result<Verified, VerifyError> {
+        func.verify()?;
+        Ok(Verified(func))
+    }
+
+    /// The function, to change it freely (it must be verified again to be compiled).
+    pub fn into_inner(self) -> Function {
+        self.0
+    }
+
+    /// Makes the entry block store `+0.0` to every component of the output registers in
+    /// `regs` (bit r: register r) before anything else, so that those registers are defined
+    /// on every path. Adds one variable.
+    pub fn mark_outputs(&mut self, regs: u16) {
+        let func = &mut self.0;
+        let Some(entry) = func.blocks.first_mut() else {
+            return;
+        };
+        if regs == 0 {
+            return;
+        }
+        let zero = Var(func.vars.len() as u32);
+        func.vars.push(Ty::F32);
+        let mut extra = vec![Inst {
+            op: Op::FConst,
+            dst: Some(zero),
+            args: [Var(0); 3],
+            imm: [0, 0],
+        }];
+        // Register below 16, component below 4, a float operand: what `verify` asks of
+        // `Output`.
+        for r in (0..16u32).filter(|r| regs >> r & 1 != 0) {
+            for c in 0..4 {
+                extra.push(Inst {
+                    op: Op::Output,
+                    dst: None,
+                    args: [zero; 3],
+                    imm: [r, c],
+                });
+            }
+        }
+        entry.insts.splice(0..0, extra);
+    }
+
+    /// A copy where every `PMul` for which `plain` holds becomes a `Mul` (the same operand
+    /// and result types, so the copy is valid too); returns it and how many were rewritten.
+    pub fn map_pmul(&self, plain: &dyn Fn(&Inst) -> bool) -> (Verified, usize) {
+        let mut out = self.0.clone();
+        let mut rewritten = 0;
+        for inst in out.blocks.iter_mut().flat_map(|b| &mut b.insts) {
+            if inst.op == Op::PMul && plain(inst) {
+                inst.op = Op::Mul;
+                rewritten += 1;
+            }
+        }
+        (Verified(out), rewritten)
+    }
+}
+
+impl Deref for Verified {
+    type Target = Function;
+
+    fn deref(&self) -> &Function {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Verified {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl TryFrom<Function> for Verified {
+    type Error = VerifyError;
+
+    fn try_from(func: Function) -> Result<Verified, VerifyError> {
+        Verified::new(func)
+    }
+}
