@@ -1,9 +1,9 @@
 //! The constant groups of an output buffer: a group of four semantic slots that the output
 //! map fills with constants only (0.0 or 1.0: a semantic no enabled register feeds) is the
 //! same in every vertex of a draw, and in every draw of the same (shader, output map). Draw
-//! kernels never store such groups; the buffer fills them here when it grows or when the
-//! constants change, and otherwise keeps them from draw to draw. The record path writes
-//! whole vertices and says so; the geometry stage makes the buffer forget.
+//! kernels and the record path's output map never store such groups; the buffer fills them
+//! here when it grows or when the constants change, and otherwise keeps them from draw to
+//! draw. The geometry stage makes the buffer forget.
 
 use super::semantic::{clamp_color, Slot};
 use super::types::OutputVertex;
@@ -74,15 +74,6 @@ impl Constants {
     pub(super) fn truncate(&mut self, vertices: &mut Vec<OutputVertex>, len: usize) {
         vertices.truncate(len);
         self.filled = self.filled.min(len);
-    }
-
-    /// A path wrote the first `len` vertices of the buffer whole, with the constant groups
-    /// `groups`.
-    pub(super) fn written(&mut self, groups: &Groups, len: usize) {
-        *self = Constants {
-            groups: *groups,
-            filled: len,
-        };
     }
 
     /// The buffer's vertices are about to be written by a path that does not keep this

@@ -343,13 +343,9 @@ fn vertex_only(
             return result;
         }
     }
-    out.constants.forget();
-    out.vertices.resize(
-        n,
-        OutputVertex {
-            slots: [0.0; crate::pica::SEMANTIC_SLOTS],
-        },
-    );
+    // The constant groups first (those the buffer already holds are kept); the other
+    // groups are written from the output records below.
+    out.constants.resize(&mut out.vertices, n, &layout.groups);
     if out.keep_raw {
         out.raw.resize(n, [[0.0; 4]; 16]);
     } else {
@@ -376,10 +372,7 @@ fn vertex_only(
             }
         },
     );
-    // Every vertex was written whole, constants included (after a budget error too; other
-    // errors clear the output).
-    if matches!(result, Ok(()) | Err(DrawError::BudgetExhausted { .. })) {
-        out.constants.written(&layout.groups, n);
-    }
+    // Every vertex is written whole after a budget error too; other errors clear the output
+    // (and make the buffer forget its constants).
     result
 }

@@ -40,24 +40,20 @@ pub(super) fn clamp_color(c: f32) -> f32 {
 /// texcoord0 w with view x, view y z with texcoord 2) is filled from an output record.
 #[derive(Clone, Copy, Debug)]
 enum Recipe {
-    /// Four constants.
-    Const([f32; 4]),
+    /// Four constants (filled by the caller).
+    Const,
     /// Output register `r`, x y z w in order: one vector copy.
     Whole(usize),
     /// Anything else, slot by slot.
     Slots([Slot; 4]),
 }
 
-/// The recipes of `table` (colour constants already clamped).
+/// The recipes of `table`.
 fn recipes(table: &[Slot; SEMANTIC_SLOTS]) -> [Recipe; 6] {
-    let color = usize::from(semantic::COLOR) / 4;
     std::array::from_fn(|g| {
         let slots: [Slot; 4] = std::array::from_fn(|k| table[g * 4 + k]);
         match slots {
-            [Slot::Const(a), Slot::Const(b), Slot::Const(c), Slot::Const(d)] => {
-                let clamp = |x| if g == color { clamp_color(x) } else { x };
-                Recipe::Const([a, b, c, d].map(clamp))
-            }
+            [Slot::Const(_), Slot::Const(_), Slot::Const(_), Slot::Const(_)] => Recipe::Const,
             [Slot::Reg(r, 0), Slot::Reg(r1, 1), Slot::Reg(r2, 2), Slot::Reg(r3, 3)]
                 if r == r1 && r == r2 && r == r3 =>
             {
@@ -69,8 +65,9 @@ fn recipes(table: &[Slot; SEMANTIC_SLOTS]) -> [Recipe; 6] {
 }
 
 /// Writes `out[j]` from the output record `records[j]`: group by group over the chunk (the
-/// chunk's vertices stay in L1), each group a vector copy, its constants, or slot by slot;
-/// colour as `min(|c|, 1)`.
+/// chunk's vertices stay in L1), each group a vector copy or slot by slot; colour as
+/// `min(|c|, 1)`. Groups of four constants are left as they are: the caller fills them
+/// (`super::constants`), once per output buffer rather than once per draw.
 pub(super) fn write_vertices(
     table: &[Slot; SEMANTIC_SLOTS],
     records: &[Regs16],
@@ -102,9 +99,8 @@ fn fill<const G: usize, const CLAMP: bool>(
 ) {
     let map = |q: [f32; 4]| if CLAMP { q.map(clamp_color) } else { q };
     match *recipe {
-        Recipe::Const(c) => out
-            .iter_mut()
-            .for_each(|v| slots::<G>(v).copy_from_slice(&c)),
+        // The caller's (see `write_vertices`).
+        Recipe::Const => {}
         Recipe::Whole(r) => {
             for (v, rec) in out.iter_mut().zip(records) {
                 slots::<G>(v).copy_from_slice(&map(rec[r & 15]));

@@ -132,7 +132,9 @@ fn gather(feeds: &[Feed; 16], read: u16, ids: &[u32], records: &mut [Regs16]) {
 }
 
 /// Register `r` of each record from the `C` floats at `data[id * stride..]` (in bounds:
-/// [`feeds`] checked the largest id), the rest from [`DEFAULT`].
+/// [`feeds`] checked the largest id), the rest from [`DEFAULT`]. The offsets are clamped to
+/// the last whole attribute of `data`, which leaves them as they are (they are in bounds) and
+/// lets the compiler drop the per-vertex bounds and overflow checks.
 #[inline(never)]
 fn gather_array<const C: usize>(
     data: &[f32],
@@ -141,11 +143,13 @@ fn gather_array<const C: usize>(
     records: &mut [Regs16],
     r: usize,
 ) {
+    let Some(last) = data.len().checked_sub(C) else {
+        return;
+    };
     for (rec, &id) in records.iter_mut().zip(ids) {
-        let at = id as usize * stride;
-        let v: &[f32; C] = data[at..at + C].try_into().expect("C floats");
+        let at = (id as usize).wrapping_mul(stride).min(last);
         let mut value = DEFAULT;
-        value[..C].copy_from_slice(v);
+        value[..C].copy_from_slice(&data[at..at + C]);
         rec[r] = value;
     }
 }
