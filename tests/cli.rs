@@ -854,3 +854,60 @@ fn the_avx512_backend_runs_and_agrees_with_the_interpreter() {
     assert_eq!(body(&got), body(&want));
     assert!(body(&want).contains("outputs:"), "{want}");
 }
+
+#[test]
+fn dump_draw_shows_the_draw_kernels_of_an_emulator_draw() {
+    use picajit::engine::Backend;
+    let file = corpus().join("lovebrew__lovepotion__main_v_pica.shbin");
+    let dump = |backend: &str, extra: &[&str]| {
+        let out = picajit()
+            .arg("dump")
+            .arg(&file)
+            .args(["--draw", "--backend", backend])
+            .args(extra)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    };
+    // Every backend this host runs but the interpreter has draw kernels (AArch64 through
+    // qemu on other hosts).
+    let mut backends = Backend::available();
+    if Backend::runnable().contains(&Backend::Aarch64) && !backends.contains(&Backend::Aarch64) {
+        backends.push(Backend::Aarch64);
+    }
+    backends.retain(|&b| b != Backend::Interp);
+    for &backend in &backends {
+        let lanes = match backend {
+            Backend::X64Avx2 => 8,
+            Backend::X64Avx512 => 16,
+            Backend::Interp | Backend::Auto | Backend::X64Sse41 | Backend::Aarch64 => 4,
+        };
+        let text = dump(backend.name(), &["--draw-stride", "6"]);
+        for kind in ["indexed", "stepped"] {
+            let head = format!("draw kernel, {kind} (3 attributes of 4 floats, stride 6 floats)");
+            let line = text.lines().find(|l| l.starts_with(&head));
+            let line = line.unwrap_or_else(|| panic!("{backend:?}: no {kind} kernel in\n{text}"));
+            assert!(line.ends_with(&format!(" {lanes} lanes")), "{line}");
+        }
+    }
+    // The code: the stepped kernel advances its attribute pointers by W × 24 bytes per batch.
+    if backends.contains(&Backend::X64Avx2) {
+        let text = dump(Backend::X64Avx2.name(), &["--draw-stride", "6", "--asm"]);
+        assert!(text.contains("add       qword [rdi+"), "{text}");
+        assert!(text.contains(",0C0h"), "{text}");
+    }
+    let text = dump(Backend::Interp.name(), &[]);
+    assert!(text.contains("draw kernels: none"), "{text}");
+    // Only a SHBIN has an output map.
+    let out = picajit()
+        .args(["dump", "--generate", "straight:50", "--draw"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}

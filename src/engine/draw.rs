@@ -6,9 +6,9 @@
 
 pub(crate) use picajit_codegen::code::DrawVertices;
 use picajit_codegen::code::{DrawInput, SemanticVertex};
-use picajit_codegen::x64::DrawLayout;
+use picajit_codegen::x64::{DrawLayout, IoMode};
 
-use super::kernels::{DrawKernel, Exec};
+use super::kernels::{DrawKernel, Exec, MachineCode};
 use super::shader::with_context;
 use super::Shader;
 use crate::program::Uniforms;
@@ -68,6 +68,28 @@ impl Shader {
         })
         .ok()
         .map(|_| ())
+    }
+
+    /// The machine code of the draw kernel a draw with `layout` and these uniforms runs,
+    /// compiled now and not kept (for dumps); `None` for the interpreter or a geometry
+    /// shader, an error if no draw kernel can be built for this function and layout.
+    pub(crate) fn draw_machine_code(
+        &self,
+        uniforms: &Uniforms,
+        layout: &DrawLayout,
+    ) -> Option<Result<MachineCode, String>> {
+        let Exec::Native(native) = &self.exec else {
+            return None;
+        };
+        if native.geometry {
+            return None;
+        }
+        let kernels = native.kernels_for(uniforms, true);
+        Some(MachineCode::compile(
+            &kernels.func,
+            native.target,
+            IoMode::Draw(*layout),
+        ))
     }
 
     /// Compiles, on this thread, the draw kernel a draw with `layout` and these uniforms runs

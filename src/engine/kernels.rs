@@ -30,6 +30,17 @@ pub enum MachineCode {
 }
 
 impl MachineCode {
+    /// Compiles `func` for `target` with the vertex I/O `io`, without making it executable
+    /// (for dumps).
+    pub(super) fn compile(func: &Verified, target: Target, io: IoMode) -> Result<Self, String> {
+        let clock = &mut Clock::off();
+        match target {
+            Target::X64(tier) => x64::compile_timed(func, tier, io, clock).map(MachineCode::X64),
+            Target::Aarch64 => aarch64::compile_timed(func, io, clock).map(MachineCode::Aarch64),
+        }
+        .map_err(|e| format!("backend: {e}"))
+    }
+
     /// Bytes of the whole kernel (code and constant pool).
     pub fn code_bytes(&self) -> usize {
         match self {

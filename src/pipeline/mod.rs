@@ -62,7 +62,7 @@ pub use types::{Attribute, DrawError, DrawOutput, Indices, OutputVertex};
 use std::sync::Arc;
 
 use self::dense::Referenced;
-use crate::engine::{Backend, Engine, EngineError, Shader};
+use crate::engine::{Backend, Engine, EngineError, MachineCode, Shader};
 use crate::pica::{GpuRegs, Unit};
 
 /// The shader a unit runs now, kept from draw to draw.
@@ -100,6 +100,10 @@ impl Current {
         Ok(shader)
     }
 }
+
+/// One draw kernel of [`Pipeline::draw_machine_code`]: its name (`"indexed"` or `"stepped"`)
+/// and its machine code, or why it cannot be built.
+pub type DrawMachineCode = (&'static str, Result<MachineCode, String>);
 
 /// An emulator's vertex pipeline: register writes in, draws out. One per GPU; draws run on
 /// the calling thread (the engine may compile kernels on the rayon pool meanwhile).
@@ -206,6 +210,38 @@ impl Pipeline {
         }
         vs.prepare_draw(uniforms, &layout.indexed);
         Ok(())
+    }
+
+    /// The vertex shader's draw kernels for draws with these attributes, as machine code
+    /// compiled now (and not kept: for dumps such as `picajit dump --draw`): the indexed
+    /// kernel, then the one stepping through consecutive vertices when the strides allow it,
+    /// each with its name. The kernels a draw with the current uniforms runs (the
+    /// uniform-specialized function's). Empty with the geometry stage on or a backend without
+    /// draw kernels; an entry is an error if its kernel cannot be built.
+    pub fn draw_machine_code(
+        &mut self,
+        attributes: &[Attribute],
+    ) -> Result<Vec<DrawMachineCode>, DrawError> {
+        if self.regs.geometry_in_use() {
+            return Ok(Vec::new());
+        }
+        let vs = self.vs.get(&mut self.regs, Unit::Vertex, &self.engine)?;
+        let config = self.regs.input_config(Unit::Vertex);
+        let feeds = vertex::feeds(
+            attributes,
+            usize::from(config.max_attribute) + 1,
+            self.regs.permutation(Unit::Vertex),
+            vs.input_components(),
+            None,
+        )?;
+        let layout = self.scratch.layouts.get(&self.regs, &vs, &feeds);
+        let uniforms = self.regs.uniforms(Unit::Vertex);
+        let stepped = layout.stepped.as_ref().map(|l| ("stepped", l));
+        Ok([("indexed", &layout.indexed)]
+            .into_iter()
+            .chain(stepped)
+            .filter_map(|(name, l)| Some((name, vs.draw_machine_code(uniforms, l)?)))
+            .collect())
     }
 
     /// Runs a draw: the vertex shader once per output vertex of `indices` (every vertex of a

@@ -1,7 +1,8 @@
 //! `picajit dump`: how a program compiles on a backend — the execution path (native or the
 //! interpreter fallback, with the reason), what the frontend made of each branch on a
 //! condition that may differ between vertices, the IR (`--ir`), the native code (`--asm`) and
-//! the time of each compile phase (`--timings`).
+//! the time of each compile phase (`--timings`); with `--draw`, the draw kernels of an
+//! emulator draw instead (module `dump_draw`).
 //! AGAL files (sources, bytecode, AGCS cases) are dumped by `agal::dump_agal`: path, segments,
 //! texture samples, IR and code.
 //! The program is a file, or a synthetic one (`--generate straight:500`, see
@@ -43,6 +44,16 @@ pub struct DumpArgs {
     /// untimed warm-up), wall clock.
     #[arg(long)]
     timings: bool,
+    /// SHBIN only: print the draw kernels an emulator draw runs (`picajit::pipeline`, the
+    /// DVLE's output map) instead of the AoS kernel: indexed, and stepped through consecutive
+    /// vertices; attribute k in v_k, each 4 floats in an array of its own (with --asm: the
+    /// code).
+    #[arg(long, conflicts_with_all = ["generate", "timings", "ir"])]
+    draw: bool,
+    /// With --draw: the attribute arrays' stride in floats (the stepped kernel bakes it in).
+    #[arg(long, default_value_t = 4, requires = "draw",
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    draw_stride: u32,
     /// Cold compiles --timings takes the median of.
     #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     repeat: u32,
@@ -109,6 +120,21 @@ pub fn dump(args: &DumpArgs) -> CliResult {
         None => None,
     };
     let engine = Engine::new(args.backend.engine()).map_err(|e| e.to_string())?;
+    if args.draw {
+        let Some(Loaded::Shbin(shbin)) = &loaded else {
+            return Err("--draw: SHBIN files only (the output map comes from the DVLE)".into());
+        };
+        outln!("backend: {}", engine.backend().name());
+        let stride = args.draw_stride as usize;
+        return crate::dump_draw::draw_kernels(
+            engine,
+            shbin,
+            args.dvle,
+            uniforms.as_ref(),
+            stride,
+            args.asm,
+        );
+    }
     let shader = engine.compile(&program);
     outln!("backend: {}", engine.backend().name());
     outln!("path: {}", shader.path());

@@ -25,6 +25,7 @@ mod agal;
 mod asm;
 mod disasm;
 mod dump;
+mod dump_draw;
 mod fuzz;
 mod fuzz_agal;
 mod info;
