@@ -168,16 +168,12 @@ struct Emit<'a> {
     ops: &'a AluOperands,
     /// Per source: negation and swizzle, decoded once.
     mods: [SrcMod; 3],
-    insts: Vec<Inst>,
+    /// The lists kept from one instruction to the next: the instructions, readers, copies and
+    /// reads of this one ([`Scratch`]).
+    s: &'a mut Scratch,
     /// Variables created for this instruction, numbered consecutively from the first (each is
     /// written exactly once, in `insts`): the first, and how many.
     fresh: (Var, u32),
-    /// Per fresh variable: how many instructions read it (an instruction naming it twice
-    /// counts once).
-    readers: Vec<u32>,
-    /// Positions in `insts` of the register copies (`Mov`, `IMov`, `MaskMov` into a variable
-    /// that is not fresh): what [`Emit::fold_copies`] may fold.
-    copies: Vec<u32>,
     /// Lanes the instruction runs in (`None`: all).
     pred: Option<Var>,
     /// Per source and component: the read before swizzle, and after swizzle and negation
@@ -192,12 +188,9 @@ struct Emit<'a> {
     dead: bool,
     /// The inputs and uniforms some live instruction reads.
     loads: &'a Loads,
-    /// Earlier instructions' reads in this block, and whether this one may reuse them.
-    leaves: Leaves,
+    /// Whether this instruction may reuse earlier instructions' reads (`Scratch::leaves`).
     reuse: bool,
-    /// The reads this instruction made (entry of [`Leaves`], variable): at most one per source
-    /// and component.
-    new_leaves: [(u16, Var); 12],
+    /// How many reads this instruction made (`Scratch::new_leaves`).
     nleaves: usize,
 }
 
@@ -216,7 +209,7 @@ impl Emit<'_> {
             self.fresh.0 = v;
         }
         self.fresh.1 += 1;
-        self.readers.push(0);
+        self.s.readers.push(0);
         v
     }
 
@@ -240,7 +233,7 @@ impl Emit<'_> {
     #[inline]
     fn op_to(&mut self, op: Op, dst: Var, args: &[Var], imm: [u32; 2]) {
         if matches!(op, Op::Mov | Op::IMov | Op::MaskMov) && self.fresh_index(dst).is_none() {
-            self.copies.push(self.insts.len() as u32);
+            self.s.copies.push(self.s.insts.len() as u32);
         }
         self.push(op, Some(dst), args, imm);
     }
@@ -258,11 +251,11 @@ impl Emit<'_> {
         for (j, &v) in args.iter().enumerate() {
             if let Some(f) = self.fresh_index(v) {
                 if !args[..j].contains(&v) {
-                    self.readers[f] += 1;
+                    self.s.readers[f] += 1;
                 }
             }
         }
-        self.insts.push(Inst {
+        self.s.insts.push(Inst {
             op,
             dst,
             args: a,
@@ -276,7 +269,7 @@ impl Emit<'_> {
         if let Some(&(_, v)) = known.iter().find(|(b, _)| *b == bits) {
             return v;
         }
-        let earlier = self.leaves.consts[..self.leaves.nconsts]
+        let earlier = self.s.leaves.consts[..self.s.leaves.nconsts]
             .iter()
             .find(|(b, _)| *b == bits && self.reuse);
         let v = match earlier {
@@ -302,9 +295,9 @@ impl Emit<'_> {
             // No live instruction reads this input or uniform: the read would only be removed.
             return NOT_EMITTED;
         }
-        let leaf = self.leaves.key(self.ops, n, comp);
+        let leaf = self.s.leaves.key(self.ops, n, comp);
         if let Some(k) = leaf.filter(|_| self.reuse) {
-            let earlier = self.leaves.vars[k];
+            let earlier = self.s.leaves.vars[k];
             if earlier != UNSET {
                 self.raw[n][comp] = earlier;
                 return earlier;
@@ -333,7 +326,7 @@ impl Emit<'_> {
         };
         self.raw[n][comp] = v;
         if let Some(k) = leaf {
-            self.new_leaves[self.nleaves] = (k as u16, v);
+            self.s.new_leaves[self.nleaves] = (k as u16, v);
             self.nleaves += 1;
         }
         v
@@ -479,39 +472,44 @@ impl Emit<'_> {
     /// fold removes the value's one reader and its write, so neither changes for the others),
     /// and a folded copy loses its destination until it is dropped at the end.
     fn fold_copies(&mut self) {
+        let first = self.fresh.0 .0;
+        let count = self.fresh.1;
+        let s = &mut *self.s;
         let mut folded = false;
-        for &m in &self.copies {
+        for &m in &s.copies {
             let m = m as usize;
-            let copy = self.insts[m];
+            let copy = s.insts[m];
             let (value, Some(reg)) = (copy.args[0], copy.dst) else {
                 continue;
             };
-            let Some(f) = self.fresh_index(value) else {
-                continue;
-            };
-            // A fresh variable is written once, by the instruction that created it; its
-            // position is found by scanning back from the copy.
-            if self.readers[f] != 1 {
+            let f = value.0.wrapping_sub(first);
+            if f >= count {
                 continue;
             }
-            let Some(k) = self.insts[..m].iter().rposition(|i| i.dst == Some(value)) else {
+            let f = f as usize;
+            // A fresh variable is written once, by the instruction that created it; its
+            // position is found by scanning back from the copy.
+            if s.readers[f] != 1 {
+                continue;
+            }
+            let Some(k) = s.insts[..m].iter().rposition(|i| i.dst == Some(value)) else {
                 continue;
             };
-            let clash = self.insts[k + 1..m]
+            let clash = s.insts[k + 1..m]
                 .iter()
                 .any(|inst| inst.dst == Some(reg) || inst.uses().contains(&reg));
             if clash {
                 continue;
             }
-            self.insts[k].dst = Some(reg);
-            self.insts[m].dst = None;
+            s.insts[k].dst = Some(reg);
+            s.insts[m].dst = None;
             // The value now lives in the register: no longer a fresh variable to reuse.
-            self.readers[f] = u32::MAX;
+            s.readers[f] = u32::MAX;
             folded = true;
         }
         if folded {
             // Only a folded copy is an instruction with a result type and no destination.
-            self.insts
+            s.insts
                 .retain(|i| i.dst.is_some() || i.op.result().is_none());
         }
     }
@@ -519,14 +517,33 @@ impl Emit<'_> {
 
 /// Lists one instruction's lowering uses, kept from one instruction to the next so that
 /// lowering allocates nothing once they have grown.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Scratch {
+    /// The instruction's IR, before it goes into the block.
     insts: Vec<Inst>,
-    /// Per fresh variable: the instructions reading it.
+    /// Per fresh variable: how many instructions read it (an instruction naming it twice
+    /// counts once).
     readers: Vec<u32>,
-    /// Positions of the register copies.
+    /// Positions in `insts` of the register copies (`Mov`, `IMov`, `MaskMov` into a variable
+    /// that is not fresh): what [`Emit::fold_copies`] may fold.
     copies: Vec<u32>,
+    /// Earlier instructions' reads in this block.
     leaves: Leaves,
+    /// The reads this instruction made (entry of [`Leaves`], variable): at most one per source
+    /// and component (the first `Emit::nleaves`).
+    new_leaves: [(u16, Var); 12],
+}
+
+impl Default for Scratch {
+    fn default() -> Scratch {
+        Scratch {
+            insts: Vec::new(),
+            readers: Vec::new(),
+            copies: Vec::new(),
+            leaves: Leaves::default(),
+            new_leaves: [(0, UNSET); 12],
+        }
+    }
 }
 
 /// The input and directly addressed uniform components read so far in the current block, and
@@ -659,19 +676,16 @@ pub(super) fn lower(
     if writes_only_dst && enabled.is_empty() {
         return;
     }
-    let mut readers = std::mem::take(&mut scratch.readers);
-    readers.clear();
-    let mut copies = std::mem::take(&mut scratch.copies);
-    copies.clear();
+    scratch.insts.clear();
+    scratch.readers.clear();
+    scratch.copies.clear();
     let mut e = Emit {
         b,
         regs,
         ops,
         mods: desc.srcs(),
-        insts: std::mem::take(&mut scratch.insts),
+        s: scratch,
         fresh: (Var(0), 0),
-        readers,
-        copies,
         pred,
         raw: [[UNSET; 4]; 3],
         modified: [[UNSET; 4]; 3],
@@ -679,12 +693,10 @@ pub(super) fn lower(
         nconsts: 0,
         dead: false,
         loads,
-        leaves: std::mem::take(&mut scratch.leaves),
         reuse: !matches!(math, Math::Mov | Math::Dst | Math::Litp),
-        new_leaves: [(0, UNSET); 12],
         nleaves: 0,
     };
-    e.leaves.enter(e.b.current());
+    e.s.leaves.enter(e.b.current());
     // Per destination component: the value it gets (live enabled components only).
     let bcast = |v: Var| -> [Option<Var>; 4] {
         let mut out = [None; 4];
@@ -796,18 +808,14 @@ pub(super) fn lower(
         }
     }
     e.fold_copies();
-    e.leaves.record(
-        &e.new_leaves[..e.nleaves],
+    let s = &mut *e.s;
+    s.leaves.record(
+        &s.new_leaves[..e.nleaves],
         &e.consts[..e.nconsts],
         e.fresh,
-        &e.readers,
+        &s.readers,
     );
-    e.b.extend_from_slice(&e.insts);
-    e.insts.clear();
-    scratch.insts = e.insts;
-    scratch.readers = e.readers;
-    scratch.copies = e.copies;
-    scratch.leaves = e.leaves;
+    e.b.extend_from_slice(&s.insts);
 }
 
 /// `f` of each enabled component, in order; the components not in `dst` are lowered dead.
