@@ -1,8 +1,9 @@
 //! Index lists that cover their vertex range densely — a mesh's index buffer over its vertex
 //! buffer — drawn as that range: the vertex shader runs on every vertex from the smallest
-//! index to the largest, in index order, and each index becomes `i − min`. One pass finds the
-//! range while it writes the indices as numbers (a second subtracts the minimum when it is
-//! not 0); there is no deduplication table, and the attribute
+//! index to the largest, in index order, and each index becomes `i − min`. The indices are
+//! written as numbers and their range found (one fused pass, or for u16 lists a copy then a
+//! bounds pass, which vectorize wider apart), then the minimum is subtracted when it is not
+//! 0; there is no deduplication table, and the attribute
 //! arrays are read in order instead of in the list's shuffled order.
 //!
 //! A list is dense when its range has at most as many vertices as the list has indices, so a
@@ -29,9 +30,15 @@ pub(super) fn span(indices: Indices, ids: &mut Numbers, remap: &mut Vec<u32>) ->
             (lo.into(), hi.into())
         }
         Indices::U16(list) => {
+            // Two passes over a list in L1 (the widening copy, then the bounds): each
+            // vectorizes at full width, where one fused loop runs at half of it.
+            remap.resize(list.len(), 0);
+            for (n, &i) in remap.iter_mut().zip(list) {
+                *n = u32::from(i);
+            }
             // Signed 16-bit minima and maxima of the indices biased by 2^15: the x86-64
             // baseline has those as single instructions, not the unsigned ones.
-            let (lo, hi) = widen(list, remap, (i16::MAX, i16::MIN), |(lo, hi), i| {
+            let (lo, hi) = list.iter().fold((i16::MAX, i16::MIN), |(lo, hi), &i| {
                 let biased = (i ^ 0x8000) as i16;
                 (lo.min(biased), hi.max(biased))
             });

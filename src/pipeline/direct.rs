@@ -105,7 +105,7 @@ pub(super) fn run(
     ids.truncate(n);
     constants.truncate(vertices, n);
     ran?;
-    if words.iter().all(|&word| word == 0) {
+    if none_exhausted(words) {
         return Some(Ok(()));
     }
     let exhausted = words
@@ -223,7 +223,7 @@ pub(super) fn run_range(
     } else {
         tail.clear();
     }
-    if words.iter().chain(tail.iter()).all(|&word| word == 0) {
+    if none_exhausted(words) && none_exhausted(tail) {
         return Some(Ok(()));
     }
     let batches = words.iter().enumerate().map(|(b, &word)| (b * w, word));
@@ -240,6 +240,13 @@ pub(super) fn run_range(
         .filter(|&(start, u)| !(start == from && full < count && u < full) && referenced.has(u))
         .map(|(_, u)| (first + u) as u32);
     Some(budget_result(vs, exhausted))
+}
+
+/// True if no lane of any batch exhausted its step budget (every status word is 0): one OR
+/// over the words, which the compiler vectorizes, where a search for the first non-zero word
+/// tests and branches word by word.
+fn none_exhausted(words: &[u32]) -> bool {
+    words.iter().fold(0, |any, &word| any | word) == 0
 }
 
 /// `Ok`, or the budget error naming the first of `exhausted` (the referenced vertices whose
