@@ -164,6 +164,9 @@ pub(crate) struct Emitter<'a> {
     labels: Vec<DynamicLabel>,
     /// Constant-pool rows (the first `tier.lanes()` words used, the rest zero) and their labels.
     consts: HashMap<[u32; abi::MAX_LANES], DynamicLabel>,
+    /// The labels of the rows in `consts` that repeat one word, by that word: most constant
+    /// reads find theirs here without building and hashing a whole row.
+    broadcasts: HashMap<u32, DynamicLabel>,
     pub(crate) exhausted: DynamicLabel,
     pub(crate) batch_end: DynamicLabel,
     pub(crate) overflow: DynamicLabel,
@@ -274,6 +277,7 @@ pub fn compile_timed(
         alloc: &alloc,
         labels,
         consts: HashMap::default(),
+        broadcasts: HashMap::default(),
         exhausted,
         batch_end,
         overflow,
@@ -513,6 +517,19 @@ impl Emitter<'_> {
 
     /// The label of a constant row: `words` repeated to fill one vector register.
     pub(crate) fn const_row(&mut self, words: &[u32]) -> DynamicLabel {
+        if let [word] = *words {
+            if let Some(&l) = self.broadcasts.get(&word) {
+                return l;
+            }
+            let l = self.row_label(words);
+            self.broadcasts.insert(word, l);
+            return l;
+        }
+        self.row_label(words)
+    }
+
+    /// [`Emitter::const_row`] through the table of whole rows.
+    fn row_label(&mut self, words: &[u32]) -> DynamicLabel {
         let per_row = self.tier.lanes();
         let mut row = [0u32; abi::MAX_LANES];
         for (slot, &w) in row[..per_row].iter_mut().zip(words.iter().cycle()) {
