@@ -74,6 +74,43 @@ fn end_inside_if_else() {
     );
 }
 
+/// A per-vertex IF/ELSE whose arms are short arithmetic (if-converted) before one that ENDs in
+/// an arm: the first round of branch conversion converts the first and finds nothing else to
+/// convert or mask, so the function is built in the lane-position model with the conversion.
+#[test]
+fn if_converted_then_end_inside_if_else() {
+    let l = lanes(
+        "
+        .constf k(0.5, 1.0, 0.0, 2.0)
+        .in pos v0
+        .out opos position
+        .out oclr color
+        .proc main
+            mov opos, pos
+            cmp k.x, lt, lt, pos.y
+            ifc cmp.x
+                mul r3, k.w, pos
+            .else
+                add r3, k.x, pos
+            .end
+            cmp k.x, gt, gt, pos.x
+            ifc cmp.x
+                mov oclr, r3
+                end
+            .else
+                mul r1, r3, pos
+            .end
+            mul r2.xyz, r1, pos
+            mov r2.w, k.y
+            add oclr, k.x, r2
+            end
+        .end
+        ",
+        1,
+    );
+    assert_eq!(l.stats.if_converted, 1, "{:?}", l.stats);
+}
+
 /// IF/ELSE whose arms hold a loop and a call, a per-vertex END in the loop.
 #[test]
 fn if_else_with_a_loop_and_a_call() {

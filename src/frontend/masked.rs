@@ -198,6 +198,22 @@ impl Regions {
         false
     }
 
+    /// True if [`Regions::add_fork`] would make one of `states` a fork now (each tried on its
+    /// own, with the work spent so far): a try that fails changes nothing but the work count.
+    pub fn could_fork(
+        &self,
+        graph: &Graph,
+        descs: &[u32],
+        conversions: &rustc_hash::FxHashMap<usize, Conversion>,
+        states: impl IntoIterator<Item = usize>,
+    ) -> bool {
+        let mut trial = self.clone();
+        states.into_iter().any(|s| {
+            trial.work = self.work;
+            trial.add_fork(graph, descs, conversions, s)
+        })
+    }
+
     /// True if a batch runs out of every region in a bounded number of steps once no lane is
     /// left inside (in a vertex shader, lanes whose budget runs out leave every mask): over
     /// the states of the regions, where a fork only takes its leaving arm (with an empty mask

@@ -217,6 +217,8 @@ pub fn lower_timed(
         clock.lap("uniformity");
         let mut converted = false;
         let mut checked = Vec::new();
+        // Some per-vertex branch could be neither if-converted nor masked.
+        let mut stuck = false;
         for block in divergent {
             let Some(&(_, state)) = built.cc_branches.iter().find(|(b, _)| *b == block) else {
                 return Err(Unsupported::Internal(format!(
@@ -228,23 +230,36 @@ pub fn lower_timed(
                 checked.push(block);
                 continue;
             }
-            // Inside a region, an if-converted branch must stay inside it.
-            let conv = ifconv::convert(&graph, &program.descs, state).filter(|c| {
-                regions.of[state].map_or(true, |r| {
-                    let states = &regions.list[r].states;
-                    c.then
-                        .iter()
-                        .chain(&c.other)
-                        .all(|x| states.binary_search(x).is_ok())
-                })
-            });
-            if let Some(conv) = conv {
+            if let Some(conv) = convertible(&graph, &program.descs, &regions, state) {
                 conversions.insert(state, conv);
                 converted = true;
             } else if regions.add_fork(&graph, &program.descs, &conversions, state) {
                 converted = true;
             } else {
                 checked.push(block);
+                stuck = true;
+            }
+        }
+        // A branch found per-vertex stays per-vertex in the next round: if-converting or
+        // masking a branch only blends more values by a per-vertex mask, so no value that
+        // varied varies no longer. With a stuck branch, the next round ends in the
+        // lane-position model unless it converts or masks some other branch; if no branch left
+        // on cc could be either (whether it turns per-vertex or not), that round's build and
+        // analysis would be thrown away: go to the lane-position model now.
+        if converted && stuck {
+            let open = || {
+                built
+                    .cc_branches
+                    .iter()
+                    .map(|&(_, s)| s)
+                    .filter(|&s| !conversions.contains_key(&s) && regions.fork_of(s).is_none())
+            };
+            let grows = open().any(|s| convertible(&graph, &program.descs, &regions, s).is_some())
+                || regions.could_fork(&graph, &program.descs, &conversions, open());
+            if !grows {
+                lane_model = Some(lower_lanes(program, &graph, &live, &conversions)?);
+                clock.lap("branch conversion");
+                break Function::default();
             }
         }
         if !converted && !checked.is_empty() {
@@ -342,6 +357,25 @@ pub fn lower_timed(
         },
         func,
         branches,
+    })
+}
+
+/// The if-conversion of the per-vertex branch of state `s`, if it has one that fits: inside a
+/// masked region, both arms must lie in that region.
+fn convertible(
+    graph: &graph::Graph,
+    descs: &[u32],
+    regions: &masked::Regions,
+    s: usize,
+) -> Option<ifconv::Conversion> {
+    ifconv::convert(graph, descs, s).filter(|c| {
+        regions.of[s].map_or(true, |r| {
+            let states = &regions.list[r].states;
+            c.then
+                .iter()
+                .chain(&c.other)
+                .all(|x| states.binary_search(x).is_ok())
+        })
     })
 }
 
