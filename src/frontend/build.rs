@@ -30,6 +30,19 @@ use super::regs::Regs;
 pub(super) struct Built {
     pub func: Function,
     pub cc_branches: Vec<(BlockId, usize)>,
+    /// Where the instructions of states went ([`Span`]), from the first state built after a
+    /// branch on cc (or every state, when some branch is if-converted or masked).
+    pub spans: Vec<Span>,
+}
+
+/// The instructions lowered for a state's instruction where the state is built on its own
+/// (not as an if-converted arm inside another state).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Span {
+    pub state: usize,
+    pub block: BlockId,
+    /// Instructions `start..end` of the block; `None` if the lowering went on in other blocks.
+    pub range: Option<(usize, usize)>,
 }
 
 pub(super) struct Ctx<'a> {
@@ -146,6 +159,9 @@ pub(super) fn build_with(
         chain,
         live,
     };
+    let mut spans = Vec::new();
+    // Spans are only asked for about the states of if-converted arms and masked regions.
+    let mut record = !conversions.is_empty() || !regions.list.is_empty();
     cx.b.switch_to(entry);
     let first = cx.enter(None, graph.entry);
     if !cx.chains(graph.entry, 0) {
@@ -155,7 +171,19 @@ pub(super) fn build_with(
         let start = cx.chain.as_mut().and_then(|c| c.start(n));
         cx.b.switch_to(start.unwrap_or(cx.heads[n]));
         let mask = cx.mask_of(n);
-        cx.instruction(n, mask);
+        record = record || !cx.cc_branches.is_empty();
+        if record {
+            let (block, start) = (cx.b.current(), cx.b.current_len());
+            cx.instruction(n, mask);
+            let range = (cx.b.current() == block).then(|| (start, cx.b.current_len()));
+            spans.push(Span {
+                state: n,
+                block,
+                range,
+            });
+        } else {
+            cx.instruction(n, mask);
+        }
         match (conversions.get(&n), regions.fork_of(n), &node.flow) {
             (
                 Some(conv),
@@ -208,6 +236,7 @@ pub(super) fn build_with(
     Built {
         func: cx.b.finish(),
         cc_branches: cx.cc_branches,
+        spans,
     }
 }
 

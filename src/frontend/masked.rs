@@ -198,20 +198,26 @@ impl Regions {
         false
     }
 
-    /// True if [`Regions::add_fork`] would make one of `states` a fork now (each tried on its
-    /// own, with the work spent so far): a try that fails changes nothing but the work count.
+    /// The states of `states` that [`Regions::add_fork`] would make a fork now (each tried on
+    /// its own, with the work spent so far: a try that fails changes nothing but the work
+    /// count).
     pub fn could_fork(
         &self,
         graph: &Graph,
         descs: &[u32],
         conversions: &rustc_hash::FxHashMap<usize, Conversion>,
         states: impl IntoIterator<Item = usize>,
-    ) -> bool {
+    ) -> Vec<usize> {
         let mut trial = self.clone();
-        states.into_iter().any(|s| {
+        let mut could = Vec::new();
+        for s in states {
+            if trial.add_fork(graph, descs, conversions, s) {
+                could.push(s);
+                trial = self.clone();
+            }
             trial.work = self.work;
-            trial.add_fork(graph, descs, conversions, s)
-        })
+        }
+        could
     }
 
     /// True if a batch runs out of every region in a bounded number of steps once no lane is

@@ -81,7 +81,7 @@ mod eval_tests;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use picajit_codegen::ir::{Function, Op, Var, Verified, VerifyError};
+use picajit_codegen::ir::{Function, Op, Terminator, Var, Verified, VerifyError};
 use picajit_codegen::opt;
 use picajit_codegen::timings::Clock;
 use thiserror::Error;
@@ -213,10 +213,12 @@ pub fn lower_timed(
     let mut func = loop {
         let built = build::build(program, &graph, &live, &conversions, &regions);
         clock.lap("ir build");
-        let divergent = uniform::divergent_branches(&built.func);
+        let (divergent, mut varying) = uniform::divergent_branches(&built.func);
         clock.lap("uniformity");
         let mut converted = false;
         let mut checked = Vec::new();
+        // The states if-converted in this round.
+        let mut fresh = Vec::new();
         // Some per-vertex branch could be neither if-converted nor masked.
         let mut stuck = false;
         for block in divergent {
@@ -232,6 +234,7 @@ pub fn lower_timed(
             }
             if let Some(conv) = convertible(&graph, &program.descs, &regions, state) {
                 conversions.insert(state, conv);
+                fresh.push(state);
                 converted = true;
             } else if regions.add_fork(&graph, &program.descs, &conversions, state) {
                 converted = true;
@@ -243,20 +246,16 @@ pub fn lower_timed(
         // A branch found per-vertex stays per-vertex in the next round: if-converting or
         // masking a branch only blends more values by a per-vertex mask, so no value that
         // varied varies no longer. With a stuck branch, the next round ends in the
-        // lane-position model unless it converts or masks some other branch; if no branch left
-        // on cc could be either (whether it turns per-vertex or not), that round's build and
-        // analysis would be thrown away: go to the lane-position model now.
+        // lane-position model unless it converts or masks some other branch; if it cannot,
+        // its build and analysis would be thrown away: go to the lane-position model now.
         if converted && stuck {
-            let open = || {
-                built
-                    .cc_branches
-                    .iter()
-                    .map(|&(_, s)| s)
-                    .filter(|&s| !conversions.contains_key(&s) && regions.fork_of(s).is_none())
+            let next = Round {
+                graph: &graph,
+                descs: &program.descs,
+                conversions: &conversions,
+                regions: &regions,
             };
-            let grows = open().any(|s| convertible(&graph, &program.descs, &regions, s).is_some())
-                || regions.could_fork(&graph, &program.descs, &conversions, open());
-            if !grows {
+            if next.converts_nothing(&built, varying.as_mut(), &fresh) {
                 lane_model = Some(lower_lanes(program, &graph, &live, &conversions)?);
                 clock.lap("branch conversion");
                 break Function::default();
@@ -358,6 +357,93 @@ pub fn lower_timed(
         func,
         branches,
     })
+}
+
+/// What the next round of branch conversion starts from.
+struct Round<'a> {
+    graph: &'a graph::Graph,
+    descs: &'a [u32],
+    conversions: &'a HashMap<usize, ifconv::Conversion>,
+    regions: &'a masked::Regions,
+}
+
+impl Round<'_> {
+    /// True if the next round cannot if-convert or mask any branch, given this round's build
+    /// `built`, its uniformity analysis `varying` and the states it if-converted (`fresh`):
+    /// no branch left on cc that the next round may find per-vertex can be converted or
+    /// masked.
+    fn converts_nothing(
+        &self,
+        built: &build::Built,
+        varying: Option<&mut uniform::Varying>,
+        fresh: &[usize],
+    ) -> bool {
+        let open = built.cc_branches.iter().copied().filter(|&(_, s)| {
+            !self.conversions.contains_key(&s) && self.regions.fork_of(s).is_none()
+        });
+        let seeded = varying.and_then(|v| self.seed(built, v, fresh).then_some(v));
+        let maybe: Vec<usize> = match seeded {
+            Some(varying) => open
+                .filter(|&(b, _)| {
+                    let b = b.0 as usize;
+                    match built.func.blocks[b].term {
+                        Terminator::BranchUniform { mask, .. } => {
+                            varying.at_end(&built.func, b, mask) != Some(false)
+                        }
+                        Terminator::Jump(_)
+                        | Terminator::BranchBool { .. }
+                        | Terminator::BranchAny { .. }
+                        | Terminator::LoopNext { .. }
+                        | Terminator::Exit => true,
+                    }
+                })
+                .map(|(_, s)| s)
+                .collect(),
+            None => open.map(|(_, s)| s).collect(),
+        };
+        !maybe
+            .iter()
+            .any(|&s| convertible(self.graph, self.descs, self.regions, s).is_some())
+            && self
+                .regions
+                .could_fork(self.graph, self.descs, self.conversions, maybe)
+                .is_empty()
+    }
+
+    /// Makes `varying` (this round's analysis of `built`) an upper bound of the next round's:
+    /// the next round blends by per-vertex masks what the arms of `fresh` and the states of
+    /// the masked regions write, so those writes are seeded as varying. (The rest of the next
+    /// round's function is this round's, on the same paths or fewer.) False if some of those
+    /// states' instructions are not known ([`build::Span`]).
+    fn seed(&self, built: &build::Built, varying: &mut uniform::Varying, fresh: &[usize]) -> bool {
+        let mut blended = vec![false; self.graph.nodes.len()];
+        for c in fresh.iter().filter_map(|s| self.conversions.get(s)) {
+            for &a in c.then.iter().chain(&c.other) {
+                blended[a] = true;
+            }
+        }
+        for r in &self.regions.list {
+            for &s in &r.states {
+                blended[s] = true;
+            }
+        }
+        let spans = || built.spans.iter().filter(|span| blended[span.state]);
+        let known = spans().filter(|span| span.range.is_some()).count();
+        if known != blended.iter().filter(|&&b| b).count() {
+            return false;
+        }
+        let func = &built.func;
+        for span in spans() {
+            let (b, (start, end)) = (span.block.0 as usize, span.range.unwrap_or((0, 0)));
+            for (i, inst) in func.blocks[b].insts[start..end].iter().enumerate() {
+                if inst.dst.is_some() {
+                    varying.seed(b, start + i);
+                }
+            }
+        }
+        varying.settle(func);
+        true
+    }
 }
 
 /// The if-conversion of the per-vertex branch of state `s`, if it has one that fits: inside a

@@ -66,6 +66,11 @@ impl Builder {
         self.current
     }
 
+    /// Instructions in the current block so far.
+    pub fn current_len(&self) -> usize {
+        self.func.blocks[self.current.0 as usize].insts.len()
+    }
+
     /// Whether the current block has no instructions yet.
     pub fn current_is_empty(&self) -> bool {
         self.func.blocks[self.current.0 as usize].insts.is_empty()

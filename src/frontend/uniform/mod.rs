@@ -251,6 +251,35 @@ impl Varying {
         }
     }
 
+    /// The result of instruction `i` of block `b` may vary, whatever its operands;
+    /// [`Varying::settle`] carries the new facts on (the walks of [`Varying::walk`] do not see
+    /// them, [`Varying::at_end`] does).
+    pub(super) fn seed(&mut self, b: usize, i: usize) {
+        self.at_entry.seed(b, i);
+    }
+
+    /// Carries the seeded facts through the function ([`Varying::seed`]).
+    pub(super) fn settle(&mut self, func: &Function) {
+        self.at_entry.settle(func);
+    }
+
+    /// Whether `v` may vary at the end of block `b`, seeded facts included: by its last write
+    /// in the block, else as it entered. `v` must be read in the block or live at its end;
+    /// `None` for an unreachable block.
+    pub(super) fn at_end(&self, func: &Function, b: usize, v: Var) -> Option<bool> {
+        if !self.at_entry.reached(b) {
+            return None;
+        }
+        let last = func.blocks[b].insts.iter().rposition(|i| i.dst == Some(v));
+        Some(match last {
+            Some(i) => self.at_entry.result(b, i),
+            None => self
+                .exposed
+                .get(v.0 as usize)
+                .is_some_and(|&x| x != u32::MAX && self.at_entry.contains(b, x)),
+        })
+    }
+
     /// Runs block `b`, calling `each` with every instruction and whether a variable may vary
     /// just before it; returns whether `v` may vary at the end of the block (false for an
     /// unreachable block). `v` must be read in the block (before or after its last write, or
@@ -326,12 +355,13 @@ pub(super) fn varies_anywhere(func: &Function) -> Vec<bool> {
     varies
 }
 
-/// The blocks ending in a `BranchUniform` whose mask may differ between lanes.
-pub(super) fn divergent_branches(func: &Function) -> Vec<BlockId> {
+/// The blocks ending in a `BranchUniform` whose mask may differ between lanes, and the
+/// analysis that found them (`None` when no block ends in a `BranchUniform`).
+pub(super) fn divergent_branches(func: &Function) -> (Vec<BlockId>, Option<Varying>) {
     let branches =
         |b: &picajit_codegen::ir::Block| matches!(b.term, Terminator::BranchUniform { .. });
     if !func.blocks.iter().any(branches) {
-        return Vec::new();
+        return (Vec::new(), None);
     }
     let mut varying = Varying::across_lanes(func);
     let mut out = Vec::new();
@@ -342,5 +372,5 @@ pub(super) fn divergent_branches(func: &Function) -> Vec<BlockId> {
             }
         }
     }
-    out
+    (out, Some(varying))
 }

@@ -23,6 +23,10 @@
 //! what b writes, and what b reads first. So the sets found are exactly the least fixed point
 //! of the block-by-block equations intersected with the live variables (`tests` holds that
 //! iteration as the reference and compares them).
+//!
+//! The solution keeps its links and working sets: results declared varying afterwards
+//! (`Entries::seed`) are carried on from where the solve stopped, at the cost of the new facts
+//! only (branch conversion uses that to bound the next round's analysis without building it).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -257,8 +261,7 @@ impl Links {
 }
 
 /// The state of the propagation within blocks.
-struct Pass<'a> {
-    links: &'a Links,
+struct Pass {
     /// Per instruction (global number): its result may vary.
     result: Vec<bool>,
     /// Per block: the entry facts already run through it.
@@ -269,16 +272,15 @@ struct Pass<'a> {
     stack: Vec<u32>,
 }
 
-impl Pass<'_> {
-    /// Runs block `b`: on its `first` run, the results that vary whatever their operands;
-    /// then the entry facts of `varies` not run through it before. Each turns on the
+impl Pass {
+    /// Runs block `b` of `links`: on its `first` run, the results that vary whatever their
+    /// operands; then the entry facts of `varies` not run through it before. Each turns on the
     /// results reading it, and those the later results reading them, in the block.
-    fn run(&mut self, b: usize, first: bool, varies: &Rows) {
-        let links = self.links;
+    fn run(&mut self, links: &Links, b: usize, first: bool, varies: &Rows) {
         if first {
             for inst in links.first[b]..links.first[b + 1] {
                 if links.rules[inst as usize] == Rule::Varies {
-                    self.turn_on(b, inst);
+                    self.turn_on(links, b, inst);
                 }
             }
         }
@@ -289,7 +291,7 @@ impl Pass<'_> {
         if fresh {
             for &(x, inst) in links.entry_reads.get(b) {
                 if varies.contains(b, x) && !self.handled.contains(b, x) {
-                    self.reader(b, inst);
+                    self.reader(links, b, inst);
                 }
             }
             self.handled.row_mut(b).copy_from_slice(varies.row(b));
@@ -297,25 +299,25 @@ impl Pass<'_> {
     }
 
     /// Instruction `inst` of block `b` reads a value that may vary.
-    fn reader(&mut self, b: usize, inst: u32) {
-        if self.links.rules[inst as usize] == Rule::AnyArg && !self.result[inst as usize] {
-            self.turn_on(b, inst);
+    fn reader(&mut self, links: &Links, b: usize, inst: u32) {
+        if links.rules[inst as usize] == Rule::AnyArg && !self.result[inst as usize] {
+            self.turn_on(links, b, inst);
         }
     }
 
     /// The result of `inst` of block `b` may vary: so may its readers' in the block, and the
     /// block's exit value of its variable if it is the last write.
-    fn turn_on(&mut self, b: usize, inst: u32) {
+    fn turn_on(&mut self, links: &Links, b: usize, inst: u32) {
         self.result[inst as usize] = true;
         self.stack.push(inst);
         while let Some(i) = self.stack.pop() {
-            let x = self.links.exit_x[i as usize];
+            let x = links.exit_x[i as usize];
             if x != u32::MAX {
                 self.exit_writes.insert(b, x);
             }
-            let mut k = self.links.users[i as usize];
-            while let Some(&(r, next)) = self.links.links.get(k as usize) {
-                if self.links.rules[r as usize] == Rule::AnyArg && !self.result[r as usize] {
+            let mut k = links.users[i as usize];
+            while let Some(&(r, next)) = links.links.get(k as usize) {
+                if links.rules[r as usize] == Rule::AnyArg && !self.result[r as usize] {
                     self.result[r as usize] = true;
                     self.stack.push(r);
                 }
@@ -326,10 +328,21 @@ impl Pass<'_> {
 }
 
 /// The solution: per block reachable from block 0, the variables live on entry that may vary
-/// there.
+/// there; kept with what found it, so that more facts can be added ([`Entries::seed`]) and
+/// settled ([`Entries::settle`]) without solving again.
 pub(super) struct Entries {
+    links: Links,
+    live: Rows,
     reached: Vec<bool>,
+    /// Per block: its set grows with its predecessors' (not a fixed block).
+    takes: Vec<bool>,
     varies: Rows,
+    pass: Pass,
+    /// Blocks to run, lowest first; per block, whether it is listed, and whether it is still
+    /// to run a first time.
+    work: BinaryHeap<Reverse<u32>>,
+    listed: Vec<bool>,
+    first: Vec<bool>,
 }
 
 impl Entries {
@@ -341,6 +354,74 @@ impl Entries {
     /// True if exposed variable `x` is live and may vary on entry to block `b`.
     pub(super) fn contains(&self, b: usize, x: u32) -> bool {
         self.varies.contains(b, x)
+    }
+
+    /// True if the result of instruction `i` of reachable block `b` may vary.
+    pub(super) fn result(&self, b: usize, i: usize) -> bool {
+        self.pass.result[self.links.first[b] as usize + i]
+    }
+
+    /// The result of instruction `i` of block `b` may vary, whatever its operands (nothing
+    /// for an unreachable block). [`Entries::settle`] carries it on.
+    pub(super) fn seed(&mut self, b: usize, i: usize) {
+        if !self.reached[b] {
+            return;
+        }
+        let inst = self.links.first[b] + i as u32;
+        if self.pass.result[inst as usize] {
+            return;
+        }
+        self.pass.turn_on(&self.links, b, inst);
+        if !std::mem::replace(&mut self.listed[b], true) {
+            self.work.push(Reverse(b as u32));
+        }
+    }
+
+    /// Runs the listed blocks until nothing changes. Each reachable block is run
+    /// (`Pass::run`) once at first and again whenever its entry set has grown (or a result
+    /// of it was seeded): the new entry facts turn on the results reading them (and, along
+    /// def-use links, the later results of the block), and the block's exit set goes to the
+    /// entry sets of its successors a row of bits at a time. Lowest block first: the frontend
+    /// creates blocks mostly in program order, so a block usually runs once its predecessors
+    /// are done.
+    pub(super) fn settle(&mut self, func: &Function) {
+        let Entries {
+            links,
+            live,
+            takes,
+            varies,
+            pass,
+            work,
+            listed,
+            first,
+            ..
+        } = self;
+        let mut out = vec![0u64; varies.width()];
+        while let Some(Reverse(b)) = work.pop() {
+            let b = b as usize;
+            listed[b] = false;
+            pass.run(links, b, std::mem::take(&mut first[b]), varies);
+            // The exit set: what entered and is not written, and the writes that may vary.
+            let through = varies.row(b).iter().zip(links.written.row(b));
+            for ((o, (&v, &w)), &e) in out.iter_mut().zip(through).zip(pass.exit_writes.row(b)) {
+                *o = (v & !w) | e;
+            }
+            for s in func.blocks[b].term.successors() {
+                let s = s.0 as usize;
+                if !takes[s] {
+                    continue;
+                }
+                let mut grew = false;
+                for ((v, &o), &l) in varies.row_mut(s).iter_mut().zip(&out).zip(live.row(s)) {
+                    let new = *v | (o & l);
+                    grew |= new != *v;
+                    *v = new;
+                }
+                if grew && !std::mem::replace(&mut listed[s], true) {
+                    work.push(Reverse(s as u32));
+                }
+            }
+        }
     }
 
     /// Per block, the set (`None`: unreachable).
@@ -412,49 +493,27 @@ pub(super) fn solve(
             }
         }
     }
-    // Each reachable block is run (`Pass::run`) once at first and again whenever its entry set
-    // has grown: the new entry facts turn on the results reading them (and, along def-use
-    // links, the later results of the block), and the block's exit set goes to the entry sets
-    // of its successors a row of bits at a time. Lowest block first: the frontend creates
-    // blocks mostly in program order, so a block usually runs once its predecessors are done.
-    let mut pass = Pass {
-        links: &links,
+    let pass = Pass {
         result: vec![false; links.rules.len()],
         handled: Rows::new(n, links.xs),
         exit_writes: Rows::new(n, links.xs),
         stack: Vec::new(),
     };
-    let mut work: BinaryHeap<Reverse<u32>> = (0..n as u32)
+    let work = (0..n as u32)
         .filter(|&b| reached[b as usize])
         .map(Reverse)
         .collect();
-    let mut listed = reached.clone();
-    let mut first = reached.clone();
-    let mut out = vec![0u64; varies.width()];
-    while let Some(Reverse(b)) = work.pop() {
-        let b = b as usize;
-        listed[b] = false;
-        pass.run(b, std::mem::take(&mut first[b]), &varies);
-        // The exit set: what entered and is not written, and the writes that may vary.
-        let through = varies.row(b).iter().zip(links.written.row(b));
-        for ((o, (&v, &w)), &e) in out.iter_mut().zip(through).zip(pass.exit_writes.row(b)) {
-            *o = (v & !w) | e;
-        }
-        for s in func.blocks[b].term.successors() {
-            let s = s.0 as usize;
-            if !takes[s] {
-                continue;
-            }
-            let mut grew = false;
-            for ((v, &o), &l) in varies.row_mut(s).iter_mut().zip(&out).zip(live.row(s)) {
-                let new = *v | (o & l);
-                grew |= new != *v;
-                *v = new;
-            }
-            if grew && !std::mem::replace(&mut listed[s], true) {
-                work.push(Reverse(s as u32));
-            }
-        }
-    }
-    (Entries { reached, varies }, exposed)
+    let mut entries = Entries {
+        links,
+        live,
+        takes,
+        varies,
+        pass,
+        work,
+        listed: reached.clone(),
+        first: reached.clone(),
+        reached,
+    };
+    entries.settle(func);
+    (entries, exposed)
 }
