@@ -896,11 +896,13 @@ fn dump_draw_shows_the_draw_kernels_of_an_emulator_draw() {
             assert!(line.ends_with(&format!(" {lanes} lanes")), "{line}");
         }
     }
-    // The code: the stepped kernel advances its attribute pointers by W × 24 bytes per batch.
+    // The code: the stepped kernel counts its batch's first vertex in rsi (W × 24 bytes per
+    // batch) and leaves the attribute pointers in the context alone.
     if backends.contains(&Backend::X64Avx2) {
         let text = dump(Backend::X64Avx2.name(), &["--draw-stride", "6", "--asm"]);
-        assert!(text.contains("add       qword [rdi+"), "{text}");
-        assert!(text.contains(",0C0h"), "{text}");
+        assert!(text.contains("add       rsi,0C0h"), "{text}");
+        assert!(text.contains("[rdx+rsi+18h]"), "{text}");
+        assert!(!text.contains("add       qword [rdi+"), "{text}");
     }
     let text = dump(Backend::Interp.name(), &[]);
     assert!(text.contains("draw kernels: none"), "{text}");

@@ -236,6 +236,9 @@ fn agal_examples_are_built_in_workloads_with_speedups() {
 
 #[test]
 fn draw_mode_reports_every_column_for_the_built_in_shaders() {
+    let dir = std::env::temp_dir().join(format!("picajit-jit-bench-draw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json_path = dir.join("draw.json");
     let out = Command::new(env!("CARGO_BIN_EXE_jit-bench"))
         .args([
             "--draw",
@@ -244,7 +247,9 @@ fn draw_mode_reports_every_column_for_the_built_in_shaders() {
             "1",
             "--backend",
             "all",
+            "--json",
         ])
+        .arg(&json_path)
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -282,6 +287,55 @@ fn draw_mode_reports_every_column_for_the_built_in_shaders() {
                     let x: f64 = cell.trim_end_matches('×').parse().expect(row);
                     assert!(x.is_finite() && x > 0.0, "{row}");
                 }
+            }
+        }
+    }
+    // `--json FILE`: the same rows with every column by name.
+    let json: Value =
+        serde_json::from_slice(&std::fs::read(&json_path).unwrap()).expect("the file is JSON");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(number(&json, "indices"), 4096.0);
+    assert_eq!(number(&json, "vertices"), 2048.0);
+    assert!(json["machine"]["cpu_model"].as_str().is_some());
+    let rows = json["results"].as_array().unwrap();
+    for shader in ["mvp", "lighting"] {
+        for b in &backends {
+            let row = rows
+                .iter()
+                .find(|r| r["shader"] == *shader && r["backend"] == *b)
+                .unwrap_or_else(|| panic!("no {shader} {b} row: {json}"));
+            assert_eq!(number(row, "vertices"), 2048.0, "{row}");
+            for key in [
+                "ns_per_index",
+                "draw_ns_per_vertex",
+                "redraw_ns_per_vertex",
+                "range_ns_per_vertex",
+                "run_ns_per_vertex",
+                "draw_over_run",
+                "redraw_over_run",
+                "range_over_run",
+                "after_uniforms_us",
+                "first_draw_us",
+                "compile_us",
+                "compile_run_us",
+                "prepared_first_us",
+            ] {
+                let x = number(row, key);
+                assert!(x.is_finite() && x > 0.0, "{key}: {row}");
+            }
+            let ratio = number(row, "draw_ns_per_vertex") / number(row, "run_ns_per_vertex");
+            // (JSON text round trip: equal up to the last digit.)
+            assert!(
+                (number(row, "draw_over_run") / ratio - 1.0).abs() < 1e-12,
+                "{row}"
+            );
+            for key in ["small_draw_us", "small_run_us"] {
+                let pair = row[key].as_array().unwrap();
+                assert_eq!(pair.len(), 2, "{row}");
+                assert!(
+                    pair.iter().all(|x| x.as_f64().is_some_and(|x| x > 0.0)),
+                    "{row}"
+                );
             }
         }
     }

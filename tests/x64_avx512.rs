@@ -29,7 +29,7 @@ use picajit_codegen::abi::{
 };
 use picajit_codegen::code::{DrawInput, DrawVertices, EmitBuffer, ExecCode};
 use picajit_codegen::ir::Verified;
-use picajit_codegen::x64::{self, CompileError, IoMode, Tier, DRAW_SLOTS};
+use picajit_codegen::x64::{self, CompileError, DrawLayout, DrawOrder, IoMode, Tier, DRAW_SLOTS};
 
 fn context(uniforms: &Uniforms, budget: u32) -> Context {
     let mut ctx = Context::default();
@@ -265,6 +265,67 @@ fn agree_draw(
             &format!("{what}: vertices {}..{}", 16 * g, 16 * g + 16),
             &b(&out8[at.clone()]),
             &b(&out16[at]),
+        );
+        t.groups += 1;
+    }
+    t.draws += 1;
+
+    // The stepped kernels of the same layout over 48 consecutive vertices, the registers in
+    // three strides (the most common one, another, 0): both tiers against the AVX2 indexed
+    // kernel reading the same arrays through the ids 0..48.
+    let strides: [u32; 16] = std::array::from_fn(|r| match r % 4 {
+        3 => 0,
+        1 => 192,
+        _ => 256,
+    });
+    let stepped = IoMode::Draw(DrawLayout {
+        order: DrawOrder::Stepped(strides),
+        ..layout
+    });
+    let s8 = x64::compile(func, Tier::Avx2, stepped).expect("the indexed layout compiled");
+    let Some(s16) = compile16(name, func, stepped, t) else {
+        return;
+    };
+    let what = format!("{name} stepped draw");
+    let count = 48;
+    let data: Vec<f32> = (0..count)
+        .flat_map(|v| inputs[v * 5 % inputs.len()].into_iter().flatten())
+        .collect();
+    let arrays: [Option<DrawInput<'_>>; 16] = std::array::from_fn(|r| {
+        Some(DrawInput {
+            data: &data[r * 4..],
+            stride: strides[r] as usize / 4,
+        })
+    });
+    let ids: Vec<u32> = (0..count as u32).collect();
+    let run = |code: &ExecCode, vertices: DrawVertices<'_>, w: usize| {
+        let mut ctx = context(uniforms, budget);
+        let mut out = vec![[7.0f32; DRAW_SLOTS]; count];
+        let mut st = vec![0u32; count / w];
+        code.run_draw(&mut ctx, vertices, &arrays, &mut out, &mut st)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        (b(&out), st)
+    };
+    let (reference, st_ref) = run(&native, DrawVertices::Ids(&ids), 8);
+    let (out8, st8) = run(
+        &ExecCode::new(&s8).expect("host runs AVX2"),
+        DrawVertices::Range(count),
+        8,
+    );
+    let (out16, st16) = run(
+        &ExecCode::new(&s16).expect("the tier runs, natively or emulated"),
+        DrawVertices::Range(count),
+        16,
+    );
+    assert_eq!(st8, st_ref, "{what}: AVX2 statuses");
+    same_bits(&format!("{what}: AVX2"), &out8, &reference);
+    let per = DRAW_SLOTS;
+    for g in finished_groups(&what, &st8, &st16, t) {
+        let at = 16 * g * per..16 * (g + 1) * per;
+        same_bits(
+            &format!("{what}: vertices {}..{}", 16 * g, 16 * g + 16),
+            &out8[at.clone()],
+            &out16[at],
         );
         t.groups += 1;
     }

@@ -20,7 +20,7 @@
 //!   vertices are W indices (u32) of a unique-vertex list, or W consecutive vertices
 //!   ([`DrawOrder`]); input register r of a vertex is `components[r]` floats at
 //!   `draw_base[r] + id * draw_stride[r]` (`abi::Io`; stepped: `draw_base[r] + k * stride`
-//!   for lane k, the base advanced per batch), loaded row by
+//!   for vertex k of the run: [`DrawLayout::shared_stride`]), loaded row by
 //!   row into the same transposes as AoS records and completed with (0, 0, 0, 1); the output
 //!   vertex is the rasterizer's 24 semantic slots, each an output component or a constant,
 //!   colour as `min(|c|, 1)`, stored by the reverse transposes, group of four slots by group;
@@ -62,9 +62,9 @@ pub enum DrawOrder {
     /// Through W vertex indices (u32) per batch: vertex `id`'s attribute of input register r
     /// is at `draw_base[r] + id * draw_stride[r]` (addresses and strides per run).
     Indexed,
-    /// Consecutive vertices, with no index list: lane k of a batch reads input register r at
-    /// `draw_base[r] + k * strides[r]`, and the kernel advances every `draw_base[r]` by
-    /// `W * strides[r]` after each batch. The byte strides (at most
+    /// Consecutive vertices, with no index list: vertex k of the run reads input register r
+    /// at `draw_base[r] + k * strides[r]` (the kernel may keep a vertex count or advance the
+    /// pointers in the context as it goes: see [`DrawLayout::shared_stride`]). The byte strides (at most
     /// [`MAX_STEPPED_STRIDE`]; 0 for a value shared by every vertex) are fixed per compile.
     Stepped([u32; 16]),
 }
@@ -105,6 +105,26 @@ impl DrawLayout {
                 .any(|&s| s > MAX_STEPPED_STRIDE)
                 .then_some("a stepped draw kernel with a stride above MAX_STEPPED_STRIDE"),
         }
+    }
+
+    /// A stepped kernel's shared stride: the nonzero byte stride most of the registers it
+    /// loads have (the lowest of a tie), `None` for an indexed kernel or one whose loaded
+    /// registers all have stride 0. A backend may count the batch's first vertex in it with
+    /// one register (one add per batch) and address those registers' attributes from their
+    /// fixed bases, advancing only the pointers of the registers of another stride.
+    pub fn shared_stride(&self) -> Option<u32> {
+        let DrawOrder::Stepped(strides) = self.order else {
+            return None;
+        };
+        let loaded = |s: u32| {
+            (0..16)
+                .filter(|&r| self.components[r] != 0 && strides[r] == s)
+                .count()
+        };
+        (0..16)
+            .filter(|&r| self.components[r] != 0 && strides[r] != 0)
+            .map(|r| strides[r])
+            .max_by_key(|&s| (loaded(s), std::cmp::Reverse(s)))
     }
 }
 

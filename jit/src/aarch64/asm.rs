@@ -642,17 +642,12 @@ pub mod scalar {
             dynasm!(ops ; .arch aarch64 ; add x9, x9, x10);
         }
     }
-    /// Stepped draw kernels' batch tail: the attribute pointer at `base` advances by `step`
-    /// bytes (W vertices). Uses x9 and x10.
-    pub fn advance_array(ops: &mut Ops, base: CtxAddr, step: u32) {
-        load_x(ops, 9, base);
-        super::mov_imm32(ops, 10, step);
-        let (b, o) = (base.base, base.offset);
-        dynasm!(ops ; .arch aarch64
-            ; add x9, x9, x10
-            ; str x9, [X(b), #o]);
+    /// Stepped draw kernels: `x11 += x2 × x10`, the array's base (x11) moved to the batch's
+    /// first vertex (x2 counts the run's vertices; x10 = the byte stride).
+    pub fn batch_vertex(ops: &mut Ops) {
+        dynasm!(ops ; .arch aarch64 ; madd x11, x2, x10, x11);
     }
-    /// SoA: x2 is a byte offset, starting at 0.
+    /// SoA: x2 is a byte offset, starting at 0; stepped draw kernels: a vertex count, from 0.
     pub fn zero_x2(ops: &mut Ops) {
         dynasm!(ops ; .arch aarch64 ; movz x2, #0);
     }

@@ -8,8 +8,8 @@
 //! they may use any vector register.
 //!
 //! Draw kernels (`crate::io_plan::DrawLayout`): per lane, x9 = the attribute's array + vertex
-//! index × stride (stepped kernels: the batch's pointer + lane × stride, the pointers advanced
-//! per batch), and one LD1–LD4 single-structure load of its 1–4 components into S0–S3
+//! index × stride (stepped kernels: the array + (x2, the batch's first vertex, + lane) × stride,
+//! x2 counting vertices), and one LD1–LD4 single-structure load of its 1–4 components into S0–S3
 //! (preset to 0, 0, 0, 1 for the components it lacks); the output vertex is stored four
 //! semantic slots at a time, the group's components gathered into S0–S3 (colour as
 //! `min(|c|, 1)`) and stored by four ST4 96 bytes apart (x6 = 96); a group of four constants
@@ -257,28 +257,18 @@ impl Emitter<'_> {
         }
         let base = self.ctx(abi::draw_base(r), 8);
         asm::scalar::load_x(&mut self.ops, 11, base);
+        // Stride 0: every vertex reads the same value.
+        if let DrawOrder::Stepped(strides) = layout.order {
+            if strides[(r & 15) as usize] != 0 {
+                asm::scalar::batch_vertex(&mut self.ops);
+            }
+        }
         for lane in 0..LANES as u32 {
             match layout.order {
                 DrawOrder::Indexed => asm::scalar::attribute_address(&mut self.ops, lane),
                 DrawOrder::Stepped(_) => asm::scalar::stepped_address(&mut self.ops, lane),
             }
             asm::ld_lanes_scratch(&mut self.ops, n, lane);
-        }
-    }
-
-    /// A stepped draw kernel's batch tail: every loaded register's attribute pointer moves
-    /// on by W vertices (nothing for other kernels).
-    pub(super) fn advance_arrays(&mut self, mode: IoMode) {
-        let IoMode::Draw(layout) = mode else { return };
-        let DrawOrder::Stepped(strides) = layout.order else {
-            return;
-        };
-        for r in 0..16u32 {
-            let stride = strides[r as usize];
-            if layout.components[r as usize] != 0 && stride != 0 {
-                let base = self.ctx(abi::draw_base(r), 8);
-                asm::scalar::advance_array(&mut self.ops, base, LANES as u32 * stride);
-            }
         }
     }
 

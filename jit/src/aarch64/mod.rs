@@ -43,6 +43,7 @@ use rustc_hash::FxHashMap as HashMap;
 use dynasmrt::{DynamicLabel, DynasmApi};
 
 use crate::abi;
+use crate::io_plan::DrawOrder;
 use crate::ir::{BlockId, Function, Op, Terminator, Var, Verified};
 use crate::regalloc::{Allocation, Loc};
 use crate::timings::Clock;
@@ -165,7 +166,13 @@ pub fn compile_timed(
     asm::scalar::io_setup(&mut e.ops, a_in, a_out, a_status, a_batches, done);
     match io {
         IoMode::Soa => asm::scalar::zero_x2(&mut e.ops),
-        IoMode::Draw(_) => asm::scalar::draw_vertex_stride(&mut e.ops),
+        IoMode::Draw(layout) => {
+            asm::scalar::draw_vertex_stride(&mut e.ops);
+            // Stepped kernels count the batch's first vertex in x2, from 0.
+            if let DrawOrder::Stepped(_) = layout.order {
+                asm::scalar::zero_x2(&mut e.ops);
+            }
+        }
         IoMode::Aos => {}
     }
     // Values the same for the whole run, once.
@@ -235,15 +242,18 @@ pub fn compile_timed(
         }
     }
     asm::scalar::bind(&mut e.ops, advance);
-    e.advance_arrays(io);
     let (step, out_step) = match io {
         IoMode::Aos => {
             let s = LANES as u32 * abi::AOS_VERTEX_BYTES as u32;
             (s, s)
         }
         IoMode::Soa => (LANES as u32 * 4, 0),
-        IoMode::Draw(_) => (
-            LANES as u32 * 4,
+        // Indexed: W indices; stepped: W vertices (x2 counts them).
+        IoMode::Draw(layout) => (
+            match layout.order {
+                DrawOrder::Indexed => LANES as u32 * 4,
+                DrawOrder::Stepped(_) => LANES as u32,
+            },
             LANES as u32 * abi::DRAW_VERTEX_BYTES as u32,
         ),
     };

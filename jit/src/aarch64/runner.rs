@@ -596,8 +596,8 @@ impl Runner {
                 output[first..first + verts].iter().flatten().copied(),
                 &mut image[out_at..status_at],
             );
-            // A stepped kernel advances its array pointers in the context: they come back,
-            // so the shadow of what the runner holds stays true.
+            // The context's array pointers come back too (the kernel only reads them: the
+            // copy keeps the shadow of what the runner holds true whatever a kernel does).
             let bases = match vertices {
                 DrawVertices::Ids(_) => 0..0,
                 DrawVertices::Range(_) => {

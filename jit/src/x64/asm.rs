@@ -670,8 +670,8 @@ pub fn insert_segment(ops: &mut Ops, tier: Tier, d: u8, seg: u8, disp: i32) {
     }
 }
 
-/// The loads of [`load_attribute`] and [`load_attribute_at`], written once for both
-/// addresses (`$ops`, `$tier`, `$d`, `$n`, then the address inside the brackets).
+/// The loads of [`load_attribute`], [`load_attribute_at`] and [`load_attribute_counted`],
+/// written once for every address form (`$ops`, `$tier`, `$d`, `$n`, then the address inside the brackets).
 macro_rules! attribute_load {
     ($ops:ident, $tier:ident, $d:ident, $n:ident, $($addr:tt)+) => {
         match ($tier, $n) {
@@ -711,6 +711,19 @@ pub fn load_attribute(ops: &mut Ops, tier: Tier, d: u8, n: u8) {
 /// attribute pointer plus the lane's fixed offset).
 pub fn load_attribute_at(ops: &mut Ops, tier: Tier, d: u8, n: u8, disp: i32) {
     attribute_load!(ops, tier, d, n, rdx + disp)
+}
+
+/// [`load_attribute`] from `[rdx + rsi + disp]` (a stepped draw kernel's lane of a register
+/// of the shared stride: its array's base, the batch's first vertex's offset, the lane's fixed
+/// offset).
+pub fn load_attribute_counted(ops: &mut Ops, tier: Tier, d: u8, n: u8, disp: i32) {
+    attribute_load!(ops, tier, d, n, rdx + rsi + disp)
+}
+
+/// AVX2: `d`'s high half = the 16 bytes at `[rdx + rsi + disp]` (as
+/// [`load_attribute_counted`]), its low half kept.
+pub fn insert_attribute_counted(ops: &mut Ops, d: u8, disp: i32) {
+    dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [rdx + rsi + disp], 1);
 }
 
 /// AVX2: `d`'s high half = the 16 bytes at `[rdx + rax]` (a draw kernel's four-component
@@ -1041,7 +1054,7 @@ pub mod scalar {
     pub fn count_triangle(ops: &mut Ops, count: i32) {
         dynasm!(ops ; .arch x64 ; inc DWORD [rdi + count]);
     }
-    /// SoA: rsi is a byte offset, starting at 0.
+    /// SoA and stepped draw kernels: rsi is a byte offset, starting at 0.
     pub fn zero_rsi(ops: &mut Ops) {
         dynasm!(ops ; .arch x64 ; xor esi, esi);
     }

@@ -60,6 +60,23 @@ impl IoMode {
     }
 }
 
+/// How far rsi moves per batch of W vertices in a kernel of `mode` and `tier`, and whether
+/// the kernel sets it to 0 on entry: AoS W records; SoA and indexed draws W × 4 bytes (a
+/// plane offset, W indices); stepped draws W × the shared stride (rsi is the batch's first
+/// vertex's offset in it, from 0; [`DrawLayout::shared_stride`]).
+pub(super) fn batch_step(mode: IoMode, tier: asm::Tier) -> (i32, bool) {
+    let w = tier.lanes() as i32;
+    match mode {
+        IoMode::Aos => (w * abi::AOS_VERTEX_BYTES, false),
+        IoMode::Soa => (w * 4, true),
+        IoMode::Draw(layout) => match layout.order {
+            DrawOrder::Indexed => (w * 4, false),
+            // `DrawLayout::check` bounded the stride: no overflow.
+            DrawOrder::Stepped(_) => (w * layout.shared_stride().unwrap_or(0) as i32, true),
+        },
+    }
+}
+
 /// The output register whose row (x, y, z, w) a group of four semantic slots takes in
 /// place: each slot k is that register's component k or a constant, and one at least is a
 /// component.
@@ -426,10 +443,20 @@ impl Emitter<'_> {
                 }
                 DrawOrder::Stepped(strides) => {
                     // `DrawLayout::check` bounded the stride: no overflow.
-                    let at = lane * strides[(r & 15) as usize] as i32;
-                    match (s, insert) {
-                        (0, _) | (_, false) => asm::load_attribute_at(&mut self.ops, t, d, n, at),
-                        (_, true) => asm::insert_attribute_at(&mut self.ops, row, at),
+                    let stride = strides[(r & 15) as usize];
+                    let at = lane * stride as i32;
+                    // The shared stride's registers: rsi is the batch's first vertex's
+                    // offset in it, their bases fixed.
+                    let counted = layout.shared_stride() == Some(stride);
+                    match (s, insert, counted) {
+                        (0, _, false) | (_, false, false) => {
+                            asm::load_attribute_at(&mut self.ops, t, d, n, at)
+                        }
+                        (0, _, true) | (_, false, true) => {
+                            asm::load_attribute_counted(&mut self.ops, t, d, n, at)
+                        }
+                        (_, true, false) => asm::insert_attribute_at(&mut self.ops, row, at),
+                        (_, true, true) => asm::insert_attribute_counted(&mut self.ops, row, at),
                     }
                 }
             }
@@ -489,18 +516,21 @@ impl Emitter<'_> {
         }
     }
 
-    /// A stepped draw kernel's batch tail: every loaded register's attribute pointer moves
-    /// on by W vertices (nothing for other kernels).
+    /// A stepped draw kernel's batch tail: the attribute pointer of every loaded register
+    /// of a stride other than 0 and the shared one moves on by W vertices (the shared
+    /// stride's registers follow rsi: [`batch_step`]); nothing for other kernels.
     pub(super) fn advance_arrays(&mut self, mode: IoMode) {
         let IoMode::Draw(layout) = mode else { return };
         let DrawOrder::Stepped(strides) = layout.order else {
             return;
         };
+        let shared = layout.shared_stride();
         let w = self.tier.lanes() as i32;
         for r in 0..16u32 {
-            let stride = strides[r as usize] as i32;
-            if layout.components[r as usize] != 0 && stride != 0 {
-                asm::scalar::advance_array(&mut self.ops, abi::draw_base(r), w * stride);
+            let stride = strides[r as usize];
+            if layout.components[r as usize] != 0 && stride != 0 && Some(stride) != shared {
+                let step = w * stride as i32;
+                asm::scalar::advance_array(&mut self.ops, abi::draw_base(r), step);
             }
         }
     }

@@ -294,7 +294,8 @@ pub fn compile_timed(
         abi::IO_BATCHES,
         done,
     );
-    if io == IoMode::Soa {
+    let (step, rsi_from_zero) = io::batch_step(io, tier);
+    if rsi_from_zero {
         asm::scalar::zero_rsi(&mut e.ops);
     }
     // Values the same for the whole run, once.
@@ -374,16 +375,10 @@ pub fn compile_timed(
     // Batch loop tail: next batch.
     asm::scalar::bind(&mut e.ops, advance);
     e.advance_arrays(io);
-    let (step, out_step) = match io {
-        IoMode::Aos => {
-            let s = tier.lanes() as i32 * abi::AOS_VERTEX_BYTES;
-            (s, s)
-        }
-        IoMode::Soa => (tier.lanes() as i32 * 4, 0),
-        IoMode::Draw(_) => (
-            tier.lanes() as i32 * 4,
-            tier.lanes() as i32 * abi::DRAW_VERTEX_BYTES,
-        ),
+    let out_step = match io {
+        IoMode::Aos => tier.lanes() as i32 * abi::AOS_VERTEX_BYTES,
+        IoMode::Soa => 0,
+        IoMode::Draw(_) => tier.lanes() as i32 * abi::DRAW_VERTEX_BYTES,
     };
     asm::scalar::next_batch(&mut e.ops, step, out_step, top);
     asm::scalar::bind(&mut e.ops, done);

@@ -18,6 +18,7 @@ use picajit::pica::{program_commands, FloatMode, Unit};
 use picajit::pipeline::{Attribute, DrawOutput, Indices, Pipeline};
 use picajit::program::{Regs16, VertexStatus};
 use picajit::shbin::Shbin;
+use serde::Serialize;
 
 use crate::measure::median;
 
@@ -28,6 +29,23 @@ pub const STRIDE: usize = 6;
 /// An operand descriptor no workload reads: changing it makes a new program (cache key)
 /// that runs exactly like the old one.
 const UNUSED_DESC: u32 = 127;
+
+/// Everything `--draw --json` writes.
+#[derive(Serialize)]
+pub struct DrawReport<'a> {
+    pub machine: &'a crate::machine::Machine,
+    /// u16 indices per draw.
+    pub indices: usize,
+    /// Vertices the indices cover (each used twice).
+    pub vertices: usize,
+    /// Floats between vertices in every attribute array.
+    pub stride: usize,
+    /// Timed samples per figure (medians reported).
+    pub samples: usize,
+    /// Least work per sample, ms.
+    pub sample_ms: f64,
+    pub results: &'a [DrawRow],
+}
 
 /// One draw workload: a SHBIN's DVLE 0 with the attributes it declares.
 pub struct DrawWorkload {
@@ -172,7 +190,9 @@ fn cpu_us(f: impl FnOnce()) -> f64 {
     t.elapsed().as_secs_f64() * 1e6
 }
 
-/// One backend's figures for one workload.
+/// One backend's figures for one workload (a row of both tables; `--json` writes them as
+/// they are).
+#[derive(Serialize)]
 pub struct DrawRow {
     pub shader: String,
     pub backend: &'static str,
@@ -184,6 +204,12 @@ pub struct DrawRow {
     /// The same unique vertices drawn as a range (no deduplication).
     pub range_ns_per_vertex: f64,
     pub run_ns_per_vertex: f64,
+    /// `draw_ns_per_vertex / run_ns_per_vertex` (below 1: the draw is faster per vertex).
+    pub draw_over_run: f64,
+    /// `redraw_ns_per_vertex / run_ns_per_vertex`.
+    pub redraw_over_run: f64,
+    /// `range_ns_per_vertex / run_ns_per_vertex`.
+    pub range_over_run: f64,
     pub after_uniforms_us: f64,
     pub first_draw_us: f64,
     pub compile_us: f64,
@@ -329,6 +355,9 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
         redraw_ns_per_vertex: redraw_ns / ids.len() as f64,
         range_ns_per_vertex: range_ns / ids.len() as f64,
         run_ns_per_vertex: run_ns / ids.len() as f64,
+        draw_over_run: draw_ns / run_ns,
+        redraw_over_run: redraw_ns / run_ns,
+        range_over_run: range_ns / run_ns,
         after_uniforms_us: median(&mut after),
         first_draw_us: median(&mut first),
         compile_us: median(&mut compile),
@@ -401,9 +430,9 @@ pub fn table(rows: &[DrawRow]) -> String {
             r.redraw_ns_per_vertex,
             r.range_ns_per_vertex,
             r.run_ns_per_vertex,
-            r.draw_ns_per_vertex / r.run_ns_per_vertex,
-            r.redraw_ns_per_vertex / r.run_ns_per_vertex,
-            r.range_ns_per_vertex / r.run_ns_per_vertex,
+            r.draw_over_run,
+            r.redraw_over_run,
+            r.range_over_run,
             r.after_uniforms_us,
             r.first_draw_us,
             r.compile_us,

@@ -51,7 +51,7 @@ struct Args {
     #[arg(long, value_enum, value_delimiter = ',', default_value = "aos")]
     io: Vec<Io>,
     /// Write every figure and the machine description as JSON ("-": stdout; the table then
-    /// goes to stderr).
+    /// goes to stderr). With `--draw`: the draw rows, every column of both draw tables.
     #[arg(long)]
     json: Option<PathBuf>,
     /// Draw the speedups as an SVG chart.
@@ -324,27 +324,58 @@ fn run_draws(args: &Args, backends: &[Backend]) -> Result<(), String> {
         .max(1);
     let sample_ms = if args.quick { 8.0 } else { 25.0 };
     let machine = machine::Machine::detect();
-    println!(
+    // With `--json -` stdout carries the JSON only and the tables go to stderr.
+    let json_to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    let mut out: Box<dyn Write> = if json_to_stdout {
+        Box::new(std::io::stderr())
+    } else {
+        Box::new(std::io::stdout())
+    };
+    let io_err = |e: std::io::Error| format!("writing the table: {e}");
+    writeln!(
+        out,
         "draws: {} u16 indices over {} vertices (50% reuse, shuffled), each attribute in its \
          own float array (stride {} floats, 4 components)",
         draw::INDICES,
         draw::VERTICES,
         draw::STRIDE
-    );
-    println!(
+    )
+    .map_err(io_err)?;
+    writeln!(
+        out,
         "machine: {} ({} logical CPUs, load {:.2}); {samples} samples of ≥ {sample_ms} ms each, draw and run alternating, medians, thread CPU time",
         machine.cpu_model,
         machine.logical_cpus,
         machine.load_average.map_or(0.0, |l| l[0])
-    );
+    )
+    .map_err(io_err)?;
+    out.flush().map_err(io_err)?;
     let mut rows = Vec::new();
     for w in &workloads {
         for &b in backends {
             rows.push(draw::measure(w, b, samples, sample_ms));
         }
     }
-    println!("\n{}", draw::table(&rows));
-    println!("small draws:\n{}", draw::small_table(&rows));
-    println!("{}", draw::LEGEND);
+    writeln!(out, "\n{}", draw::table(&rows)).map_err(io_err)?;
+    writeln!(out, "small draws:\n{}", draw::small_table(&rows)).map_err(io_err)?;
+    writeln!(out, "{}", draw::LEGEND).map_err(io_err)?;
+    if let Some(path) = &args.json {
+        let report = draw::DrawReport {
+            machine: &machine,
+            indices: draw::INDICES,
+            vertices: draw::VERTICES,
+            stride: draw::STRIDE,
+            samples,
+            sample_ms,
+            results: &rows,
+        };
+        let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+        if json_to_stdout {
+            let mut stdout = std::io::stdout().lock();
+            writeln!(stdout, "{text}").map_err(|e| format!("stdout: {e}"))?;
+        } else {
+            std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+    }
     Ok(())
 }
