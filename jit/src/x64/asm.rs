@@ -726,6 +726,15 @@ pub fn insert_attribute_counted(ops: &mut Ops, d: u8, disp: i32) {
     dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [rdx + rsi + disp], 1);
 }
 
+/// SSE4.1: the components of `d` that `mask` selects (bits 0–3: components 0–3) taken from
+/// the constant row at `row`, the others kept (a draw kernel's constant slots blended into a
+/// copied attribute row). Only SSE4.1 has it: dynasm encodes `vblendps` with a label operand
+/// as a register form, so AVX2 and AVX-512 callers mask and OR instead.
+pub fn blend_const(ops: &mut Ops, d: u8, row: DynamicLabel, mask: u8) {
+    let mask = (mask & 15) as i8;
+    dynasm!(ops ; .arch x64 ; blendps Rx(d), [=>row], mask);
+}
+
 /// AVX2: `d`'s high half = the 16 bytes at `[rdx + rax]` (a draw kernel's four-component
 /// attribute of lane k + 4), its low half kept.
 pub fn insert_attribute(ops: &mut Ops, d: u8) {

@@ -482,21 +482,32 @@ impl Emitter<'_> {
             let one = self.const_row(&[1.0f32.to_bits()]);
             (abs, one)
         });
-        // The constant slots: a mask keeping the row's components, then their bits.
+        // The constant slots: which components they are, and their bits.
         let slots: [DrawSlot; 4] = std::array::from_fn(|k| layout.slots[g * 4 + k]);
         let blend = slots
             .iter()
             .any(|s| !matches!(s, DrawSlot::Output { .. }))
             .then(|| {
-                let keep = slots.map(|s| match s {
-                    DrawSlot::Output { .. } => u32::MAX,
-                    DrawSlot::Zero | DrawSlot::One => 0,
+                let mask = slots.iter().enumerate().fold(0u8, |m, (k, s)| match s {
+                    DrawSlot::Output { .. } => m,
+                    DrawSlot::Zero | DrawSlot::One => m | 1 << k,
                 });
                 let bits = slots.map(|s| match s {
                     DrawSlot::Output { .. } | DrawSlot::Zero => 0,
                     DrawSlot::One => 1.0f32.to_bits(),
                 });
-                (self.const_row(&keep), self.const_row(&bits))
+                // SSE4.1 blends them in ([`asm::blend_const`]); the wider tiers mask the
+                // row's components, then OR the constants' bits.
+                let keep = match t {
+                    asm::Tier::Sse41 => None,
+                    asm::Tier::Avx2 | asm::Tier::Avx512 => {
+                        Some(self.const_row(&slots.map(|s| match s {
+                            DrawSlot::Output { .. } => u32::MAX,
+                            DrawSlot::Zero | DrawSlot::One => 0,
+                        })))
+                    }
+                };
+                (mask, self.const_row(&bits), keep)
             });
         for k in 0..4 {
             self.draw_row(layout, v, k, S0);
@@ -505,10 +516,15 @@ impl Emitter<'_> {
                 asm::vop_m(&mut self.ops, t, asm::VOp::AndPs, S0, S0, Mem::Const(abs));
                 asm::vop_m(&mut self.ops, t, asm::VOp::MinPs, S0, S0, Mem::Const(one));
             }
-            if let Some((keep, bits)) = blend {
+            if let Some((mask, bits, keep)) = blend {
                 // 0.0 and 1.0 are their own `min(|c|, 1)`: blended in after the clamp.
-                asm::vop_m(&mut self.ops, t, asm::VOp::AndPs, S0, S0, Mem::Const(keep));
-                asm::vop_m(&mut self.ops, t, asm::VOp::OrPs, S0, S0, Mem::Const(bits));
+                match keep {
+                    Some(keep) => {
+                        asm::vop_m(&mut self.ops, t, asm::VOp::AndPs, S0, S0, Mem::Const(keep));
+                        asm::vop_m(&mut self.ops, t, asm::VOp::OrPs, S0, S0, Mem::Const(bits));
+                    }
+                    None => asm::blend_const(&mut self.ops, S0, bits, mask),
+                }
             }
             let k = k as i32;
             asm::store_xmm(&mut self.ops, t, S0, Base::R8, at(k));
