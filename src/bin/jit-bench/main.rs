@@ -76,6 +76,36 @@ struct Args {
     draw: bool,
 }
 
+impl Args {
+    /// `--json -`: stdout carries the JSON only, and the tables go to stderr.
+    fn json_to_stdout(&self) -> bool {
+        self.json.as_deref().is_some_and(|p| p.as_os_str() == "-")
+    }
+
+    /// Where the tables go: stdout, or stderr when the JSON takes stdout.
+    fn table_out(&self) -> Box<dyn Write> {
+        if self.json_to_stdout() {
+            Box::new(std::io::stderr())
+        } else {
+            Box::new(std::io::stdout())
+        }
+    }
+
+    /// Writes `report` as pretty JSON to the `--json` file or stdout; nothing without `--json`.
+    fn write_json(&self, report: &impl serde::Serialize) -> Result<(), String> {
+        let Some(path) = &self.json else {
+            return Ok(());
+        };
+        let text = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
+        if self.json_to_stdout() {
+            let mut stdout = std::io::stdout().lock();
+            writeln!(stdout, "{text}").map_err(|e| format!("stdout: {e}"))
+        } else {
+            std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))
+        }
+    }
+}
+
 /// Backend names on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum BackendArg {
@@ -176,7 +206,7 @@ fn run(args: &Args) -> Result<(), String> {
                 .max(1),
         )?;
         let text = agal::table(&rows);
-        if args.json.as_deref().is_some_and(|p| p.as_os_str() == "-") {
+        if args.json_to_stdout() {
             eprintln!("{text}");
         } else {
             println!("{text}");
@@ -223,12 +253,7 @@ fn run(args: &Args) -> Result<(), String> {
     };
     let machine = machine::Machine::detect();
 
-    let json_to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
-    let mut out: Box<dyn Write> = if json_to_stdout {
-        Box::new(std::io::stderr())
-    } else {
-        Box::new(std::io::stdout())
-    };
+    let mut out = args.table_out();
     let io_err = |e: std::io::Error| format!("writing the table: {e}");
     let names: Vec<&str> = workloads.iter().map(|w| w.name.as_str()).collect();
     let shaders = if args.files.is_empty() {
@@ -280,21 +305,12 @@ fn run(args: &Args) -> Result<(), String> {
         writeln!(out, "note: {n}").map_err(io_err)?;
     }
 
-    if let Some(path) = &args.json {
-        let report = report::Report {
-            machine: &machine,
-            settings: &settings,
-            results: &rows,
-            notes,
-        };
-        let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
-        if json_to_stdout {
-            let mut stdout = std::io::stdout().lock();
-            writeln!(stdout, "{text}").map_err(|e| format!("stdout: {e}"))?;
-        } else {
-            std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
-        }
-    }
+    args.write_json(&report::Report {
+        machine: &machine,
+        settings: &settings,
+        results: &rows,
+        notes,
+    })?;
     if let Some(path) = &args.svg {
         chart::draw(path, &rows, &machine)?;
     }
@@ -324,13 +340,7 @@ fn run_draws(args: &Args, backends: &[Backend]) -> Result<(), String> {
         .max(1);
     let sample_ms = if args.quick { 8.0 } else { 25.0 };
     let machine = machine::Machine::detect();
-    // With `--json -` stdout carries the JSON only and the tables go to stderr.
-    let json_to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
-    let mut out: Box<dyn Write> = if json_to_stdout {
-        Box::new(std::io::stderr())
-    } else {
-        Box::new(std::io::stdout())
-    };
+    let mut out = args.table_out();
     let io_err = |e: std::io::Error| format!("writing the table: {e}");
     writeln!(
         out,
@@ -359,23 +369,14 @@ fn run_draws(args: &Args, backends: &[Backend]) -> Result<(), String> {
     writeln!(out, "\n{}", draw::table(&rows)).map_err(io_err)?;
     writeln!(out, "small draws:\n{}", draw::small_table(&rows)).map_err(io_err)?;
     writeln!(out, "{}", draw::LEGEND).map_err(io_err)?;
-    if let Some(path) = &args.json {
-        let report = draw::DrawReport {
-            machine: &machine,
-            indices: draw::INDICES,
-            vertices: draw::VERTICES,
-            stride: draw::STRIDE,
-            samples,
-            sample_ms,
-            results: &rows,
-        };
-        let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
-        if json_to_stdout {
-            let mut stdout = std::io::stdout().lock();
-            writeln!(stdout, "{text}").map_err(|e| format!("stdout: {e}"))?;
-        } else {
-            std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
-        }
-    }
+    args.write_json(&draw::DrawReport {
+        machine: &machine,
+        indices: draw::INDICES,
+        vertices: draw::VERTICES,
+        stride: draw::STRIDE,
+        samples,
+        sample_ms,
+        results: &rows,
+    })?;
     Ok(())
 }

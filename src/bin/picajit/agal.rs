@@ -397,11 +397,8 @@ pub fn dump_agal(path: &Path, backend: crate::Backend, ir: bool, asm: bool) -> C
     }
     if let Some(code) = shader.machine_code() {
         outln!(
-            "native (last segment): {} bytes of code, {} instructions, {} spill slots, {} lanes",
-            code.code_len(),
-            code.instruction_count(),
-            code.spill_slots(),
-            code.lanes()
+            "native (last segment): {}",
+            crate::dump::native_summary(code)
         );
         if asm {
             out!("{}", code.disassemble());

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
-use picajit::engine::{Engine, Timings};
+use picajit::engine::{Engine, MachineCode, Timings};
 use picajit::synthetic::{self, Shape};
 
 use crate::{inputs, load_program, Backend, CliResult, Loaded};
@@ -176,13 +176,7 @@ pub fn dump(args: &DumpArgs) -> CliResult {
         outln!("kernel: the variant for the run's uniforms");
     }
     if let Some(code) = variant.as_ref().or(shader.machine_code()) {
-        outln!(
-            "native: {} bytes of code, {} instructions, {} spill slots, {} lanes",
-            code.code_len(),
-            code.instruction_count(),
-            code.spill_slots(),
-            code.lanes()
-        );
+        outln!("native: {}", native_summary(code));
         if args.asm {
             out!("{}", code.disassemble());
         }
@@ -246,4 +240,16 @@ fn timings(engine: &Engine, program: &picajit::Program, repeat: usize) {
             100.0 * med.as_secs_f64() / sum_med.as_secs_f64().max(1e-12)
         );
     }
+}
+
+/// One line on a kernel's machine code: its size, instructions, spill slots and lanes (what
+/// `dump` prints for a shader, an AGAL program and each draw kernel).
+pub fn native_summary(code: &MachineCode) -> String {
+    format!(
+        "{} bytes of code, {} instructions, {} spill slots, {} lanes",
+        code.code_len(),
+        code.instruction_count(),
+        code.spill_slots(),
+        code.lanes()
+    )
 }

@@ -59,11 +59,8 @@ pub fn draw_kernels(
             Ok(code) => {
                 outln!(
                     "draw kernel, {name} ({count} attributes of 4 floats, stride {stride} floats): \
-                     {} bytes of code, {} instructions, {} spill slots, {} lanes",
-                    code.code_len(),
-                    code.instruction_count(),
-                    code.spill_slots(),
-                    code.lanes()
+                     {}",
+                    crate::dump::native_summary(&code)
                 );
                 if asm {
                     out!("{}", code.disassemble());
