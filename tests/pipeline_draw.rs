@@ -66,6 +66,15 @@ fn bits(v: &[f32]) -> Vec<u32> {
         .collect()
 }
 
+/// Asserts that `out` holds as many output vertices as `want`, each equal slot for slot by
+/// bits (NaN equals NaN).
+fn assert_same_vertices(out: &DrawOutput, want: &DrawOutput, what: &str) {
+    assert_eq!(out.vertices().len(), want.vertices().len(), "{what}");
+    for (u, (g, w)) in out.vertices().iter().zip(want.vertices()).enumerate() {
+        assert_eq!(bits(&g.slots), bits(&w.slots), "{what}: vertex {u}");
+    }
+}
+
 /// The lighting example with three attributes: position (4 floats at offset 1 of an
 /// interleaved array of stride 7), normal (3 floats, packed), colour (fixed).
 struct Scene {
@@ -747,10 +756,7 @@ fn prepare_draw_compiles_the_draw_kernel_so_the_first_draw_compiles_nothing() {
                 let what = format!("{backend:?} prepared {prepared} {} indices", list.len());
                 assert_eq!(compiled, u64::from(native && !prepared), "{what}");
                 assert_eq!(out.indices(), want.indices(), "{what}");
-                for (g, w) in out.vertices().iter().zip(want.vertices()) {
-                    assert_eq!(bits(&g.slots), bits(&w.slots), "{what}");
-                }
-                assert_eq!(out.vertices().len(), want.vertices().len(), "{what}");
+                assert_same_vertices(&out, want, &what);
             }
         }
     }
@@ -1440,10 +1446,7 @@ fn one_output_buffer_reused_across_shaders_maps_and_sizes_never_shows_stale_slot
                     );
                     assert_eq!(out.indices(), want.indices(), "{what}");
                     assert_eq!(out.vertex_ids(), want.vertex_ids(), "{what}");
-                    assert_eq!(out.vertices().len(), want.vertices().len(), "{what}");
-                    for (u, (g, w)) in out.vertices().iter().zip(want.vertices()).enumerate() {
-                        assert_eq!(bits(&g.slots), bits(&w.slots), "{what}: vertex {u}");
-                    }
+                    assert_same_vertices(&out, &want, &what);
                 }
             }
         }
@@ -1534,10 +1537,7 @@ fn copied_registers_in_groups_with_constant_slots_equal_the_interpreter() {
                 p.draw(*indices, &attributes, &mut out).unwrap();
                 let what = format!("{backend:?} map {m}, {} indices", indices.len());
                 assert_eq!(out.indices(), want.indices(), "{what}");
-                assert_eq!(out.vertices().len(), want.vertices().len(), "{what}");
-                for (u, (g, w)) in out.vertices().iter().zip(want.vertices()).enumerate() {
-                    assert_eq!(bits(&g.slots), bits(&w.slots), "{what}: vertex {u}");
-                }
+                assert_same_vertices(&out, &want, &what);
             }
         }
     }
@@ -1669,10 +1669,7 @@ fn draws_after_each_change_of_shader_attributes_permutation_or_output_map_equal_
                 p.draw(indices, &attributes, &mut out).unwrap();
                 let what = format!("{backend:?} state {s}, {} indices", indices.len());
                 assert_eq!(out.vertex_ids(), want.vertex_ids(), "{what}");
-                assert_eq!(out.vertices().len(), want.vertices().len(), "{what}");
-                for (u, (g, w)) in out.vertices().iter().zip(want.vertices()).enumerate() {
-                    assert_eq!(bits(&g.slots), bits(&w.slots), "{what}: vertex {u}");
-                }
+                assert_same_vertices(&out, &want, &what);
             }
         }
     }
