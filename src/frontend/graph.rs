@@ -161,12 +161,13 @@ pub struct Graph {
 
 /// Explores every reachable control state of `program`, at most `max_states` of them.
 pub fn explore(program: &Program, max_states: usize) -> Result<Graph, Unsupported> {
-    let stop = stops(program);
+    let (stop, decoded) = stops(program);
     // About one state per word up to the last one loaded (more only inside calls and loops).
     let room = stop.len().min(max_states);
     let mut x = Explorer {
         program,
         stop,
+        decoded,
         plain: vec![u32::MAX; LAST_SLOT as usize],
         index: HashMap::default(),
         states: Vec::with_capacity(room),
@@ -202,6 +203,9 @@ struct Explorer<'a> {
     /// flow instruction or END (4095 if none; beyond the list, 4095), and whether the
     /// invocation ends there (END or 4095).
     stop: Vec<(u32, bool)>,
+    /// The instructions at the addresses `stop` covers, decoded once (`stop.len() - 1` of
+    /// them; the words after them are 0).
+    decoded: Vec<Instruction>,
     /// Per pc: the state with that pc and empty stacks (`u32::MAX`: none yet), the state of
     /// nearly every word outside calls, IFs and loops, found without hashing.
     plain: Vec<u32>,
@@ -261,23 +265,33 @@ fn is_flow(instr: &Instruction) -> bool {
 
 /// `stop[pc]`: the first address ≥ pc holding a flow instruction or END, else 4095, and
 /// whether that is an END or 4095; for pc up to the last non-zero word below 4095 (the words
-/// after it are 0, `add o0, v0, v0`).
-fn stops(program: &Program) -> Vec<(u32, bool)> {
+/// after it are 0, `add o0, v0, v0`). Also the instructions of the words before that point,
+/// decoded.
+fn stops(program: &Program) -> (Vec<(u32, bool)>, Vec<Instruction>) {
     let code = &program.code[..LAST_SLOT as usize];
     let len = code
         .iter()
         .rposition(|&w| w != 0)
         .map_or(0, |last| last + 1);
     let mut stop = vec![(LAST_SLOT, true); len + 1];
+    let zero = Instruction::decode(0);
+    let mut decoded = vec![zero; len];
     for pc in (0..len).rev() {
-        // Unloaded words are 0 (`add o0, v0, v0`): skip the decode for them.
+        // Unloaded words are 0 (`add o0, v0, v0`, no flow): decoded once above.
         let word = program.code[pc];
-        stop[pc] = match (word != 0).then(|| Instruction::decode(word)) {
-            Some(instr) if is_flow(&instr) => (pc as u32, matches!(instr, Instruction::End(_))),
-            Some(_) | None => stop[pc + 1],
+        if word == 0 {
+            stop[pc] = stop[pc + 1];
+            continue;
+        }
+        let instr = Instruction::decode(word);
+        stop[pc] = if is_flow(&instr) {
+            (pc as u32, matches!(instr, Instruction::End(_)))
+        } else {
+            stop[pc + 1]
         };
+        decoded[pc] = instr;
     }
-    stop
+    (stop, decoded)
 }
 
 /// Pushes onto a bounded stack, dropping the oldest entry when it is full.
@@ -303,7 +317,10 @@ fn branch(cond: Cond, then: Flow, other: Flow) -> Flow {
 impl Explorer<'_> {
     fn instr(&self, pc: u32) -> Instruction {
         // The interpreter treats slot 4095 as END; states only exist below it.
-        Instruction::decode(self.program.code[pc as usize])
+        match self.decoded.get(pc as usize) {
+            Some(&instr) => instr,
+            None => Instruction::decode(self.program.code[pc as usize]),
+        }
     }
 
     /// True if from `pc` the invocation runs straight to an END or slot 4095 whatever the
@@ -393,7 +410,14 @@ impl Explorer<'_> {
             | Instruction::Nop(_)
             | Instruction::Undefined(_)
             | Instruction::Emit(_)
-            | Instruction::Setemit(_) => self.close(pc, s.clone(), plain, false)?,
+            | Instruction::Setemit(_) => {
+                if s.ifs.is_empty() && s.calls.is_empty() && s.loops.is_empty() {
+                    // No scope to close and a forward transfer: straight on to the next state.
+                    goto(self.target(plain, Stacks::default())?)
+                } else {
+                    self.close(pc, s.clone(), plain, false)?
+                }
+            }
             Instruction::End(_) => goto(Target::Exit),
             Instruction::Break(_) => self.close(pc, s.clone(), plain, true)?,
             Instruction::Breakc(f) => branch(
