@@ -246,8 +246,13 @@ impl Emit<'_> {
     /// Appends an instruction, counting it as a reader of each fresh variable it names.
     #[inline]
     fn push(&mut self, op: Op, dst: Option<Var>, args: &[Var], imm: [u32; 2]) {
-        let mut a = [Var(0); 3];
-        a[..args.len()].copy_from_slice(args);
+        // Filled by length: a slice copy of 0–12 bytes would be a call to `memcpy`.
+        let a = match *args {
+            [] => [Var(0); 3],
+            [x] => [x, Var(0), Var(0)],
+            [x, y] => [x, y, Var(0)],
+            [x, y, z, ..] => [x, y, z],
+        };
         for (j, &v) in args.iter().enumerate() {
             if let Some(f) = self.fresh_index(v) {
                 if !args[..j].contains(&v) {

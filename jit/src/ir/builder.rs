@@ -42,6 +42,7 @@ impl Builder {
     }
 
     /// A new variable of type `ty`.
+    #[inline]
     pub fn var(&mut self, ty: Ty) -> Var {
         self.func.vars.push(ty);
         Var(self.func.vars.len() as u32 - 1)
@@ -62,6 +63,7 @@ impl Builder {
     }
 
     /// The current block.
+    #[inline]
     pub fn current(&self) -> BlockId {
         self.current
     }
@@ -99,6 +101,7 @@ impl Builder {
     }
 
     /// Appends copies of `insts`, in order.
+    #[inline]
     pub fn extend_from_slice(&mut self, insts: &[Inst]) {
         self.func.blocks[self.current.0 as usize]
             .insts
