@@ -360,12 +360,18 @@ impl Explorer<'_> {
         if let Some(id) = known {
             return Ok(Target::State(id));
         }
+        self.add(pc, state.stacks, empty)
+    }
+
+    /// A new state at `pc` with `stacks` (`empty` if they are), queued for its step.
+    fn add(&mut self, pc: u32, stacks: Stacks, empty: bool) -> Result<Target, Unsupported> {
         if self.states.len() >= self.max_states {
             return Err(Unsupported::TooManyStates {
                 limit: self.max_states,
             });
         }
         let id = self.states.len();
+        let state = AbsState { pc, stacks };
         if empty {
             self.plain[pc as usize] = id as u32;
         } else {
@@ -374,6 +380,17 @@ impl Explorer<'_> {
         self.states.push(state);
         self.queue.push_back(id);
         Ok(Target::State(id))
+    }
+
+    /// [`Explorer::target`] for `pc` with empty stacks (nothing to canonicalize, no hashing).
+    fn plain_target(&mut self, pc: u32) -> Result<Target, Unsupported> {
+        if pc >= LAST_SLOT {
+            return Ok(Target::Exit);
+        }
+        match self.plain[pc as usize] {
+            u32::MAX => self.add(pc, Stacks::default(), true),
+            id => Ok(Target::State(id as usize)),
+        }
     }
 
     /// The step of `state`, whose instruction is `instr`.
@@ -413,7 +430,7 @@ impl Explorer<'_> {
             | Instruction::Setemit(_) => {
                 if s.ifs.is_empty() && s.calls.is_empty() && s.loops.is_empty() {
                     // No scope to close and a forward transfer: straight on to the next state.
-                    goto(self.target(plain, Stacks::default())?)
+                    goto(self.plain_target(plain)?)
                 } else {
                     self.close(pc, s.clone(), plain, false)?
                 }
