@@ -19,14 +19,12 @@
 //! lane still running is there. States that appear in some frontier are *merge* states: lanes
 //! that arrived at different times meet there.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use rustc_hash::FxHashMap as HashMap;
 use rustc_hash::FxHashSet as HashSet;
 
 use super::graph::{Cond, Effect, Flow, Graph, Target};
 use super::ifconv::Conversion;
+use super::worklist::Worklist;
 
 /// Most frontier entries the analysis may add up in one function (a bound on compile time for
 /// hostile control flow; beyond it the plan is [`Plan::coarse`]).
@@ -279,20 +277,17 @@ pub fn plan(
     let mut front = Frontiers::new(n);
     let mut done = vec![false; n];
     // The states to visit, lowest priority first, each listed once.
-    let mut work = BinaryHeap::new();
-    let mut listed = vec![false; order.len()];
+    let mut work = Worklist::new(order.len());
     let mut budget = MAX_FRONTIER_WORK;
     if !order.is_empty() {
-        work.push(Reverse(0u32));
-        listed[0] = true;
+        work.push(0);
     }
     // Lists reused from state to state.
     let mut waiting = Vec::new();
     let mut targets = Vec::new();
     let mut o = Vec::new();
-    while let Some(Reverse(p)) = work.pop() {
-        listed[p as usize] = false;
-        let s = order[p as usize];
+    while let Some(p) = work.pop() {
+        let s = order[p];
         done[s] = true;
         waiting.clear();
         waiting.extend_from_slice(&front.members[s]);
@@ -332,8 +327,8 @@ pub fn plan(
                         }
                     }
                 }
-                if changed && !std::mem::replace(&mut listed[next as usize], true) {
-                    work.push(Reverse(next));
+                if changed {
+                    work.push(next as usize);
                 }
             }
         }

@@ -75,6 +75,7 @@ pub mod masked;
 mod regs;
 mod rows;
 mod uniform;
+mod worklist;
 
 #[cfg(test)]
 mod eval_tests;

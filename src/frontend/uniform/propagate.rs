@@ -28,15 +28,13 @@
 //! (`Entries::seed`) are carried on from where the solve stopped, at the cost of the new facts
 //! only (branch conversion uses that to bound the next round's analysis without building it).
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use picajit_codegen::ir::{Function, Var};
 #[cfg(test)]
 use picajit_codegen::opt::VarSet;
 
 use super::{rule, Rule};
 use crate::frontend::rows::Rows;
+use crate::frontend::worklist::Worklist;
 
 /// A list per key in one array: the items of key k are `items[start[k]..start[k + 1]]`.
 struct Lists<T> {
@@ -338,10 +336,8 @@ pub(super) struct Entries {
     takes: Vec<bool>,
     varies: Rows,
     pass: Pass,
-    /// Blocks to run, lowest first; per block, whether it is listed, and whether it is still
-    /// to run a first time.
-    work: BinaryHeap<Reverse<u32>>,
-    listed: Vec<bool>,
+    /// Blocks to run, lowest first; per block, whether it is still to run a first time.
+    work: Worklist,
     first: Vec<bool>,
 }
 
@@ -372,9 +368,7 @@ impl Entries {
             return;
         }
         self.pass.turn_on(&self.links, b, inst);
-        if !std::mem::replace(&mut self.listed[b], true) {
-            self.work.push(Reverse(b as u32));
-        }
+        self.work.push(b);
     }
 
     /// Runs the listed blocks until nothing changes. Each reachable block is run
@@ -392,14 +386,11 @@ impl Entries {
             varies,
             pass,
             work,
-            listed,
             first,
             ..
         } = self;
         let mut out = vec![0u64; varies.width()];
-        while let Some(Reverse(b)) = work.pop() {
-            let b = b as usize;
-            listed[b] = false;
+        while let Some(b) = work.pop() {
             pass.run(links, b, std::mem::take(&mut first[b]), varies);
             // The exit set: what entered and is not written, and the writes that may vary.
             let through = varies.row(b).iter().zip(links.written.row(b));
@@ -417,8 +408,8 @@ impl Entries {
                     grew |= new != *v;
                     *v = new;
                 }
-                if grew && !std::mem::replace(&mut listed[s], true) {
-                    work.push(Reverse(s as u32));
+                if grew {
+                    work.push(s);
                 }
             }
         }
@@ -499,18 +490,19 @@ pub(super) fn solve(
         exit_writes: Rows::new(n, links.xs),
         stack: Vec::new(),
     };
-    let work = (0..n as u32)
-        .filter(|&b| reached[b as usize])
-        .map(Reverse)
-        .collect();
     let mut entries = Entries {
         links,
         live,
         takes,
         varies,
         pass,
-        work,
-        listed: reached.clone(),
+        work: {
+            let mut work = Worklist::new(n);
+            for b in (0..n).filter(|&b| reached[b]) {
+                work.push(b);
+            }
+            work
+        },
         first: reached.clone(),
         reached,
     };
