@@ -163,12 +163,13 @@ pub struct Graph {
 pub fn explore(program: &Program, max_states: usize) -> Result<Graph, Unsupported> {
     let (stop, decoded) = stops(program);
     // About one state per word up to the last one loaded (more only inside calls and loops).
-    let room = stop.len().min(max_states);
+    let words = stop.len();
+    let room = words.min(max_states);
     let mut x = Explorer {
         program,
         stop,
         decoded,
-        plain: vec![u32::MAX; LAST_SLOT as usize],
+        plain: vec![u32::MAX; words],
         index: HashMap::default(),
         states: Vec::with_capacity(room),
         queue: VecDeque::new(),
@@ -206,8 +207,10 @@ struct Explorer<'a> {
     /// The instructions at the addresses `stop` covers, decoded once (`stop.len() - 1` of
     /// them; the words after them are 0).
     decoded: Vec<Instruction>,
-    /// Per pc: the state with that pc and empty stacks (`u32::MAX`: none yet), the state of
-    /// nearly every word outside calls, IFs and loops, found without hashing.
+    /// Per pc: the state with that pc and empty stacks (`u32::MAX`: none yet; beyond the list,
+    /// none either), the state of nearly every word outside calls, IFs and loops, found
+    /// without hashing. Sized by the loaded code and grown when a state lies past it, so a
+    /// short program does not fill a table of every address.
     plain: Vec<u32>,
     /// The states with some stack entry.
     index: HashMap<AbsState, usize>,
@@ -353,7 +356,10 @@ impl Explorer<'_> {
         let empty = stacks.ifs.is_empty() && stacks.calls.is_empty() && stacks.loops.is_empty();
         let state = AbsState { pc, stacks };
         let known = if empty {
-            Some(self.plain[pc as usize] as usize).filter(|&id| id != u32::MAX as usize)
+            self.plain
+                .get(pc as usize)
+                .map(|&id| id as usize)
+                .filter(|&id| id != u32::MAX as usize)
         } else {
             self.index.get(&state).copied()
         };
@@ -373,7 +379,11 @@ impl Explorer<'_> {
         let id = self.states.len();
         let state = AbsState { pc, stacks };
         if empty {
-            self.plain[pc as usize] = id as u32;
+            let at = pc as usize;
+            if at >= self.plain.len() {
+                self.plain.resize(at + 1, u32::MAX);
+            }
+            self.plain[at] = id as u32;
         } else {
             self.index.insert(state.clone(), id);
         }
@@ -387,9 +397,9 @@ impl Explorer<'_> {
         if pc >= LAST_SLOT {
             return Ok(Target::Exit);
         }
-        match self.plain[pc as usize] {
-            u32::MAX => self.add(pc, Stacks::default(), true),
-            id => Ok(Target::State(id as usize)),
+        match self.plain.get(pc as usize) {
+            Some(&id) if id != u32::MAX => Ok(Target::State(id as usize)),
+            Some(_) | None => self.add(pc, Stacks::default(), true),
         }
     }
 

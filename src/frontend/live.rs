@@ -17,7 +17,7 @@ use crate::isa::{AddrIdx, AluOperands, DstKind, OpDesc, SrcKind};
 use crate::program::Program;
 
 use super::alu::{self, Math, Step};
-use super::graph::{Graph, Target};
+use super::graph::{Flow, Graph, Target};
 
 /// What the builder needs to know about liveness.
 #[derive(Clone, Debug, Default)]
@@ -232,29 +232,38 @@ fn writes_dst(math: Math) -> bool {
 /// a loop in a round more per nesting level. Without an edge to a state not after its source,
 /// one backward walk is the solution and collects the loads on the way (each state's `after`
 /// is final once its successors' entries are); otherwise the rounds run over tables built
-/// once, then the loads are collected.
+/// once, then the loads are collected. The walk itself finds such an edge (it reaches every
+/// state's edges) and then hands over to the rounds.
 pub(super) fn analyze(program: &Program, graph: &Graph) -> Liveness {
     let n = graph.nodes.len();
-    let backward = graph.nodes.iter().enumerate().any(|(s, node)| {
-        !node
-            .flow
-            .each_target(&mut |t| !matches!(t, Target::State(x) if x <= s))
-    });
-    if backward {
-        return cyclic(program, graph);
-    }
     let mut after = vec![0u64; n];
     let mut before = vec![0u64; n];
     let mut loads = Loads::default();
     for s in (0..n).rev() {
         let node = &graph.nodes[s];
         let mut out = 0;
-        node.flow.each_target(&mut |t| {
-            if let Target::State(x) = t {
-                out |= before[x];
+        let forward = match node.flow {
+            // The step of nearly every state: one plain successor.
+            Flow::Goto(Target::State(x)) if x > s => {
+                out = before[x];
+                true
             }
-            true
-        });
+            Flow::Goto(Target::Exit) => true,
+            Flow::Goto(Target::State(_))
+            | Flow::Do(..)
+            | Flow::If { .. }
+            | Flow::LoopNext { .. } => node.flow.each_target(&mut |t| match t {
+                Target::State(x) if x <= s => false,
+                Target::State(x) => {
+                    out |= before[x];
+                    true
+                }
+                Target::Exit => true,
+            }),
+        };
+        if !forward {
+            return cyclic(program, graph);
+        }
         after[s] = out;
         before[s] = Transfer::new(program, alu::step(&node.instr)).apply(out, &mut loads);
     }
