@@ -272,7 +272,17 @@ fn is_flow(instr: &Instruction) -> bool {
 /// decoded.
 fn stops(program: &Program) -> (Vec<(u32, bool)>, Vec<Instruction>) {
     let code = &program.code[..LAST_SLOT as usize];
-    let len = code
+    // The end of the loaded code: found 16 words at a time from the end (a short program
+    // leaves thousands of zero words to skip).
+    let mut len = code.len();
+    while len > 0 {
+        let chunk = &code[len.saturating_sub(16)..len];
+        if chunk.iter().fold(0, |any, &w| any | w) != 0 {
+            break;
+        }
+        len -= chunk.len();
+    }
+    let len = code[..len]
         .iter()
         .rposition(|&w| w != 0)
         .map_or(0, |last| last + 1);

@@ -64,12 +64,19 @@ pub fn reread_copies(func: &mut Function) -> usize {
                 .rev()
                 .take_while(|i| i.op == Op::Output)
                 .count();
+        // Per output register, in one pass over the stores: the first four of them (in block
+        // order) and how many there are.
+        let mut by_reg = [([0usize; 4], 0usize); 16];
+        for i in start..len {
+            let (at, count) = &mut by_reg[(block.insts[i].imm[0] & 15) as usize];
+            if let Some(slot) = at.get_mut(*count) {
+                *slot = i;
+            }
+            *count += 1;
+        }
         let mut fresh: Vec<Inst> = Vec::new();
-        for o in 0..16u32 {
-            let stores: Vec<usize> = (start..len)
-                .filter(|&i| block.insts[i].imm[0] & 15 == o)
-                .collect();
-            if stores.len() != 4 {
+        for (stores, count) in by_reg {
+            if count != 4 {
                 continue;
             }
             let mut from = None;
