@@ -28,7 +28,7 @@ pub const VERTICES: usize = 2048;
 pub const STRIDE: usize = 6;
 /// An operand descriptor no workload reads: changing it makes a new program (cache key)
 /// that runs exactly like the old one.
-const UNUSED_DESC: u32 = 127;
+pub const UNUSED_DESC: u32 = 127;
 
 /// Everything `--draw --json` writes.
 #[derive(Serialize)]
@@ -51,7 +51,7 @@ pub struct DrawReport<'a> {
 pub struct DrawWorkload {
     pub name: String,
     shbin: Shbin,
-    attributes: usize,
+    pub attributes: usize,
 }
 
 /// The built-in draw set: MVP and lighting (assembled from examples/shaders) and one real
@@ -99,9 +99,9 @@ pub fn workloads(corpus: Option<&std::path::Path>) -> Result<Vec<DrawWorkload>, 
 }
 
 /// The data of a draw: attribute arrays and two index lists over the same vertices.
-struct Data {
+pub struct Data {
     arrays: Vec<Vec<f32>>,
-    indices: Vec<u16>,
+    pub indices: Vec<u16>,
     other: Vec<u16>,
 }
 
@@ -114,7 +114,7 @@ fn small_lists() -> [Vec<u16>; 2] {
     [vec![0, 1, 2], cube]
 }
 
-fn data(attributes: usize) -> Data {
+pub fn data(attributes: usize) -> Data {
     let mut rng = fastrand::Rng::with_seed(crate::workload::SEED);
     let arrays = (0..attributes)
         .map(|_| {
@@ -135,7 +135,7 @@ fn data(attributes: usize) -> Data {
 }
 
 impl Data {
-    fn attributes(&self) -> Vec<Attribute<'_>> {
+    pub fn attributes(&self) -> Vec<Attribute<'_>> {
         self.arrays
             .iter()
             .map(|a| Attribute::Array {
@@ -147,7 +147,7 @@ impl Data {
             .collect()
     }
     /// The unique vertices as input records (what a bare `run` takes).
-    fn records(&self, ids: &[u32]) -> Vec<Regs16> {
+    pub fn records(&self, ids: &[u32]) -> Vec<Regs16> {
         ids.iter()
             .map(|&id| {
                 let mut regs = [[0.0; 4]; 16];
@@ -163,7 +163,7 @@ impl Data {
 
 /// A pipeline loaded with the workload's shader by register writes, attribute k in v_k, and
 /// seeded uniforms c0–c15 in float32 mode.
-fn loaded(engine: Arc<Engine>, w: &DrawWorkload, scale: f32) -> Pipeline {
+pub fn loaded(engine: Arc<Engine>, w: &DrawWorkload, scale: f32) -> Pipeline {
     let mut p = Pipeline::new(engine);
     for c in program_commands(&w.shbin, 0).expect("DVLE 0") {
         p.write(c.reg, c.value, c.mask);

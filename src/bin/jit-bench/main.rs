@@ -5,6 +5,7 @@
 
 mod agal;
 mod chart;
+mod count;
 mod draw;
 mod load;
 mod machine;
@@ -74,6 +75,15 @@ struct Args {
     /// ../shared/corpus/shbin beside the source checkout, when it is there).
     #[arg(long)]
     draw: bool,
+    /// With `--draw`: no timing; make this operation once per draw shader and backend (not
+    /// the interpreter) inside the function `counted`, for an instruction counter
+    /// (`valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*counted*'`).
+    #[arg(long, value_enum, requires = "draw")]
+    count: Option<count::Op>,
+    /// With `--draw`: only the draw shaders whose name contains this (mvp, lighting, the
+    /// corpus file's name).
+    #[arg(long, requires = "draw")]
+    shader: Option<String>,
 }
 
 impl Args {
@@ -333,6 +343,17 @@ fn run_draws(args: &Args, backends: &[Backend]) -> Result<(), String> {
     let mut workloads = draw::workloads(default_corpus)?;
     for f in &args.files {
         workloads.extend(draw::workloads(Some(f))?.into_iter().skip(2));
+    }
+    if let Some(name) = &args.shader {
+        workloads.retain(|w| w.name.contains(name.as_str()));
+    }
+    if let Some(op) = args.count {
+        for w in &workloads {
+            for &b in backends.iter().filter(|&&b| b != Backend::Interp) {
+                count::count(w, b, op);
+            }
+        }
+        return Ok(());
     }
     let samples = args
         .repetitions

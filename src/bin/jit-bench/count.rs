@@ -1,0 +1,107 @@
+//! `jit-bench --draw --count OP`: one operation of the draw workload per shader and backend,
+//! made inside [`counted`] after the same set-up and warm-up as the timed draw rows, so that
+//! an instruction counter can measure that operation alone:
+//!
+//! ```text
+//! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*counted*' \
+//!     jit-bench --draw --count first --backend x64-sse41 --shader lighting
+//! ```
+//!
+//! Only the calling thread's instructions are inside `counted`: kernels compiled on the rayon
+//! pool meanwhile (uniform-specialized variants) are not, as thread CPU time leaves them out
+//! of the timed rows.
+
+use std::sync::Arc;
+
+use clap::ValueEnum;
+use picajit::engine::{Backend, Engine};
+use picajit::pica::Unit;
+use picajit::pipeline::{DrawOutput, Indices};
+use picajit::program::VertexStatus;
+
+use crate::draw::{data, loaded, DrawWorkload, UNUSED_DESC, VERTICES};
+
+/// The operation `--count` makes once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Op {
+    /// One draw of the dense 4,096-index list, its kernels compiled.
+    Draw,
+    /// The same vertices drawn as a range.
+    Range,
+    /// A bare AoS `Shader::run` of the draw's unique vertices (its kernels compiled).
+    Run,
+    /// The first draw of a new shader (an unused descriptor changed) in a pipeline that has
+    /// drawn before: its compile included.
+    First,
+    /// A cold `Engine::compile` of that new shader.
+    Compile,
+    /// A cold `Engine::compile` and one `Shader::run` of the draw's unique vertices: the
+    /// bound of the first draw.
+    CompileRun,
+}
+
+/// Runs `f` once; the function an instruction counter toggles on (never inlined).
+#[inline(never)]
+fn counted<R>(f: impl FnOnce() -> R) -> R {
+    std::hint::black_box(f())
+}
+
+/// Sets up `w` on `backend` as [`crate::draw::measure`] does and makes `op` once inside
+/// [`counted`].
+pub fn count(w: &DrawWorkload, backend: Backend, op: Op) {
+    let d = data(w.attributes);
+    let attributes = d.attributes();
+    let engine = Arc::new(Engine::new(backend).expect("an available backend"));
+    let mut p = loaded(Arc::clone(&engine), w, 1.0);
+    let mut out = DrawOutput::new();
+    p.prepare().expect("the shader loads");
+    let _ = p.draw(Indices::U16(&d.indices), &attributes, &mut out);
+    let ids = out.vertex_ids().to_vec();
+    assert_eq!(ids.len(), VERTICES, "every vertex is drawn");
+    let records = d.records(&ids);
+    let shader = engine.compile(&p.regs().program(Unit::Vertex));
+    let uniforms = p.regs().uniforms(Unit::Vertex).clone();
+    shader.prepare(&uniforms);
+    let mut run_out = vec![[[0.0; 4]; 16]; records.len()];
+    let mut status = vec![VertexStatus::Ended; records.len()];
+    let range = Indices::Range {
+        first: 0,
+        count: VERTICES as u32,
+    };
+    let mut ranged = DrawOutput::new();
+    // Warm-up: every kernel compiled (background compiles given time to finish), every
+    // buffer grown.
+    for _ in 0..2 {
+        let _ = p.draw(Indices::U16(&d.indices), &attributes, &mut out);
+        let _ = p.draw(range, &attributes, &mut ranged);
+        let _ = shader.run(&uniforms, &records, &mut run_out, &mut status);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // A new program (an unused descriptor changed) for the first draw and the cold compiles.
+    if matches!(op, Op::First | Op::Compile | Op::CompileRun) {
+        p.regs_mut()
+            .upload_descs(Unit::Vertex, UNUSED_DESC, &[0x1000]);
+    }
+    let program = p.regs().program(Unit::Vertex);
+    let cold = Engine::new(backend).expect("an available backend");
+    match op {
+        Op::Draw | Op::First => {
+            let _ = counted(|| p.draw(Indices::U16(&d.indices), &attributes, &mut out));
+        }
+        Op::Range => {
+            let _ = counted(|| p.draw(range, &attributes, &mut ranged));
+        }
+        Op::Run => {
+            let _ = counted(|| shader.run(&uniforms, &records, &mut run_out, &mut status));
+        }
+        Op::Compile => {
+            counted(|| cold.compile(&program));
+        }
+        Op::CompileRun => {
+            let _ = counted(|| {
+                let shader = cold.compile(&program);
+                shader.run(&uniforms, &records, &mut run_out, &mut status)
+            });
+        }
+    }
+}
