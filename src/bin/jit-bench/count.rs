@@ -8,10 +8,14 @@
 //! ```
 //!
 //! Only the calling thread's instructions are inside `counted`: kernels compiled on the rayon
-//! pool meanwhile (uniform-specialized variants) are not, as thread CPU time leaves them out
-//! of the timed rows.
+//! pool are not, as thread CPU time leaves them out of the timed rows. While the operation is
+//! counted every rayon worker is held ([`HeldPool`]), so no background compile can finish
+//! and be picked up half-way (under valgrind, whose threads take turns, one would sometimes
+//! run to its end at the spawn): a new shader's first draw and first run both take its
+//! generic kernels, every time.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, RwLock, RwLockWriteGuard};
 
 use clap::ValueEnum;
 use picajit::engine::{Backend, Engine};
@@ -38,6 +42,33 @@ pub enum Op {
     /// A cold `Engine::compile` and one `Shader::run` of the draw's unique vertices: the
     /// bound of the first draw.
     CompileRun,
+}
+
+/// Closed (written) while the rayon workers are held.
+static GATE: RwLock<()> = RwLock::new(());
+
+/// Every worker of the rayon pool, each held in a job of its own until this is dropped.
+struct HeldPool {
+    _closed: RwLockWriteGuard<'static, ()>,
+}
+
+impl HeldPool {
+    fn hold() -> HeldPool {
+        let closed = GATE.write().unwrap_or_else(|p| p.into_inner());
+        let started = Arc::new(AtomicUsize::new(0));
+        let workers = rayon::current_num_threads();
+        for _ in 0..workers {
+            let started = Arc::clone(&started);
+            rayon::spawn(move || {
+                started.fetch_add(1, Ordering::AcqRel);
+                drop(GATE.read());
+            });
+        }
+        while started.load(Ordering::Acquire) < workers {
+            std::thread::yield_now();
+        }
+        HeldPool { _closed: closed }
+    }
 }
 
 /// Runs `f` once; the function an instruction counter toggles on (never inlined).
@@ -84,6 +115,7 @@ pub fn count(w: &DrawWorkload, backend: Backend, op: Op) {
     }
     let program = p.regs().program(Unit::Vertex);
     let cold = Engine::new(backend).expect("an available backend");
+    let held = HeldPool::hold();
     match op {
         Op::Draw | Op::First => {
             let _ = counted(|| p.draw(Indices::U16(&d.indices), &attributes, &mut out));
@@ -104,4 +136,5 @@ pub fn count(w: &DrawWorkload, backend: Backend, op: Op) {
             });
         }
     }
+    drop(held);
 }
