@@ -1327,6 +1327,13 @@ fn draw_kernels_equal_the_interpreter_with_every_layout() {
             // The draws above took the draw kernel on the native engines: another layout
             // (attribute 0 with 3 components) compiles one more kernel there, and none on the
             // interpreter.
+            // (`Engine::compile` compiles the generic AoS kernel the draws did not need: it
+            // is asked before counting.)
+            let reads_v11 = p
+                .engine()
+                .compile(&p.regs().program(Unit::Vertex))
+                .input_components()[11]
+                != 0;
             let before = p.engine().stats().compiles;
             let mut other = attributes.clone();
             other[0] = Attribute::packed(&a3, 3);
@@ -1336,11 +1343,6 @@ fn draw_kernels_equal_the_interpreter_with_every_layout() {
                 backend,
                 Backend::X64Sse41 | Backend::X64Avx2 | Backend::Aarch64
             );
-            let reads_v11 = p
-                .engine()
-                .compile(&p.regs().program(Unit::Vertex))
-                .input_components()[11]
-                != 0;
             let want = u64::from(draw_kernels && reads_v11);
             assert_eq!(
                 p.engine().stats().compiles - before,
@@ -1671,6 +1673,218 @@ fn draws_after_each_change_of_shader_attributes_permutation_or_output_map_equal_
                 assert_eq!(out.vertex_ids(), want.vertex_ids(), "{what}");
                 assert_same_vertices(&out, &want, &what);
             }
+        }
+    }
+}
+
+/// The lighting scene's output vertices for `ids` by the interpreter, as bits.
+fn lighting_wants(p: &Pipeline, s: &Scene, ids: &[u32]) -> Vec<Vec<u32>> {
+    let program = Interpreter::new(&p.regs().program(Unit::Vertex));
+    let uniforms = p.regs().uniforms(Unit::Vertex);
+    ids.iter()
+        .map(|&id| bits(&lighting_vertex(&program, uniforms, &s.inputs(id)).slots))
+        .collect()
+}
+
+/// Checks `out` against the interpreter's vertices for `ids` (its vertex ids too).
+fn check_lighting(out: &DrawOutput, p: &Pipeline, s: &Scene, ids: &[u32], what: &str) {
+    assert_eq!(out.vertex_ids(), ids, "{what}");
+    let got: Vec<Vec<u32>> = out.vertices().iter().map(|v| bits(&v.slots)).collect();
+    assert_eq!(got, lighting_wants(p, s, ids), "{what}");
+}
+
+/// Checks a bare run of the current vertex shader on the scene's vertices `ids` against the
+/// interpreter (o0 and o1, the registers the lighting shader writes).
+fn check_lighting_run(engine: &Engine, p: &Pipeline, s: &Scene, ids: &[u32], what: &str) {
+    let program = p.regs().program(Unit::Vertex);
+    let uniforms = p.regs().uniforms(Unit::Vertex);
+    let interp = Interpreter::new(&program);
+    let inputs: Vec<Regs16> = ids.iter().map(|&id| s.inputs(id)).collect();
+    let mut outputs = vec![[[0.0; 4]; 16]; inputs.len()];
+    let mut status = vec![picajit::program::VertexStatus::Ended; inputs.len()];
+    let shader = engine.compile(&program);
+    shader
+        .run(uniforms, &inputs, &mut outputs, &mut status)
+        .unwrap();
+    for (k, (got, input)) in outputs.iter().zip(&inputs).enumerate() {
+        let want = interp.run_vertex(uniforms, input).outputs;
+        assert_eq!(bits(&got[0]), bits(&want[0]), "{what}: vertex {k} o0");
+        assert_eq!(bits(&got[1]), bits(&want[1]), "{what}: vertex {k} o1");
+    }
+}
+
+/// The SIMD width of `backend`'s kernels (from a throwaway engine).
+fn lanes_of(backend: Backend, p: &Pipeline) -> usize {
+    Engine::new(backend)
+        .unwrap()
+        .compile(&p.regs().program(Unit::Vertex))
+        .lanes()
+}
+
+#[test]
+fn a_shader_first_used_by_a_draw_compiles_its_draw_kernel_alone_and_runs_still_work() {
+    // A new shader whose first use is a draw compiles the draw kernel it runs and nothing
+    // else (engines compiling on the drawing thread: one compile); its AoS kernel is compiled
+    // when a run, `Engine::compile` or a record-path draw needs it. With background
+    // compiling too, every draw and run equals the interpreter. Ranges of 1, W − 1, W and
+    // W + 1 vertices ending at the arrays' last vertex (first ≠ 0).
+    const VERTICES: u32 = 40;
+    let s = scene(VERTICES as usize);
+    for backend in Backend::runnable() {
+        // Every native engine compiles draw kernels (AVX-512 too, also when emulated).
+        let draw_kernels = backend != Backend::Interp;
+        for background in [false, true] {
+            let mut probe = Pipeline::with_backend(Backend::Interp).unwrap();
+            lighting_setup(&mut probe, &s);
+            let w = lanes_of(backend, &probe);
+            let mut counts = vec![1, w.saturating_sub(1).max(1), w, w + 1];
+            counts.dedup();
+            for count in counts {
+                let engine = Arc::new(
+                    Engine::new(backend)
+                        .unwrap()
+                        .with_background_compile(background),
+                );
+                let mut p = Pipeline::new(Arc::clone(&engine));
+                lighting_setup(&mut p, &s);
+                let first = VERTICES - count as u32;
+                let ids: Vec<u32> = (first..VERTICES).collect();
+                let what = format!("{backend:?} background {background} {count} vertices");
+                let mut out = DrawOutput::new();
+                p.draw(
+                    Indices::Range {
+                        first,
+                        count: count as u32,
+                    },
+                    &s.attributes(),
+                    &mut out,
+                )
+                .unwrap();
+                check_lighting(&out, &p, &s, &ids, &what);
+                let drawn = engine.stats().compiles;
+                if !background {
+                    assert_eq!(drawn, u64::from(draw_kernels), "{what}: first draw");
+                }
+                // A dense list over the same vertices, backwards: the same kernels serve.
+                let list: Vec<u16> = ids.iter().rev().map(|&i| i as u16).collect();
+                let mut dense = DrawOutput::new();
+                p.draw(Indices::U16(&list), &s.attributes(), &mut dense)
+                    .unwrap();
+                check_lighting(&dense, &p, &s, &ids, &format!("{what} dense"));
+                // `Engine::compile` finds the shader and compiles its AoS kernel; runs work.
+                let before = engine.stats();
+                check_lighting_run(&engine, &p, &s, &ids, &what);
+                let after = engine.stats();
+                assert_eq!((after.hits, after.misses), (before.hits + 1, 1), "{what}");
+                if !background && draw_kernels {
+                    assert!(after.compiles > before.compiles, "{what}: the AoS kernel");
+                }
+                let shader = engine.compile(&p.regs().program(Unit::Vertex));
+                assert_eq!(
+                    shader.machine_code().is_some(),
+                    backend != Backend::Interp,
+                    "{what}"
+                );
+                // The record path (raw records asked for) takes the AoS kernel.
+                let mut raw = DrawOutput::with_raw();
+                p.draw(Indices::U16(&list), &s.attributes(), &mut raw)
+                    .unwrap();
+                check_lighting(&raw, &p, &s, &ids, &format!("{what} raw"));
+            }
+        }
+    }
+}
+
+#[test]
+fn runs_or_prepare_before_a_new_shaders_first_draw_leave_it_one_draw_kernel_to_compile() {
+    // The other orders: a run first (through `Engine::compile`, which compiles the AoS
+    // kernel), or `Pipeline::prepare` first; the first draw then compiles only its draw kernel
+    // (engines compiling on the drawing thread) and equals the interpreter.
+    let s = scene(40);
+    let ids: Vec<u32> = (3..40).collect();
+    for (backend, mut p) in pipelines() {
+        // Every native engine compiles draw kernels (AVX-512 too, also when emulated).
+        let draw_kernels = backend != Backend::Interp;
+        for (round, prepare) in [false, true].into_iter().enumerate() {
+            lighting_setup(&mut p, &s);
+            // A new program each round (an unused descriptor changed).
+            p.regs_mut()
+                .upload_descs(Unit::Vertex, 127, &[round as u32 + 1]);
+            let engine = Arc::clone(p.engine());
+            let what = format!("{backend:?} prepare {prepare}");
+            if prepare {
+                p.prepare().unwrap();
+            } else {
+                check_lighting_run(&engine, &p, &s, &ids, &what);
+            }
+            let before = engine.stats().compiles;
+            let mut out = DrawOutput::new();
+            p.draw(
+                Indices::Range {
+                    first: 3,
+                    count: 37,
+                },
+                &s.attributes(),
+                &mut out,
+            )
+            .unwrap();
+            check_lighting(&out, &p, &s, &ids, &what);
+            assert_eq!(
+                engine.stats().compiles - before,
+                u64::from(draw_kernels),
+                "{what}"
+            );
+            check_lighting_run(&engine, &p, &s, &ids, &format!("{what}, run after"));
+        }
+    }
+}
+
+#[test]
+fn threads_racing_a_new_shaders_first_draws_and_runs_all_equal_the_interpreter() {
+    // Two pipelines on one engine draw a shader neither has seen while a third thread
+    // compiles and runs it: whichever compiles each kernel first (the AoS kernel lazily, the
+    // draw kernels, the uniform-specialized variant), every result equals the interpreter.
+    let s = scene(64);
+    let ids: Vec<u32> = (0..64).collect();
+    let list: Vec<u16> = (0..200u32).map(|k| ((k * 7) % 64) as u16).collect();
+    for backend in Backend::runnable() {
+        for background in [false, true] {
+            let engine = Arc::new(
+                Engine::new(backend)
+                    .unwrap()
+                    .with_background_compile(background),
+            );
+            for round in 0..3u32 {
+                let what = format!("{backend:?} background {background} round {round}");
+                std::thread::scope(|scope| {
+                    for thread in 0..2 {
+                        let (engine, s, ids, list, what) = (&engine, &s, &ids, &list, &what);
+                        scope.spawn(move || {
+                            let mut p = Pipeline::new(Arc::clone(engine));
+                            lighting_setup(&mut p, s);
+                            p.regs_mut().upload_descs(Unit::Vertex, 127, &[round + 1]);
+                            let mut out = DrawOutput::new();
+                            let indices = match thread {
+                                0 => Indices::Range {
+                                    first: 0,
+                                    count: 64,
+                                },
+                                _ => Indices::U16(list),
+                            };
+                            p.draw(indices, &s.attributes(), &mut out).unwrap();
+                            check_lighting(&out, &p, s, ids, &format!("{what} thread {thread}"));
+                        });
+                    }
+                    let (engine, s, ids, what) = (&engine, &s, &ids, &what);
+                    scope.spawn(move || {
+                        let mut p = Pipeline::new(Arc::clone(engine));
+                        lighting_setup(&mut p, s);
+                        p.regs_mut().upload_descs(Unit::Vertex, 127, &[round + 1]);
+                        check_lighting_run(engine, &p, s, ids, &format!("{what} run"));
+                    });
+                });
+            }
+            assert_eq!(engine.cached(), 3, "{backend:?}");
         }
     }
 }

@@ -397,7 +397,10 @@ impl AgalShader {
             self.prepare(ctx, constants, instance_id);
             let n = native.segments.len();
             if n == 1 {
-                return run_kernel(ctx, &native.segments[0].aos, native.target, inputs, outputs);
+                let aos = native.segments[0]
+                    .aos(&native.counters)
+                    .map_err(|e| e.to_string())?;
+                return run_kernel(ctx, &aos.code, native.target, inputs, outputs);
             }
             // Segments through two intermediate buffers (kept per thread), the host sampling
             // between them, a block of items at a time so that the buffers stay in the L1/L2
@@ -418,7 +421,8 @@ impl AgalShader {
                         _ if k % 2 == 1 => (&a[..m], &mut b[..m]),
                         _ => (&b[..m], &mut a[..m]),
                     };
-                    run_kernel(ctx, &seg.aos, native.target, from, to)?;
+                    let aos = seg.aos(&native.counters).map_err(|e| e.to_string())?;
+                    run_kernel(ctx, &aos.code, native.target, from, to)?;
                     if let Some(s) = native.samples.get(k) {
                         s.apply(textures, to);
                     }

@@ -12,6 +12,7 @@ use super::kernels::{DrawKernel, Exec, MachineCode};
 use super::shader::with_context;
 use super::Shader;
 use crate::program::Uniforms;
+use std::sync::Arc;
 
 impl Shader {
     /// Runs the draw kernel for `layout` over `vertices` (a whole number of batches of
@@ -27,7 +28,10 @@ impl Shader {
     /// uniforms takes (the uniform-specialized variant once it is compiled). With background
     /// compiling (the engine's default) a draw kernel not compiled yet is compiled on the
     /// rayon pool while the generic function's draw kernel serves, or, if that is not
-    /// compiled either, the record path: a layout's first draw never waits for a compile.
+    /// compiled either, the record path: a layout's first draw never waits for a compile —
+    /// except while only draws have used the shader ([`super::Engine::compile_for_draw`]):
+    /// its generic AoS kernel is not compiled either, so the generic draw kernel is compiled
+    /// now, on this thread, in its place.
     pub(crate) fn run_draw(
         &self,
         uniforms: &Uniforms,
@@ -46,6 +50,11 @@ impl Shader {
         let kernels = native.kernels(uniforms);
         let (target, counters) = (native.target, &native.counters);
         let code = if !native.background {
+            kernels.draw(layout, target, counters)?
+        } else if Arc::ptr_eq(&kernels, &native.generic) && !kernels.aos_tried() {
+            // Only draws used this shader so far: the record path has no AoS kernel either,
+            // so this thread compiles the draw kernel, one compile where the record path
+            // would need the AoS kernel's.
             kernels.draw(layout, target, counters)?
         } else {
             match kernels.draw_ready(layout, target, counters) {

@@ -136,10 +136,13 @@ impl Shader {
                         masks: &mut masks,
                     };
                     // Only an emulator job can fail: the batch goes to the interpreter.
-                    let failed = kernels
-                        .aos
-                        .run_aos(ctx, &tin, &mut tout, &mut b, Some(emit))
-                        .is_err();
+                    let failed = match kernels.aos(&native.counters) {
+                        Ok(aos) => aos
+                            .code
+                            .run_aos(ctx, &tin, &mut tout, &mut b, Some(emit))
+                            .is_err(),
+                        Err(_) => true,
+                    };
                     if failed || b[0] & OVERFLOW != 0 {
                         // More triangles than the buffer holds: exact, on the interpreter.
                         for input in batch {

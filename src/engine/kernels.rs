@@ -1,8 +1,10 @@
 //! Compiled kernels: machine code for dumps, executable code per I/O layout, and the
 //! uniform-specialized variants a native shader compiles on first use — by the running thread,
-//! or on the rayon pool while the generic kernels serve (background compiling).
+//! or on the rayon pool while the generic kernels serve (background compiling). A shader
+//! whose first use is a draw compiles its generic AoS kernel on first use too, so that its
+//! first draw compiles one kernel (the draw kernel) rather than two.
 
-use super::backend::Target;
+use super::backend::{ExecPath, Target};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -180,15 +182,26 @@ impl Code {
     }
 }
 
+/// When a shader's generic AoS kernel is compiled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum AosCompile {
+    /// While the shader is built ([`super::Engine::compile`]): a backend failure makes it an
+    /// interpreter fallback at once.
+    Now,
+    /// On first use, by a run or a prepare; a draw compiles its draw kernel instead (a
+    /// pipeline's shaders). A geometry shader, which has no draw kernel, compiles it now.
+    OnFirstUse,
+}
+
 /// The kernels of one (possibly specialized) function.
 #[derive(Debug)]
 pub(super) struct Kernels {
     pub(super) func: Verified,
-    pub(super) aos: Code,
-    /// The machine code of `aos`, for dumps and static counts (shared with the shader that
-    /// reports it: the code is not copied).
-    pub(super) aos_code: Arc<MachineCode>,
-    aos_bytes: usize,
+    target: Target,
+    /// The AoS kernel: compiled with the kernels ([`Kernels::new`]), or on first use when a
+    /// draw came first ([`Kernels::lazy`]). A compile that fails is kept as the interpreter
+    /// fallback it makes of the shader.
+    aos: OnceLock<Result<Aos, ExecPath>>,
     /// The SoA kernel, compiled on first use (or in the background).
     soa: OnceLock<Result<Code, String>>,
     soa_bytes: AtomicUsize,
@@ -197,6 +210,14 @@ pub(super) struct Kernels {
     /// built: the draw takes the record path); at most [`MAX_DRAW_LAYOUTS`].
     draw: Mutex<Vec<(DrawLayout, Arc<DrawEntry>)>>,
     draw_bytes: AtomicUsize,
+}
+
+/// A compiled AoS kernel.
+#[derive(Debug)]
+pub(super) struct Aos {
+    pub(super) code: Code,
+    /// Its machine code, for dumps and static counts.
+    pub(super) machine: Arc<MachineCode>,
 }
 
 /// One layout's draw kernel: compiled once (`None` if it cannot be built), its compile queued
@@ -236,23 +257,56 @@ impl Kernels {
         counters: &Counters,
         clock: &mut Clock<'_>,
     ) -> Result<(Kernels, Arc<MachineCode>), String> {
-        let (aos, compiled) = Code::compile(&func, target, IoMode::Aos, &counters.arena, clock)?;
-        let compiled = Arc::new(compiled);
-        Counters::count(&counters.compiles);
-        Ok((
-            Kernels {
-                func,
-                aos,
-                aos_code: Arc::clone(&compiled),
-                aos_bytes: compiled.code_bytes(),
-                soa: OnceLock::new(),
-                soa_bytes: AtomicUsize::new(0),
-                soa_requested: AtomicBool::new(false),
-                draw: Mutex::new(Vec::new()),
-                draw_bytes: AtomicUsize::new(0),
-            },
-            compiled,
-        ))
+        let aos = compile_aos(&func, target, counters, clock)?;
+        let machine = Arc::clone(&aos.machine);
+        let kernels = Kernels::lazy(func, target);
+        let _ = kernels.aos.set(Ok(aos));
+        Ok((kernels, machine))
+    }
+
+    /// The kernels of `func` with nothing compiled yet: the AoS kernel too is compiled on
+    /// first use ([`Kernels::aos`]). For a shader whose first use is a draw, which needs only
+    /// a draw kernel.
+    pub(super) fn lazy(func: Verified, target: Target) -> Kernels {
+        Kernels {
+            func,
+            target,
+            aos: OnceLock::new(),
+            soa: OnceLock::new(),
+            soa_bytes: AtomicUsize::new(0),
+            soa_requested: AtomicBool::new(false),
+            draw: Mutex::new(Vec::new()),
+            draw_bytes: AtomicUsize::new(0),
+        }
+    }
+
+    /// The AoS kernel, compiled now by this thread if nobody has (waiting while another
+    /// thread compiles it); the error is the interpreter fallback a failed compile makes of
+    /// the shader.
+    pub(super) fn aos(&self, counters: &Counters) -> Result<&Aos, &ExecPath> {
+        self.aos
+            .get_or_init(|| {
+                let aos = compile_aos(&self.func, self.target, counters, &mut Clock::off())
+                    .map_err(ExecPath::Fallback)?;
+                counters.grew(aos.machine.code_bytes());
+                Ok(aos)
+            })
+            .as_ref()
+    }
+
+    /// True once the AoS kernel has been compiled (or failed to).
+    pub(super) fn aos_tried(&self) -> bool {
+        self.aos.get().is_some()
+    }
+
+    /// The interpreter fallback a failed AoS compile made of the shader, if it failed.
+    pub(super) fn aos_failure(&self) -> Option<&ExecPath> {
+        self.aos.get().and_then(|r| r.as_ref().err())
+    }
+
+    /// The AoS kernel if it is compiled (nothing is compiled here).
+    pub(super) fn aos_compiled(&self) -> Option<&Aos> {
+        self.aos.get().and_then(|r| r.as_ref().ok())
     }
 
     /// The SoA kernel, compiled now by this thread if nobody has (waiting while another
@@ -376,10 +430,25 @@ impl Kernels {
 
     /// Machine-code bytes of the kernels compiled so far.
     pub(super) fn bytes(&self) -> usize {
-        self.aos_bytes
+        self.aos_compiled().map_or(0, |a| a.machine.code_bytes())
             + self.soa_bytes.load(Ordering::Relaxed)
             + self.draw_bytes.load(Ordering::Relaxed)
     }
+}
+
+/// Compiles `func`'s AoS kernel (counted as one compile).
+fn compile_aos(
+    func: &Verified,
+    target: Target,
+    counters: &Counters,
+    clock: &mut Clock<'_>,
+) -> Result<Aos, String> {
+    let (code, machine) = Code::compile(func, target, IoMode::Aos, &counters.arena, clock)?;
+    Counters::count(&counters.compiles);
+    Ok(Aos {
+        code,
+        machine: Arc::new(machine),
+    })
 }
 
 /// Specialized kernels kept per shader; beyond this the generic kernel serves.
@@ -435,13 +504,14 @@ pub(super) struct Native {
 }
 
 /// Compiles the variant of `generic` whose PICA multiplies by the uniform operands `key`
-/// marks safe are plain multiplies.
+/// marks safe are plain multiplies (its AoS kernel now, or on first use).
 fn compile_variant(
     generic: &Kernels,
     pmul_uniforms: &[(u32, u32)],
     key: VariantKey,
     target: Target,
     counters: &Counters,
+    aos: AosCompile,
 ) -> Option<Arc<Kernels>> {
     let safe = |c: u32, comp: u32| {
         pmul_uniforms
@@ -450,9 +520,12 @@ fn compile_variant(
             .any(|(i, &(uc, ucomp))| key.get(i) && uc == c && ucomp == comp)
     };
     let (func, _) = opt::specialize_pmul(&generic.func, &safe);
-    Kernels::new(func, target, counters)
-        .ok()
-        .map(|(k, _)| Arc::new(k))
+    match aos {
+        AosCompile::Now => Kernels::new(func, target, counters)
+            .ok()
+            .map(|(k, _)| Arc::new(k)),
+        AosCompile::OnFirstUse => Some(Arc::new(Kernels::lazy(func, target))),
+    }
 }
 
 /// The variant in `cell`, compiled by `compile` if nobody has; the bytes of a variant this
@@ -514,7 +587,8 @@ impl Native {
                         let (target, counters) = (self.target, Arc::clone(&self.counters));
                         rayon::spawn(move || {
                             variant_in(&job, &counters, || {
-                                compile_variant(&generic, &pmul, key, target, &counters)
+                                let aos = AosCompile::Now;
+                                compile_variant(&generic, &pmul, key, target, &counters, aos)
                             });
                         });
                     }
@@ -523,6 +597,13 @@ impl Native {
             }
         };
         let ready = if wait {
+            // Compiling on the running thread: without background compiling each kernel
+            // when first needed (a draw needs only its draw kernel); else the AoS kernel now,
+            // so that no later run waits for it.
+            let aos = match self.background {
+                true => AosCompile::Now,
+                false => AosCompile::OnFirstUse,
+            };
             Some(variant_in(&cell, &self.counters, || {
                 compile_variant(
                     &self.generic,
@@ -530,6 +611,7 @@ impl Native {
                     key,
                     self.target,
                     &self.counters,
+                    aos,
                 )
             }))
         } else {
@@ -567,16 +649,19 @@ impl Native {
     }
 
     /// Compiles, on this thread, every kernel a run with these uniforms can use: the
-    /// variant, and the SoA kernels of it and of the generic function.
+    /// variant (or the generic AoS kernel), and the SoA kernels of it and of the generic
+    /// function.
     pub(super) fn prepare(&self, uniforms: &Uniforms) {
         let kernels = self.kernels_for(uniforms, true);
+        let _ = kernels.aos(&self.counters);
         let _ = kernels.soa(self.target, &self.counters);
         let _ = self.generic.soa(self.target, &self.counters);
     }
 
-    /// Compiles, on this thread, the AoS kernel a run with these uniforms uses (the variant).
+    /// Compiles, on this thread, the AoS kernel a run with these uniforms uses (the
+    /// variant's, or the generic one).
     pub(super) fn prepare_aos(&self, uniforms: &Uniforms) {
-        let _ = self.kernels_for(uniforms, true);
+        let _ = self.kernels_for(uniforms, true).aos(&self.counters);
     }
 
     /// Machine-code bytes of every kernel compiled so far.

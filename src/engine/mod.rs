@@ -47,11 +47,13 @@ pub use picajit_codegen::timings::Timings;
 pub use shader::Shader;
 pub use soa::SoaBuffer;
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 use picajit_codegen::timings::Clock;
 
 use cache::{Cache, CacheKey, Counters};
+use kernels::AosCompile;
 
 use crate::interp::DEFAULT_BUDGET;
 use crate::program::Program;
@@ -135,8 +137,25 @@ impl Engine {
         self.backend
     }
 
-    /// Compiles `program`, or returns the cached shader for the same reachable code.
+    /// Compiles `program`, or returns the cached shader for the same reachable code. Its
+    /// generic kernel is compiled (so [`Shader::path`] says how it runs, for good).
     pub fn compile(&self, program: &Program) -> Arc<Shader> {
+        let shader = self.lookup(Cow::Borrowed(program), AosCompile::Now);
+        // A shader a draw added compiles its AoS kernel on first use: that is now.
+        shader.compile_aos();
+        shader
+    }
+
+    /// [`Engine::compile`] for a draw: a shader built here compiles its generic AoS kernel on
+    /// first use, so that a first draw compiles only the draw kernel it runs (and
+    /// [`Shader::path`] may still turn into an interpreter fallback if that AoS kernel later
+    /// fails to compile).
+    pub(crate) fn compile_for_draw(&self, program: Program) -> Arc<Shader> {
+        self.lookup(Cow::Owned(program), AosCompile::OnFirstUse)
+    }
+
+    /// The cached shader for `program`, or one built now with its AoS kernel compiled `aos`.
+    fn lookup(&self, program: Cow<'_, Program>, aos: AosCompile) -> Arc<Shader> {
         let words = program.reachable_words();
         let key = CacheKey {
             descs: program.descs,
@@ -163,6 +182,7 @@ impl Engine {
             self.budget,
             self.background,
             &self.counters,
+            aos,
         ));
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         let (shader, evicted) = cache.insert(key, shader, &self.counters);
@@ -185,12 +205,13 @@ impl Engine {
         let words = program.reachable_words();
         clock.lap("reachability");
         let shader = Shader::build_timed(
-            program,
+            Cow::Borrowed(program),
             &words,
             self.backend,
             self.budget,
             self.background,
             &self.counters,
+            AosCompile::Now,
             &mut clock,
         );
         let shader = Arc::new(shader);

@@ -5,7 +5,8 @@ use rayon::prelude::*;
 use super::backend::{Backend, ExecPath};
 use super::cache::Counters;
 use super::geometry::GeometryOutput;
-use super::kernels::{Code, Exec, Kernels, MachineCode, Native};
+use super::kernels::{AosCompile, Code, Exec, Kernels, MachineCode, Native};
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -29,7 +30,6 @@ pub struct Shader {
     pub(super) interp: OnceLock<Interpreter>,
     pub(super) program: Program,
     pub(super) path: ExecPath,
-    pub(super) machine_code: Option<Arc<MachineCode>>,
     pub(super) budget: u32,
     /// Output registers the program can write (bit r = o_r).
     pub(super) outputs: u16,
@@ -85,13 +85,15 @@ fn with_run_scratch<R>(f: impl FnOnce(&mut RunScratch) -> R) -> R {
 }
 
 impl Shader {
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn build(
-        program: &Program,
+        program: Cow<'_, Program>,
         reachable: &[(u16, u32)],
         backend: Backend,
         budget: u32,
         background: bool,
         counters: &Arc<Counters>,
+        aos: AosCompile,
     ) -> Shader {
         Shader::build_timed(
             program,
@@ -100,6 +102,7 @@ impl Shader {
             budget,
             background,
             counters,
+            aos,
             &mut Clock::off(),
         )
     }
@@ -107,13 +110,15 @@ impl Shader {
     /// [`Shader::build`], lapping `clock` at the frontend's and backend's phase boundaries and
     /// after `prepare` (outputs, uniform rows, PICA multiply operands), `map` (executable
     /// memory) and `shader` (the shader itself).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn build_timed(
-        program: &Program,
+        program: Cow<'_, Program>,
         reachable: &[(u16, u32)],
         backend: Backend,
         budget: u32,
         background: bool,
         counters: &Arc<Counters>,
+        aos: AosCompile,
         clock: &mut Clock<'_>,
     ) -> Shader {
         let static_outputs = crate::program::outputs_written_by(reachable);
@@ -125,9 +130,8 @@ impl Shader {
         let interp_only = |path, frontend| Shader {
             exec: Exec::Interp,
             interp: OnceLock::new(),
-            program: program.clone(),
+            program: Program::clone(&program),
             path,
-            machine_code: None,
             budget,
             outputs: static_outputs,
             inputs: static_inputs,
@@ -139,9 +143,9 @@ impl Shader {
         };
         // A timed compile is cold; any other shares the lowering with other engines.
         let lowered = if clock.is_on() {
-            frontend::lower_timed(program, frontend::graph::MAX_STATES, clock)
+            frontend::lower_timed(&program, frontend::graph::MAX_STATES, clock)
         } else {
-            super::lowered::lower(program, reachable)
+            super::lowered::lower(&program, reachable)
         };
         let (mut func, stats) = match lowered {
             Ok(l) => (l.func, l.stats),
@@ -160,9 +164,15 @@ impl Shader {
             .flat_map(|b| &b.insts)
             .any(|i| i.op == Op::EmitTri);
         clock.lap("prepare");
-        let (generic, compiled) = match Kernels::new_timed(func, target, counters, clock) {
-            Ok(k) => k,
-            Err(why) => return interp_only(ExecPath::Fallback(why), Some(stats)),
+        let generic = match aos {
+            // A geometry shader has no draw kernel: every use needs its AoS kernel.
+            AosCompile::OnFirstUse if !geometry => Kernels::lazy(func, target),
+            AosCompile::OnFirstUse | AosCompile::Now => {
+                match Kernels::new_timed(func, target, counters, clock) {
+                    Ok((k, _)) => k,
+                    Err(why) => return interp_only(ExecPath::Fallback(why), Some(stats)),
+                }
+            }
         };
         let shader = Shader {
             exec: Exec::Native(Native {
@@ -176,9 +186,10 @@ impl Shader {
                 counters: Arc::clone(counters),
             }),
             interp: OnceLock::new(),
-            program: program.clone(),
+            // Moved in when the caller gave it away (a draw's program, built from registers:
+            // a 16 KiB copy less).
+            program: program.into_owned(),
             path: ExecPath::Native(target),
-            machine_code: Some(compiled),
             budget,
             outputs,
             inputs: ir_inputs,
@@ -201,7 +212,23 @@ impl Shader {
 
     /// How this shader executes.
     pub fn path(&self) -> &ExecPath {
-        &self.path
+        match &self.exec {
+            // A generic AoS kernel compiled on first use that failed (the runs are the
+            // interpreter's since).
+            Exec::Native(n) => match n.generic.aos_failure() {
+                Some(fallback) => fallback,
+                None => &self.path,
+            },
+            Exec::Interp => &self.path,
+        }
+    }
+
+    /// Compiles the generic AoS kernel now if it is not yet (a shader whose first use was a
+    /// draw compiles it on first use).
+    pub(super) fn compile_aos(&self) {
+        if let Exec::Native(n) = &self.exec {
+            let _ = n.generic.aos(&n.counters);
+        }
     }
 
     /// What the frontend made of the program (its [`frontend::Stats`]): `None` on the
@@ -222,7 +249,10 @@ impl Shader {
     /// The machine code of the AoS kernel (native shaders only): the generic kernel, exact
     /// for any uniforms.
     pub fn machine_code(&self) -> Option<&MachineCode> {
-        self.machine_code.as_deref()
+        match &self.exec {
+            Exec::Native(n) => n.generic.aos(&n.counters).ok().map(|a| &*a.machine),
+            Exec::Interp => None,
+        }
     }
 
     /// The machine code of the AoS kernel a run with `uniforms` uses: the variant whose PICA
@@ -230,7 +260,11 @@ impl Shader {
     /// now if it is not yet), or the generic kernel.
     pub fn machine_code_for(&self, uniforms: &Uniforms) -> Option<MachineCode> {
         match &self.exec {
-            Exec::Native(n) => Some(MachineCode::clone(&n.kernels_for(uniforms, true).aos_code)),
+            Exec::Native(n) => {
+                let kernels = n.kernels_for(uniforms, true);
+                let aos = kernels.aos(&n.counters).ok()?;
+                Some(MachineCode::clone(&aos.machine))
+            }
             Exec::Interp => None,
         }
     }
@@ -334,17 +368,19 @@ impl Shader {
             Exec::Native(native) => {
                 let ran = with_context(|ctx| {
                     let kernels = native.kernels(uniforms);
+                    let aos = kernels.aos(&native.counters).map_err(|e| e.to_string())?;
                     self.load_uniforms(ctx, uniforms, &native.rows);
                     let w = native.target.lanes();
                     with_run_scratch(|scratch| {
-                        run_aos_batches(ctx, &kernels.aos, w, inputs, outputs, status, scratch)
+                        run_aos_batches(ctx, &aos.code, w, inputs, outputs, status, scratch)
                     })
                 });
                 match ran {
                     // Every batch ended: no status to search for an exhausted budget.
                     Ok(true) => return Ok(()),
                     Ok(false) => {}
-                    // Only the qemu job server can fail; the interpreter gives the same answer.
+                    // Only the qemu job server or an AoS kernel compiled on first use can
+                    // fail; the interpreter gives the same answer.
                     Err(_) => self.run_interp(uniforms, inputs, outputs, status),
                 }
             }
@@ -359,24 +395,28 @@ impl Shader {
         uniforms: &Uniforms,
         f: impl FnOnce(&mut AosRunner<'_>) -> R,
     ) -> R {
-        match &self.exec {
-            Exec::Native(native) if !native.geometry => with_context(|ctx| {
-                let kernels = native.kernels(uniforms);
-                self.load_uniforms(ctx, uniforms, &native.rows);
-                f(&mut AosRunner {
-                    shader: self,
-                    uniforms,
-                    native: Some((ctx, kernels, native.target.lanes())),
-                    scratch: RunScratch::default(),
-                })
-            }),
-            Exec::Native(_) | Exec::Interp => f(&mut AosRunner {
-                shader: self,
-                uniforms,
-                native: None,
-                scratch: RunScratch::default(),
-            }),
+        if let Exec::Native(native) = &self.exec {
+            let kernels = native.kernels(uniforms);
+            if !native.geometry && kernels.aos(&native.counters).is_ok() {
+                return with_context(|ctx| {
+                    self.load_uniforms(ctx, uniforms, &native.rows);
+                    f(&mut AosRunner {
+                        shader: self,
+                        uniforms,
+                        native: Some((ctx, kernels, native.target.lanes())),
+                        scratch: RunScratch::default(),
+                    })
+                });
+            }
         }
+        // Geometry shaders, the interpreter and a failed AoS compile: each run through
+        // [`Shader::run`].
+        f(&mut AosRunner {
+            shader: self,
+            uniforms,
+            native: None,
+            scratch: RunScratch::default(),
+        })
     }
 
     /// [`Shader::run`] split across the rayon pool in chunks of whole batches.
@@ -476,8 +516,8 @@ pub(super) fn check_lengths(inputs: usize, outputs: usize, status: usize) -> Res
 pub(crate) struct AosRunner<'a> {
     shader: &'a Shader,
     uniforms: &'a Uniforms,
-    /// The batch context (uniforms loaded), the kernels and the batch width; `None` for
-    /// shaders that run through [`Shader::run`] each time.
+    /// The batch context (uniforms loaded), the kernels (their AoS kernel compiled) and the
+    /// batch width; `None` for shaders that run through [`Shader::run`] each time.
     native: Option<(&'a mut Context, Arc<Kernels>, usize)>,
     scratch: RunScratch,
 }
@@ -491,13 +531,17 @@ impl AosRunner<'_> {
         outputs: &mut [Regs16],
         status: &mut [VertexStatus],
     ) -> Result<(), RunError> {
-        let Some((ctx, kernels, w)) = &mut self.native else {
+        let Some((ctx, aos, w)) = self
+            .native
+            .as_mut()
+            .and_then(|(ctx, kernels, w)| Some((ctx, kernels.aos_compiled()?, w)))
+        else {
             return self.shader.run(self.uniforms, inputs, outputs, status);
         };
         check_lengths(inputs.len(), outputs.len(), status.len())?;
         match run_aos_batches(
             ctx,
-            &kernels.aos,
+            &aos.code,
             *w,
             inputs,
             outputs,

@@ -19,8 +19,9 @@
 //! words uploaded since the last draw with the addresses the current shader reaches, and
 //! looks a new shader up in the engine's cache only then (uniform-only changes never
 //! compile; the engine compiles uniform-specialized kernels in the background while the
-//! generic kernel serves, so a new shader's first draw runs as soon as its generic kernel
-//! is compiled).
+//! generic kernels serve). A new shader's first draw compiles only the draw kernel it runs:
+//! its generic AoS kernel is compiled when a draw first takes the record path, or on
+//! [`Pipeline::prepare`].
 //!
 //! Draw kernels first: where the engine has them (x86-64, AArch64) and no raw records are asked for,
 //! the vertex shader's draw kernel loads attributes from their arrays into lanes and stores
@@ -94,7 +95,7 @@ impl Current {
                 return Ok(Arc::clone(shader));
             }
         }
-        let shader = engine.compile(&regs.program(unit));
+        let shader = engine.compile_for_draw(regs.program(unit));
         self.shader = Some(Arc::clone(&shader));
         self.entry = entry;
         Ok(shader)

@@ -399,8 +399,9 @@ impl Emitter<'_> {
             }
             IoMode::Draw(layout) => {
                 self.draw_array(&layout, r);
+                let shared = layout.shared_stride();
                 for (k, &row) in rows.iter().enumerate() {
-                    self.draw_row(&layout, r, k, row);
+                    self.draw_row(&layout, shared, r, k, row);
                 }
             }
             // Planes are loaded component by component by the callers.
@@ -421,9 +422,9 @@ impl Emitter<'_> {
 
     /// Loads input register `r` of lane `k` of the batch into `row` (x, y, z, w; with wider
     /// tiers lanes k + 4, k + 8… in the higher 128-bit segments), completed with (0, 0, 0, 1)
-    /// past the attribute's components ([`Emitter::draw_array`] set the array up). Uses
-    /// `ASM_TEMP` and rax.
-    fn draw_row(&mut self, layout: &DrawLayout, r: u32, k: usize, row: u8) {
+    /// past the attribute's components ([`Emitter::draw_array`] set the array up). `shared`
+    /// is the layout's [`DrawLayout::shared_stride`]. Uses `ASM_TEMP` and rax.
+    fn draw_row(&mut self, layout: &DrawLayout, shared: Option<u32>, r: u32, k: usize, row: u8) {
         let t = self.tier;
         // `DrawLayout::check` made every register read 1..=4 components.
         let n = layout.components[(r & 15) as usize].clamp(1, 4);
@@ -447,7 +448,7 @@ impl Emitter<'_> {
                     let at = lane * stride as i32;
                     // The shared stride's registers: rsi is the batch's first vertex's
                     // offset in it, their bases fixed.
-                    let counted = layout.shared_stride() == Some(stride);
+                    let counted = shared == Some(stride);
                     match (s, insert, counted) {
                         (0, _, false) | (_, false, false) => {
                             asm::load_attribute_at(&mut self.ops, t, d, n, at)
@@ -509,8 +510,9 @@ impl Emitter<'_> {
                 };
                 (mask, self.const_row(&bits), keep)
             });
+        let shared = layout.shared_stride();
         for k in 0..4 {
-            self.draw_row(layout, v, k, S0);
+            self.draw_row(layout, shared, v, k, S0);
             if let Some((abs, one)) = clamp {
                 // |c|, then min(|c|, 1.0): 1.0 unless |c| < 1.0 (NaN included).
                 asm::vop_m(&mut self.ops, t, asm::VOp::AndPs, S0, S0, Mem::Const(abs));
