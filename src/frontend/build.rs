@@ -299,19 +299,20 @@ impl Ctx<'_> {
 
     /// The instruction of state `s`, under `pred` ([`alu::step`]: flow instructions and those
     /// without effect in a vertex shader emit nothing here). Only the destination components
-    /// live after it ([`super::live`]) are computed.
-    pub(super) fn instruction(&mut self, s: usize, pred: Option<Var>) {
+    /// live after it ([`super::live`]) are computed. True if it is arithmetic (lowered by
+    /// [`alu::lower`]).
+    pub(super) fn instruction(&mut self, s: usize, pred: Option<Var>) -> bool {
         let (math, ops) = match alu::step(&self.graph.nodes[s].instr) {
             Step::Alu(math, ops) => (math, ops),
             Step::Emit => {
                 self.emit(s, pred);
-                return;
+                return false;
             }
             Step::SetEmit(f) => {
                 self.set_emit(&f, pred);
-                return;
+                return false;
             }
-            Step::Other => return,
+            Step::Other => return false,
         };
         // Destination components no path reads before overwriting them are not computed.
         let live = match ops.dst.kind() {
@@ -329,6 +330,7 @@ impl Ctx<'_> {
             &self.live.loads,
             pred,
         );
+        true
     }
 
     /// An if-converted branch of state `n`: the taken arm under the condition, the other arm

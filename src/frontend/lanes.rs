@@ -32,6 +32,7 @@ use picajit_codegen::ir::{BlockId, Builder, Op, Terminator, Ty, Var};
 
 use crate::program::Program;
 
+use super::bodies::{Bodies, Recording};
 use super::build::Ctx;
 use super::frontier::{self, NodeId, Plan};
 use super::graph::{Cond, Effect, Flow, Graph, Target};
@@ -102,15 +103,19 @@ pub(super) struct LaneBuilt {
     pub exec: Var,
     /// The states the shared dispatch reaches (none if no schedule goes through it).
     pub dispatched: Vec<usize>,
+    /// Where each state's ALU code went, for the next build to copy.
+    pub bodies: Recording,
 }
 
-/// Builds the IR of an explored program in the lane-position model with the schedule `plan`.
+/// Builds the IR of an explored program in the lane-position model with the schedule `plan`,
+/// copying the ALU code of the states whose code `prev` (an earlier build) holds unchanged.
 pub(super) fn build(
     program: &Program,
     graph: &Graph,
     live: &super::live::Liveness,
     conversions: &HashMap<usize, Conversion>,
     plan: &Plan,
+    prev: Option<&Bodies>,
 ) -> LaneBuilt {
     let mut b = Builder::new();
     b.use_loop_slots(graph.loop_slots);
@@ -144,6 +149,12 @@ pub(super) fn build(
     for &v in std::iter::once(&al).chain(&down).chain(&saved) {
         b.inst_to(Op::IConst, v, &[], [0, 0]);
     }
+    let mut bodies = Recording {
+        of: vec![None; graph.nodes.len()],
+        tracked,
+        fixed: b.vars_len() as u32,
+        copied: 0,
+    };
     let entry = b.current();
     let heads: Vec<BlockId> = graph.nodes.iter().map(|_| b.block()).collect();
     let exit = b.block();
@@ -188,7 +199,8 @@ pub(super) fn build(
         cx.b.switch_to(cx.heads[n]);
         let node = &graph.nodes[n];
         let mask = cx.mask_of(n);
-        cx.instruction(n, mask);
+        let plain = !conversions.contains_key(&n);
+        cx.alu_body(n, mask, plain, prev, &mut bodies);
         match (conversions.get(&n), &node.flow) {
             (
                 Some(conv),
@@ -235,6 +247,7 @@ pub(super) fn build(
         heads: cx.heads,
         exec,
         dispatched,
+        bodies,
     }
 }
 

@@ -25,7 +25,9 @@
 //!   again is if-converted (both arms run under lane predicates).
 //! - [`masked`]: a per-vertex branch that sends some lanes ahead to a join while the others
 //!   run structured code of their own forks a masked region.
-//! - `lanes` with [`frontier`]: the lane-position model, for any other per-vertex control flow.
+//! - `lanes` with [`frontier`]: the lane-position model, for any other per-vertex control flow;
+//!   `bodies`: each of its builds copies the ALU code of the build before it where that code
+//!   is unchanged.
 //! - [`eval`]: the IR evaluator.
 //!
 //! # The boundary
@@ -62,6 +64,7 @@
 //!   the abstract stacks: only its aL effects and the loop counter test reach the IR.
 
 mod alu;
+mod bodies;
 mod build;
 mod chain;
 mod emitter;
@@ -493,6 +496,8 @@ fn lower_lanes(
     } else {
         LANE_ROUNDS
     };
+    // The ALU code of the previous build, copied where it is the same.
+    let mut prev: Option<bodies::Bodies> = None;
     loop {
         let plan = frontier::plan(graph, conversions, chosen.clone());
         if plan.coarse && graph.nodes.len() > MAX_LANE_STATES {
@@ -502,7 +507,15 @@ fn lower_lanes(
                 limit: MAX_LANE_STATES,
             });
         }
-        let built = lanes::build(program, graph, live, conversions, &plan);
+        let built = lanes::build(program, graph, live, conversions, &plan, prev.as_ref());
+        #[cfg(test)]
+        if prev.is_some() {
+            let fresh = lanes::build(program, graph, live, conversions, &plan, None);
+            assert!(
+                fresh.func == built.func,
+                "a build with copied ALU code differs from one built from scratch"
+            );
+        }
         let func = built.func;
         let mut merge = vec![false; func.blocks.len()];
         for (s, &m) in plan.merge.iter().enumerate() {
@@ -538,6 +551,7 @@ fn lower_lanes(
                 .collect();
             return Ok((lead_reads(func, &mut among, built.exec), nodes));
         }
+        prev = Some(bodies::Bodies::new(func, built.bodies));
     }
 }
 

@@ -48,6 +48,12 @@ impl Builder {
         Var(self.func.vars.len() as u32 - 1)
     }
 
+    /// Variables made so far.
+    #[inline]
+    pub fn vars_len(&self) -> usize {
+        self.func.vars.len()
+    }
+
     /// A new empty block (ending in `Exit` until terminated).
     pub fn block(&mut self) -> BlockId {
         self.func.blocks.push(Block {
