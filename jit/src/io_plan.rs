@@ -116,15 +116,21 @@ impl DrawLayout {
         let DrawOrder::Stepped(strides) = self.order else {
             return None;
         };
-        let loaded = |s: u32| {
-            (0..16)
-                .filter(|&r| self.components[r] != 0 && strides[r] == s)
-                .count()
-        };
-        (0..16)
-            .filter(|&r| self.components[r] != 0 && strides[r] != 0)
-            .map(|r| strides[r])
-            .max_by_key(|&s| (loaded(s), std::cmp::Reverse(s)))
+        // The nonzero strides of the loaded registers, then the most frequent of them.
+        let mut moving = [0u32; 16];
+        let mut n = 0;
+        for (&c, &s) in self.components.iter().zip(&strides) {
+            if c != 0 && s != 0 {
+                moving[n] = s;
+                n += 1;
+            }
+        }
+        let moving = &moving[..n];
+        let count = |s: u32| moving.iter().filter(|&&t| t == s).count();
+        moving
+            .iter()
+            .copied()
+            .max_by_key(|&s| (count(s), std::cmp::Reverse(s)))
     }
 }
 
