@@ -526,6 +526,8 @@ fn lower_lanes(
             merge[built.heads[s].0 as usize] = true;
         }
         let anywhere = uniform::varies_anywhere(&func);
+        #[cfg(test)]
+        assert_eq!(anywhere, uniform::varies_anywhere_by_readers(&func));
         let mut among = uniform::Varying::among(&func, built.exec, &merge, &anywhere);
         let mut verdict: HashMap<frontier::NodeId, bool> = HashMap::default();
         for &(node, block, var) in &built.sites {

@@ -307,10 +307,39 @@ impl Varying {
     }
 }
 
+/// Sweeps over the function in order that [`varies_anywhere`] tries before following
+/// readers: a value mostly comes after its operands, so the first sweep finds nearly every
+/// variable that varies and the second or third finds nothing new.
+const SWEEPS: usize = 4;
+
 /// Per variable: true if some write of it may give lanes different values, whatever the path
 /// (flow-insensitive: a variable every write of which is uniform, from operands every write
-/// of which is uniform, never varies).
+/// of which is uniform, never varies). The least solution, by sweeps over the instructions
+/// in order while they find something new; if [`SWEEPS`] sweeps do not settle it (a chain
+/// of writes running against the order), by following each new fact to the instructions
+/// reading its variable ([`varies_anywhere_by_readers`]), which is linear whatever the order.
 pub(super) fn varies_anywhere(func: &Function) -> Vec<bool> {
+    let mut varies = vec![false; func.vars.len()];
+    for _ in 0..SWEEPS {
+        let mut changed = false;
+        for inst in func.blocks.iter().flat_map(|b| &b.insts) {
+            let Some(d) = inst.dst else { continue };
+            let v = d.0 as usize;
+            if !varies[v] && may_vary(inst, |a| varies[a.0 as usize]) {
+                varies[v] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return varies;
+        }
+    }
+    varies_anywhere_by_readers(func)
+}
+
+/// [`varies_anywhere`] by propagating each new fact along the list of instructions reading
+/// the variable.
+pub(super) fn varies_anywhere_by_readers(func: &Function) -> Vec<bool> {
     let n = func.vars.len();
     let mut varies = vec![false; n];
     // The instructions with a result, in one list; per variable, the ones of them reading it:
