@@ -340,3 +340,43 @@ fn draw_mode_reports_every_column_for_the_built_in_shaders() {
         }
     }
 }
+
+#[test]
+fn draw_count_makes_one_operation_per_shader_and_backend_and_says_which() {
+    // `--count` (for callgrind's --toggle-collect) times nothing and prints one line per
+    // operation it made: every native backend asked for, the shaders `--shader` keeps.
+    for (op, shader) in [
+        ("first", "mvp"),
+        ("compile-run", "lighting"),
+        ("draw", "mvp"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_jit-bench"))
+            .args([
+                "--draw",
+                "--count",
+                op,
+                "--shader",
+                shader,
+                "--backend",
+                "interp,auto",
+            ])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // The interpreter is left out: one line, for the host's best JIT.
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 1, "{text}");
+        let backend = lines[0]
+            .strip_prefix(&format!("counted: {op} {shader} "))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(
+            backend.starts_with("x64-") || backend == "aarch64",
+            "{text}"
+        );
+    }
+}

@@ -348,9 +348,20 @@ fn run_draws(args: &Args, backends: &[Backend]) -> Result<(), String> {
         workloads.retain(|w| w.name.contains(name.as_str()));
     }
     if let Some(op) = args.count {
+        // One line per operation made, once it is done: what the counter counted.
+        let mut out = args.table_out();
+        let name = op.to_possible_value().map(|v| v.get_name().to_string());
         for w in &workloads {
             for &b in backends.iter().filter(|&&b| b != Backend::Interp) {
                 count::count(w, b, op);
+                writeln!(
+                    out,
+                    "counted: {} {} {}",
+                    name.as_deref().unwrap_or("?"),
+                    w.name,
+                    b.name()
+                )
+                .map_err(|e| format!("writing the table: {e}"))?;
             }
         }
         return Ok(());
