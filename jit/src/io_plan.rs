@@ -359,18 +359,22 @@ impl VarUse {
 /// register v, for all four c, each variable defined once (by its `Input`, in a block on no
 /// cycle) and read only there — with the input register and those four variables.
 pub(crate) fn passthrough(vars: &VarUse, tail: &[Inst]) -> Vec<(u32, u32, [Var; 4])> {
+    // The stores of each component in one walk over the tail: its stored variable, and how
+    // many stores write it (only a component stored once qualifies).
+    let mut stores = [[(Var(0), 0u8); 4]; 16];
+    for store in tail {
+        let slot = &mut stores[(store.imm[0] & 15) as usize][(store.imm[1] & 3) as usize];
+        *slot = (store.args[0], slot.1.saturating_add(1));
+    }
     let mut found = Vec::new();
-    for o in 0..16u32 {
+    for (o, comps_stored) in (0u32..).zip(&stores) {
         let mut comps = [Var(0); 4];
         let mut from: Option<u32> = None;
         let whole = (0..4u32).all(|c| {
-            let mut stores = tail
-                .iter()
-                .filter(|i| i.imm[0] & 15 == o && i.imm[1] & 3 == c);
-            let (Some(store), None) = (stores.next(), stores.next()) else {
+            let (v, count) = comps_stored[c as usize];
+            if count != 1 {
                 return false;
-            };
-            let v = store.args[0];
+            }
             let i = v.0 as usize;
             comps[c as usize] = v;
             match vars.input_of[i] {

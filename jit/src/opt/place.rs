@@ -263,8 +263,12 @@ fn key(inst: &Inst) -> (u32, u32) {
 /// Per block: true if it lies on a cycle of the CFG (so it may run more than once per batch).
 /// Blocks unreachable from the entry count as on no cycle unless they form one themselves.
 pub fn on_cycles(func: &Function) -> Vec<bool> {
-    // Tarjan's strongly connected components, iteratively.
     let n = func.blocks.len();
+    if let [only] = &func.blocks[..] {
+        // Straight code: the one block is on a cycle only through an edge to itself.
+        return vec![only.term.successors().iter().any(|s| s.0 == 0)];
+    }
+    // Tarjan's strongly connected components, iteratively.
     let succs: Vec<Vec<usize>> = func
         .blocks
         .iter()

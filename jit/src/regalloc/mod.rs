@@ -68,6 +68,10 @@ pub enum AllocError {
 /// Reverse post-order of the blocks reachable from block 0.
 pub fn reverse_post_order(func: &Function) -> Vec<BlockId> {
     let n = func.blocks.len();
+    if n == 1 {
+        // Straight code: the order is the entry block alone (several passes ask per compile).
+        return vec![BlockId(0)];
+    }
     let mut seen = vec![false; n];
     let mut post = Vec::with_capacity(n);
     // Iterative DFS: (block, next successor index).
