@@ -11,6 +11,21 @@ use picajit::case::Case;
 use picajit::interp::Interpreter;
 use serde_json::Value;
 
+/// Runs jit-bench with `args`, checks that it succeeded and returns its standard output.
+fn jit_bench(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_jit-bench"))
+        .args(args)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
 fn example(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("examples/shaders")
@@ -188,23 +203,14 @@ fn quick_json_and_svg() {
 
 #[test]
 fn agal_examples_are_built_in_workloads_with_speedups() {
-    let out = Command::new(env!("CARGO_BIN_EXE_jit-bench"))
-        .args([
-            "--agal",
-            "--quick",
-            "--repetitions",
-            "1",
-            "--vertices",
-            "64",
-        ])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = jit_bench(&[
+        "--agal",
+        "--quick",
+        "--repetitions",
+        "1",
+        "--vertices",
+        "64",
+    ]);
     assert!(text.starts_with("AGAL (AoS; speedup over the AGAL reference interpreter)"));
     let native: Vec<&str> = picajit::engine::Backend::available()
         .into_iter()
@@ -239,25 +245,16 @@ fn draw_mode_reports_every_column_for_the_built_in_shaders() {
     let dir = std::env::temp_dir().join(format!("picajit-jit-bench-draw-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let json_path = dir.join("draw.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_jit-bench"))
-        .args([
-            "--draw",
-            "--quick",
-            "--repetitions",
-            "1",
-            "--backend",
-            "all",
-            "--json",
-        ])
-        .arg(&json_path)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = jit_bench(&[
+        "--draw",
+        "--quick",
+        "--repetitions",
+        "1",
+        "--backend",
+        "all",
+        "--json",
+        json_path.to_str().unwrap(),
+    ]);
     assert!(
         text.contains("redraw ns/v")
             && text.contains("compile+run µs")
@@ -350,24 +347,15 @@ fn draw_count_makes_one_operation_per_shader_and_backend_and_says_which() {
         ("compile-run", "lighting"),
         ("draw", "mvp"),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_jit-bench"))
-            .args([
-                "--draw",
-                "--count",
-                op,
-                "--shader",
-                shader,
-                "--backend",
-                "interp,auto",
-            ])
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{text}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let text = jit_bench(&[
+            "--draw",
+            "--count",
+            op,
+            "--shader",
+            shader,
+            "--backend",
+            "interp,auto",
+        ]);
         // The interpreter is left out: one line, for the host's best JIT.
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 1, "{text}");

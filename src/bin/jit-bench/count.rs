@@ -23,7 +23,7 @@ use picajit::pica::Unit;
 use picajit::pipeline::{DrawOutput, Indices};
 use picajit::program::VertexStatus;
 
-use crate::draw::{data, loaded, DrawWorkload, UNUSED_DESC, VERTICES};
+use crate::draw::{data, start, DrawWorkload, Start, RANGE, UNUSED_DESC};
 
 /// The operation `--count` makes once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -82,23 +82,17 @@ fn counted<R>(f: impl FnOnce() -> R) -> R {
 pub fn count(w: &DrawWorkload, backend: Backend, op: Op) {
     let d = data(w.attributes);
     let attributes = d.attributes();
-    let engine = Arc::new(Engine::new(backend).expect("an available backend"));
-    let mut p = loaded(Arc::clone(&engine), w, 1.0);
-    let mut out = DrawOutput::new();
-    p.prepare().expect("the shader loads");
-    let _ = p.draw(Indices::U16(&d.indices), &attributes, &mut out);
-    let ids = out.vertex_ids().to_vec();
-    assert_eq!(ids.len(), VERTICES, "every vertex is drawn");
-    let records = d.records(&ids);
-    let shader = engine.compile(&p.regs().program(Unit::Vertex));
-    let uniforms = p.regs().uniforms(Unit::Vertex).clone();
-    shader.prepare(&uniforms);
+    let Start {
+        mut p,
+        mut out,
+        records,
+        shader,
+        uniforms,
+        ..
+    } = start(w, backend, &d);
     let mut run_out = vec![[[0.0; 4]; 16]; records.len()];
     let mut status = vec![VertexStatus::Ended; records.len()];
-    let range = Indices::Range {
-        first: 0,
-        count: VERTICES as u32,
-    };
+    let range = RANGE;
     let mut ranged = DrawOutput::new();
     // Warm-up: every kernel compiled (background compiles given time to finish), every
     // buffer grown.

@@ -16,7 +16,7 @@ use cpu_time::ThreadTime;
 use picajit::engine::{Backend, Engine, Shader};
 use picajit::pica::{program_commands, FloatMode, Unit};
 use picajit::pipeline::{Attribute, DrawOutput, Indices, Pipeline};
-use picajit::program::{Regs16, VertexStatus};
+use picajit::program::{Regs16, Uniforms, VertexStatus};
 use picajit::shbin::Shbin;
 use serde::Serialize;
 
@@ -224,27 +224,62 @@ pub struct DrawRow {
     pub small_run_us: [f64; 2],
 }
 
+/// The same vertices as the index lists, drawn as a range.
+pub const RANGE: Indices<'static> = Indices::Range {
+    first: 0,
+    count: VERTICES as u32,
+};
+
+/// Where a timed draw row and a `--count` operation start: `w` loaded on `backend`, its
+/// dense list drawn once, and the bare run's side (records of the draw's unique vertices, the
+/// generic shader, prepared for the pipeline's uniforms).
+pub struct Start {
+    pub engine: Arc<Engine>,
+    pub p: Pipeline,
+    pub out: DrawOutput,
+    pub records: Vec<Regs16>,
+    pub shader: Arc<Shader>,
+    pub uniforms: Uniforms,
+}
+
+/// Builds the [`Start`] of `w` on `backend` over the arrays of `d`.
+pub fn start(w: &DrawWorkload, backend: Backend, d: &Data) -> Start {
+    let engine = Arc::new(Engine::new(backend).expect("an available backend"));
+    let mut p = loaded(Arc::clone(&engine), w, 1.0);
+    let mut out = DrawOutput::new();
+    p.prepare().expect("the shader loads");
+    let _ = p.draw(Indices::U16(&d.indices), &d.attributes(), &mut out);
+    let ids = out.vertex_ids().to_vec();
+    // Every vertex is used: the range 0..VERTICES draws the same unique vertices.
+    assert_eq!(ids.len(), VERTICES, "every vertex is drawn");
+    let records = d.records(&ids);
+    let shader = engine.compile(&p.regs().program(Unit::Vertex));
+    let uniforms = p.regs().uniforms(Unit::Vertex).clone();
+    shader.prepare(&uniforms);
+    Start {
+        engine,
+        p,
+        out,
+        records,
+        shader,
+        uniforms,
+    }
+}
+
 /// Measures `w` on `backend`: `samples` round-robin samples of a draw and of a bare AoS
 /// `run` on its unique vertices, each sample at least `sample_ms` of work.
 pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f64) -> DrawRow {
     let d = data(w.attributes);
     let attributes = d.attributes();
-    let engine = Arc::new(Engine::new(backend).expect("an available backend"));
-    let mut p = loaded(Arc::clone(&engine), w, 1.0);
-    let mut out = DrawOutput::new();
-    p.prepare().expect("the shader loads");
-    let _ = p.draw(Indices::U16(&d.indices), &attributes, &mut out);
-    let ids = out.vertex_ids().to_vec();
-    // Every vertex is used: the range 0..VERTICES draws the same unique vertices.
-    assert_eq!(ids.len(), VERTICES, "every vertex is drawn");
-    let range = Indices::Range {
-        first: 0,
-        count: VERTICES as u32,
-    };
-    let records = d.records(&ids);
-    let shader = engine.compile(&p.regs().program(Unit::Vertex));
-    let uniforms = p.regs().uniforms(Unit::Vertex).clone();
-    shader.prepare(&uniforms);
+    let Start {
+        engine,
+        mut p,
+        mut out,
+        records,
+        shader,
+        uniforms,
+    } = start(w, backend, &d);
+    let range = RANGE;
     let mut run_out = vec![[[0.0; 4]; 16]; records.len()];
     let mut status = vec![VertexStatus::Ended; records.len()];
     let mut flip = false;
@@ -351,10 +386,10 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
         shader: w.name.clone(),
         backend: backend.name(),
         ns_per_index: draw_ns / INDICES as f64,
-        draw_ns_per_vertex: draw_ns / ids.len() as f64,
-        redraw_ns_per_vertex: redraw_ns / ids.len() as f64,
-        range_ns_per_vertex: range_ns / ids.len() as f64,
-        run_ns_per_vertex: run_ns / ids.len() as f64,
+        draw_ns_per_vertex: draw_ns / records.len() as f64,
+        redraw_ns_per_vertex: redraw_ns / records.len() as f64,
+        range_ns_per_vertex: range_ns / records.len() as f64,
+        run_ns_per_vertex: run_ns / records.len() as f64,
         draw_over_run: draw_ns / run_ns,
         redraw_over_run: redraw_ns / run_ns,
         range_over_run: range_ns / run_ns,
@@ -363,7 +398,7 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
         compile_us: median(&mut compile),
         compile_run_us: median(&mut compile_run),
         prepared_first_us: median(&mut prepared),
-        vertices: ids.len(),
+        vertices: records.len(),
         small_draw_us,
         small_run_us,
     }

@@ -94,22 +94,26 @@ pub(super) fn iterate(
     at_entry
 }
 
+/// The generated programs of `seeds` that load and lower, each with its seed.
+fn lowered_generated(
+    seeds: std::ops::RangeInclusive<u64>,
+) -> impl Iterator<Item = (u64, crate::frontend::Lowered)> {
+    let config = Config::default();
+    seeds.filter_map(move |seed| {
+        let case = generate(seed, &config).case;
+        let program = Program::from_words(&case.code, &case.descs, case.entry).ok()?;
+        Some((seed, crate::frontend::lower(&program).ok()?))
+    })
+}
+
 /// Lowering generated programs of every shape runs the analysis on uniform, if-converted,
 /// masked and lane-position functions; under `cfg(test)` each solve asserts that propagation
 /// and iteration agree. Also checks that the programs took each path, so the comparison
 /// covers them all.
 #[test]
 fn propagation_equals_iteration_on_generated_programs() {
-    let config = Config::default();
     let (mut converted, mut masked, mut lanes) = (0, 0, 0);
-    for seed in 1..=240 {
-        let case = generate(seed, &config).case;
-        let Ok(program) = Program::from_words(&case.code, &case.descs, case.entry) else {
-            continue;
-        };
-        let Ok(lowered) = crate::frontend::lower(&program) else {
-            continue;
-        };
+    for (_, lowered) in lowered_generated(1..=240) {
         converted += usize::from(lowered.stats.if_converted > 0);
         masked += usize::from(lowered.stats.masked_forks > 0);
         lanes += usize::from(lowered.stats.lanes);
@@ -126,16 +130,8 @@ fn propagation_equals_iteration_on_generated_programs() {
 #[test]
 fn seeding_equals_solving_with_the_results_varying() {
     use picajit_codegen::ir::{Inst, Op, Terminator};
-    let config = Config::default();
     let mut seeded_blocks = 0;
-    for seed in 1..=120 {
-        let case = generate(seed, &config).case;
-        let Ok(program) = Program::from_words(&case.code, &case.descs, case.entry) else {
-            continue;
-        };
-        let Ok(lowered) = crate::frontend::lower(&program) else {
-            continue;
-        };
+    for (seed, lowered) in lowered_generated(1..=120) {
         let func: &Function = &lowered.func;
         // Every seventh result, by position in the function.
         let mut seeds = Vec::new();
@@ -204,16 +200,8 @@ fn seeding_equals_solving_with_the_results_varying() {
 #[test]
 fn varies_anywhere_sweeps_equal_following_readers() {
     use picajit_codegen::ir::{Builder, Op, Ty};
-    let config = Config::default();
     let mut checked = 0;
-    for seed in 1..=120 {
-        let case = generate(seed, &config).case;
-        let Ok(program) = Program::from_words(&case.code, &case.descs, case.entry) else {
-            continue;
-        };
-        let Ok(lowered) = crate::frontend::lower(&program) else {
-            continue;
-        };
+    for (seed, lowered) in lowered_generated(1..=120) {
         let func: &Function = &lowered.func;
         assert_eq!(
             super::varies_anywhere(func),
