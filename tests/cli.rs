@@ -2,6 +2,9 @@
 //! real SHBIN files, and clear errors (non-zero exit) on bad input. Runs on every backend the
 //! command offers (today: the interpreter).
 
+#[path = "common/command.rs"]
+mod command;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -384,25 +387,16 @@ fn run_says_1_vertex() {
 
 #[test]
 fn dump_times_every_compile_phase_of_a_generated_program() {
-    let out = picajit()
-        .args([
-            "dump",
-            "--generate",
-            "branchy:120:3",
-            "--timings",
-            "--repeat",
-            "2",
-            "--backend",
-            "x64-sse41",
-        ])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = command::stdout_of(picajit().args([
+        "dump",
+        "--generate",
+        "branchy:120:3",
+        "--timings",
+        "--repeat",
+        "2",
+        "--backend",
+        "x64-sse41",
+    ]));
     assert!(text.contains("path: native"), "{text}");
     assert!(text.contains("reachable word (120)"), "{text}");
     // Every phase of a native compile, in pipeline order.
@@ -509,14 +503,7 @@ fn dump_tells_how_an_agal_program_compiles() {
     let dump = |name: &str, text: &str| {
         let src = dir.join(name);
         std::fs::write(&src, text).unwrap();
-        let out = picajit().arg("dump").arg(&src).output().unwrap();
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        assert!(
-            out.status.success(),
-            "{text}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        text
+        command::stdout_of(picajit().arg("dump").arg(&src))
     };
     let native = !picajit::engine::Backend::available()
         .iter()
@@ -860,20 +847,13 @@ fn dump_draw_shows_the_draw_kernels_of_an_emulator_draw() {
     use picajit::engine::Backend;
     let file = corpus().join("lovebrew__lovepotion__main_v_pica.shbin");
     let dump = |backend: &str, extra: &[&str]| {
-        let out = picajit()
-            .arg("dump")
-            .arg(&file)
-            .args(["--draw", "--backend", backend])
-            .args(extra)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        assert!(
-            out.status.success(),
-            "{text}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        text
+        command::stdout_of(
+            picajit()
+                .arg("dump")
+                .arg(&file)
+                .args(["--draw", "--backend", backend])
+                .args(extra),
+        )
     };
     // Every backend this host runs but the interpreter has draw kernels (AArch64 through
     // qemu on other hosts).

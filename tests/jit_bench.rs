@@ -3,6 +3,9 @@
 
 #![cfg(feature = "bench")]
 
+#[path = "common/command.rs"]
+mod command;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -13,17 +16,7 @@ use serde_json::Value;
 
 /// Runs jit-bench with `args`, checks that it succeeded and returns its standard output.
 fn jit_bench(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_jit-bench"))
-        .args(args)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    text
+    command::stdout_of(Command::new(env!("CARGO_BIN_EXE_jit-bench")).args(args))
 }
 
 fn example(name: &str) -> String {

@@ -1864,12 +1864,14 @@ fn threads_racing_a_new_shaders_first_draws_and_runs_all_equal_the_interpreter()
                             lighting_setup(&mut p, s);
                             p.regs_mut().upload_descs(Unit::Vertex, 127, &[round + 1]);
                             let mut out = DrawOutput::new();
-                            let indices = match thread {
-                                0 => Indices::Range {
+                            // One thread draws a range, the other the index list.
+                            let indices = if thread == 0 {
+                                Indices::Range {
                                     first: 0,
                                     count: 64,
-                                },
-                                _ => Indices::U16(list),
+                                }
+                            } else {
+                                Indices::U16(list)
                             };
                             p.draw(indices, &s.attributes(), &mut out).unwrap();
                             check_lighting(&out, &p, s, ids, &format!("{what} thread {thread}"));

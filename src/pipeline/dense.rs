@@ -264,24 +264,38 @@ mod tests {
     fn u16_lists_widen_and_bound_alike_on_every_path() {
         // The dispatched path (AVX2 on hosts that have it) and the baseline agree, on lists
         // of every length around the vector widths and with the extremes anywhere.
+        /// How a random list is shaped before the comparison.
+        #[derive(Clone, Copy, Debug)]
+        enum Shape {
+            Random,
+            /// Every index within 32 of 0x8000, where signed and unsigned order differ.
+            AroundSignBit,
+            WithMax,
+            WithZero,
+        }
         let mut rng = fastrand::Rng::with_seed(11);
         for len in (1..70).chain([255, 256, 257, 4096]) {
-            for round in 0..4 {
+            for round in [
+                Shape::Random,
+                Shape::AroundSignBit,
+                Shape::WithMax,
+                Shape::WithZero,
+            ] {
                 let mut list: Vec<u16> = (0..len).map(|_| rng.u16(..)).collect();
                 match round {
-                    0 => {}
-                    1 => list.iter_mut().for_each(|i| *i = 0x7FF0 + *i % 32),
-                    2 => list[rng.usize(..len)] = u16::MAX,
-                    _ => list[rng.usize(..len)] = 0,
+                    Shape::Random => {}
+                    Shape::AroundSignBit => list.iter_mut().for_each(|i| *i = 0x7FF0 + *i % 32),
+                    Shape::WithMax => list[rng.usize(..len)] = u16::MAX,
+                    Shape::WithZero => list[rng.usize(..len)] = 0,
                 }
                 let (mut a, mut b) = (vec![7; len], vec![9; len]);
                 let got = widen_u16(&list, &mut a);
                 let want = widen_u16_baseline(&list, &mut b);
                 let min = *list.iter().min().unwrap();
                 let max = *list.iter().max().unwrap();
-                assert_eq!((got, want), ((min, max), (min, max)), "{len} {round}");
+                assert_eq!((got, want), ((min, max), (min, max)), "{len} {round:?}");
                 let wide: Vec<u32> = list.iter().map(|&i| u32::from(i)).collect();
-                assert_eq!((&a, &b), (&wide, &wide), "{len} {round}");
+                assert_eq!((&a, &b), (&wide, &wide), "{len} {round:?}");
             }
         }
     }

@@ -21,7 +21,6 @@ use clap::ValueEnum;
 use picajit::engine::{Backend, Engine};
 use picajit::pica::Unit;
 use picajit::pipeline::{DrawOutput, Indices};
-use picajit::program::VertexStatus;
 
 use crate::draw::{data, start, DrawWorkload, Start, RANGE, UNUSED_DESC};
 
@@ -88,10 +87,10 @@ pub fn count(w: &DrawWorkload, backend: Backend, op: Op) {
         records,
         shader,
         uniforms,
+        mut run_out,
+        mut status,
         ..
     } = start(w, backend, &d);
-    let mut run_out = vec![[[0.0; 4]; 16]; records.len()];
-    let mut status = vec![VertexStatus::Ended; records.len()];
     let range = RANGE;
     let mut ranged = DrawOutput::new();
     // Warm-up: every kernel compiled (background compiles given time to finish), every

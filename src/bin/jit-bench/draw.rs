@@ -240,6 +240,9 @@ pub struct Start {
     pub records: Vec<Regs16>,
     pub shader: Arc<Shader>,
     pub uniforms: Uniforms,
+    /// The bare run's output records and statuses, one per record.
+    pub run_out: Vec<Regs16>,
+    pub status: Vec<VertexStatus>,
 }
 
 /// Builds the [`Start`] of `w` on `backend` over the arrays of `d`.
@@ -260,6 +263,8 @@ pub fn start(w: &DrawWorkload, backend: Backend, d: &Data) -> Start {
         engine,
         p,
         out,
+        run_out: vec![[[0.0; 4]; 16]; records.len()],
+        status: vec![VertexStatus::Ended; records.len()],
         records,
         shader,
         uniforms,
@@ -278,10 +283,10 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
         records,
         shader,
         uniforms,
+        mut run_out,
+        mut status,
     } = start(w, backend, &d);
     let range = RANGE;
-    let mut run_out = vec![[[0.0; 4]; 16]; records.len()];
-    let mut status = vec![VertexStatus::Ended; records.len()];
     let mut flip = false;
     let mut draw = || {
         flip = !flip;
