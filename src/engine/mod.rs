@@ -175,15 +175,7 @@ impl Engine {
             return s;
         }
         Counters::count(&self.counters.misses);
-        let shader = Arc::new(Shader::build(
-            program,
-            &key.words,
-            self.backend,
-            self.budget,
-            self.background,
-            &self.counters,
-            aos,
-        ));
+        let shader = Arc::new(Shader::build(program, &key.words, self, aos));
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         let (shader, evicted) = cache.insert(key, shader, &self.counters);
         self.counters
@@ -207,10 +199,7 @@ impl Engine {
         let shader = Shader::build_timed(
             Cow::Borrowed(program),
             &words,
-            self.backend,
-            self.budget,
-            self.background,
-            &self.counters,
+            self,
             AosCompile::Now,
             &mut clock,
         );

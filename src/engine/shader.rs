@@ -2,8 +2,7 @@
 
 use rayon::prelude::*;
 
-use super::backend::{Backend, ExecPath};
-use super::cache::Counters;
+use super::backend::ExecPath;
 use super::geometry::GeometryOutput;
 use super::kernels::{AosCompile, Code, Exec, Kernels, MachineCode, Native};
 use std::borrow::Cow;
@@ -85,42 +84,30 @@ fn with_run_scratch<R>(f: impl FnOnce(&mut RunScratch) -> R) -> R {
 }
 
 impl Shader {
-    #[allow(clippy::too_many_arguments)]
+    /// Builds the shader of `program` (its reachable words `reachable`) with `engine`'s
+    /// backend, budget, background compiling and counters; its generic AoS kernel compiled
+    /// `aos`.
     pub(super) fn build(
         program: Cow<'_, Program>,
         reachable: &[(u16, u32)],
-        backend: Backend,
-        budget: u32,
-        background: bool,
-        counters: &Arc<Counters>,
+        engine: &super::Engine,
         aos: AosCompile,
     ) -> Shader {
-        Shader::build_timed(
-            program,
-            reachable,
-            backend,
-            budget,
-            background,
-            counters,
-            aos,
-            &mut Clock::off(),
-        )
+        Shader::build_timed(program, reachable, engine, aos, &mut Clock::off())
     }
 
     /// [`Shader::build`], lapping `clock` at the frontend's and backend's phase boundaries and
     /// after `prepare` (outputs, uniform rows, PICA multiply operands), `map` (executable
     /// memory) and `shader` (the shader itself).
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn build_timed(
         program: Cow<'_, Program>,
         reachable: &[(u16, u32)],
-        backend: Backend,
-        budget: u32,
-        background: bool,
-        counters: &Arc<Counters>,
+        engine: &super::Engine,
         aos: AosCompile,
         clock: &mut Clock<'_>,
     ) -> Shader {
+        let (backend, budget, background) = (engine.backend, engine.budget, engine.background);
+        let counters = &engine.counters;
         let static_outputs = crate::program::outputs_written_by(reachable);
         let static_inputs = read_inputs(reachable);
         let mut reach = Box::new([0u64; CODE_WORDS / 64]);
