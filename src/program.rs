@@ -78,6 +78,29 @@ impl Program {
         Ok(program)
     }
 
+    /// The program whose code memory holds `words` (address, word) and is 0 elsewhere, with
+    /// descriptors `descs`, entry `entry` (taken below [`CODE_WORDS`]) and kind `kind`: how a
+    /// shader gets back the program it keeps only the reachable words of.
+    pub(crate) fn from_reachable(
+        words: &[(u16, u32)],
+        descs: &[u32; DESC_WORDS],
+        entry: u16,
+        kind: ShaderKind,
+    ) -> Program {
+        let mut code = Box::new([0; CODE_WORDS]);
+        for &(a, w) in words {
+            if let Some(slot) = code.get_mut(usize::from(a)) {
+                *slot = w;
+            }
+        }
+        Program {
+            code,
+            descs: *descs,
+            entry: entry % CODE_WORDS as u16,
+            kind,
+        }
+    }
+
     /// The same program run as the given kind of shader.
     pub fn with_kind(mut self, kind: ShaderKind) -> Program {
         self.kind = kind;

@@ -23,6 +23,7 @@ pub mod arena;
 pub mod code;
 #[cfg(feature = "emu")]
 pub mod emu;
+mod facts;
 mod io_plan;
 pub mod ir;
 mod kernel;

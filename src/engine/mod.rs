@@ -47,7 +47,6 @@ pub use picajit_codegen::timings::Timings;
 pub use shader::Shader;
 pub use soa::SoaBuffer;
 
-use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 use picajit_codegen::timings::Clock;
@@ -140,7 +139,7 @@ impl Engine {
     /// Compiles `program`, or returns the cached shader for the same reachable code. Its
     /// generic kernel is compiled (so [`Shader::path`] says how it runs, for good).
     pub fn compile(&self, program: &Program) -> Arc<Shader> {
-        let shader = self.lookup(Cow::Borrowed(program), AosCompile::Now);
+        let shader = self.lookup(program, AosCompile::Now);
         // A shader a draw added compiles its AoS kernel on first use: that is now.
         shader.compile_aos();
         shader
@@ -151,11 +150,11 @@ impl Engine {
     /// [`Shader::path`] may still turn into an interpreter fallback if that AoS kernel later
     /// fails to compile).
     pub(crate) fn compile_for_draw(&self, program: Program) -> Arc<Shader> {
-        self.lookup(Cow::Owned(program), AosCompile::OnFirstUse)
+        self.lookup(&program, AosCompile::OnFirstUse)
     }
 
     /// The cached shader for `program`, or one built now with its AoS kernel compiled `aos`.
-    fn lookup(&self, program: Cow<'_, Program>, aos: AosCompile) -> Arc<Shader> {
+    fn lookup(&self, program: &Program, aos: AosCompile) -> Arc<Shader> {
         let words = program.reachable_words();
         let key = CacheKey {
             descs: program.descs,
@@ -196,13 +195,7 @@ impl Engine {
         let mut clock = Clock::on(timings);
         let words = program.reachable_words();
         clock.lap("reachability");
-        let shader = Shader::build_timed(
-            Cow::Borrowed(program),
-            &words,
-            self,
-            AosCompile::Now,
-            &mut clock,
-        );
+        let shader = Shader::build_timed(program, &words, self, AosCompile::Now, &mut clock);
         let shader = Arc::new(shader);
         clock.lap("shader");
         shader

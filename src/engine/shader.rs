@@ -5,7 +5,6 @@ use rayon::prelude::*;
 use super::backend::ExecPath;
 use super::geometry::GeometryOutput;
 use super::kernels::{AosCompile, Code, Exec, Kernels, MachineCode, Native};
-use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -19,7 +18,7 @@ use picajit_codegen::x64::{self};
 use crate::frontend;
 use crate::interp::{Interpreter, RunError};
 use crate::isa::{Instruction, SrcKind};
-use crate::program::{Program, Regs16, Uniforms, VertexStatus, CODE_WORDS};
+use crate::program::{Program, Regs16, ShaderKind, Uniforms, VertexStatus, CODE_WORDS, DESC_WORDS};
 
 /// A compiled shader: `Send + Sync`, shared through `Arc`.
 #[derive(Debug)]
@@ -27,7 +26,9 @@ pub struct Shader {
     pub(super) exec: Exec,
     /// The reference interpreter, built when first needed (fallback paths only).
     pub(super) interp: OnceLock<Interpreter>,
-    pub(super) program: Program,
+    /// What the interpreter runs: the reachable code words, descriptors, entry and kind (the
+    /// rest of code memory is never executed, so it is not kept).
+    pub(super) source: Source,
     pub(super) path: ExecPath,
     pub(super) budget: u32,
     /// Output registers the program can write (bit r = o_r).
@@ -38,6 +39,25 @@ pub struct Shader {
     pub(super) reachable: Box<[u64; CODE_WORDS / 64]>,
     /// What the frontend made of the program, if it lowered it.
     pub(super) frontend: Option<frontend::Stats>,
+}
+
+/// The part of a program a shader can run: its reachable code words (with their addresses),
+/// descriptors, entry and kind. A shader keeps this instead of a copy of all code memory (16
+/// KiB per compile); the interpreter gets the program back from it on first use.
+#[derive(Clone, Debug)]
+pub(super) struct Source {
+    words: Box<[(u16, u32)]>,
+    descs: [u32; DESC_WORDS],
+    entry: u16,
+    kind: ShaderKind,
+}
+
+impl Source {
+    /// The program: the reachable words at their addresses, every other word 0. It runs as
+    /// the original does, which differs only in words no run reaches.
+    fn program(&self) -> Program {
+        Program::from_reachable(&self.words, &self.descs, self.entry, self.kind)
+    }
 }
 
 thread_local! {
@@ -88,7 +108,7 @@ impl Shader {
     /// backend, budget, background compiling and counters; its generic AoS kernel compiled
     /// `aos`.
     pub(super) fn build(
-        program: Cow<'_, Program>,
+        program: &Program,
         reachable: &[(u16, u32)],
         engine: &super::Engine,
         aos: AosCompile,
@@ -100,7 +120,7 @@ impl Shader {
     /// after `prepare` (outputs, uniform rows, PICA multiply operands), `map` (executable
     /// memory) and `shader` (the shader itself).
     pub(super) fn build_timed(
-        program: Cow<'_, Program>,
+        program: &Program,
         reachable: &[(u16, u32)],
         engine: &super::Engine,
         aos: AosCompile,
@@ -109,7 +129,12 @@ impl Shader {
         let (backend, budget, background) = (engine.backend, engine.budget, engine.background);
         let counters = &engine.counters;
         let static_outputs = crate::program::outputs_written_by(reachable);
-        let static_inputs = read_inputs(reachable);
+        let source = Source {
+            words: reachable.into(),
+            descs: program.descs,
+            entry: program.entry,
+            kind: program.kind,
+        };
         let mut reach = Box::new([0u64; CODE_WORDS / 64]);
         for &(a, _) in reachable {
             reach[usize::from(a) / 64] |= 1 << (a % 64);
@@ -117,11 +142,12 @@ impl Shader {
         let interp_only = |path, frontend| Shader {
             exec: Exec::Interp,
             interp: OnceLock::new(),
-            program: Program::clone(&program),
+            source: source.clone(),
             path,
             budget,
             outputs: static_outputs,
-            inputs: static_inputs,
+            // Only an interpreter-only shader names its inputs from the code.
+            inputs: read_inputs(reachable),
             reachable: reach.clone(),
             frontend,
         };
@@ -130,9 +156,9 @@ impl Shader {
         };
         // A timed compile is cold; any other shares the lowering with other engines.
         let lowered = if clock.is_on() {
-            frontend::lower_timed(&program, frontend::graph::MAX_STATES, clock)
+            frontend::lower_timed(program, frontend::graph::MAX_STATES, clock)
         } else {
-            super::lowered::lower(&program, reachable)
+            super::lowered::lower(program, reachable)
         };
         let (mut func, stats) = match lowered {
             Ok(l) => (l.func, l.stats),
@@ -173,9 +199,7 @@ impl Shader {
                 counters: Arc::clone(counters),
             }),
             interp: OnceLock::new(),
-            // Moved in when the caller gave it away (a draw's program, built from registers:
-            // a 16 KiB copy less).
-            program: program.into_owned(),
+            source,
             path: ExecPath::Native(target),
             budget,
             outputs,
@@ -189,7 +213,7 @@ impl Shader {
 
     pub(super) fn interp(&self) -> &Interpreter {
         self.interp
-            .get_or_init(|| Interpreter::new(&self.program).with_budget(self.budget))
+            .get_or_init(|| Interpreter::new(&self.source.program()).with_budget(self.budget))
     }
 
     /// The step budget of each invocation.

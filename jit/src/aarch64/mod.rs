@@ -43,6 +43,7 @@ use rustc_hash::FxHashMap as HashMap;
 use dynasmrt::{DynamicLabel, DynasmApi};
 
 use crate::abi;
+use crate::facts::Leaf;
 use crate::io_plan::DrawOrder;
 use crate::ir::{BlockId, Function, Op, Terminator, Var, Verified};
 use crate::regalloc::{Allocation, Loc};
@@ -101,7 +102,7 @@ pub(crate) struct Emitter<'a> {
     /// While the prologue computes the run's invariant values: per variable, the constant or
     /// uniform read that defines it, re-read into the scratch register by [`Emitter::src`]
     /// (its own register is not loaded yet).
-    prologue_leaves: Option<Vec<Option<crate::kernel::Leaf>>>,
+    prologue_leaves: Option<&'a [Option<Leaf>]>,
 }
 
 /// Compiles a verified function into a kernel that loops over the batches of a run in I/O mode
@@ -118,6 +119,7 @@ pub fn compile_timed(
     io: IoMode,
     clock: &mut Clock<'_>,
 ) -> Result<Compiled, CompileError> {
+    let facts = func.facts();
     let func: &Function = func;
     let (ins, outs) = io_sets(func);
     let geometry = func
@@ -131,9 +133,8 @@ pub fn compile_timed(
     let plan = crate::io_plan::Plan::new(func, outs, geometry, 0);
     // No variable is rematerialized here (NEON arithmetic takes no memory operands); values
     // computed from uniforms alone are computed once per run.
-    let leaves = crate::kernel::remat_defs(func);
-    let hoisted = crate::kernel::hoisted(func, &leaves);
-    let alloc = crate::kernel::allocate(func, &ALLOCATABLE, &[], &hoisted, &[], clock)?;
+    let (leaves, hoisted) = (&facts.leaves[..], &facts.hoisted[..]);
+    let alloc = crate::kernel::allocate(func, &ALLOCATABLE, &[], hoisted, &[], clock)?;
     let mut ops = Ops::new(0);
     let crate::kernel::Labels {
         blocks: labels,
@@ -312,12 +313,11 @@ impl Emitter<'_> {
     pub(crate) fn src(&mut self, v: Var, scratch: u8) -> u8 {
         let leaf = self
             .prologue_leaves
-            .as_ref()
             .and_then(|l| l.get(v.0 as usize).copied().flatten());
         if let Some(leaf) = leaf {
             match leaf {
-                crate::kernel::Leaf::Const(bits) => self.load_f32(scratch, f32::from_bits(bits)),
-                crate::kernel::Leaf::Uniform { row, comp } => {
+                Leaf::Const(bits) => self.load_f32(scratch, f32::from_bits(bits)),
+                Leaf::Uniform { row, comp } => {
                     let at = abi::uniform_row_offset(row, comp);
                     let a = self.ctx(at, 16);
                     asm::load_q(&mut self.ops, scratch, a);

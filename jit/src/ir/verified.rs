@@ -6,32 +6,51 @@
 //! function is made, rather than once per kernel compiled from it (the AoS kernel, its SoA and
 //! draw kernels, every backend of the fuzzer's check). A `Verified` can be read as a
 //! [`Function`] but changed only by the edits defined here, each of which keeps it valid.
+//!
+//! It also keeps what every kernel compiled from it needs to know about its variables
+//! ([`Facts`]), found on first use and shared by all of them.
 
 use std::ops::Deref;
+use std::sync::{Arc, OnceLock};
 
 use super::{Function, Inst, Op, Ty, Var, VerifyError};
+use crate::facts::Facts;
 
 /// A function that passed [`Function::verify`]; read it through `Deref`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Verified(Function);
+#[derive(Clone)]
+pub struct Verified {
+    func: Function,
+    /// The function's [`Facts`], once some kernel asked for them.
+    facts: OnceLock<Arc<Facts>>,
+}
 
 impl Verified {
     /// Verifies `func`.
     pub fn new(func: Function) -> Result<Verified, VerifyError> {
         func.verify()?;
-        Ok(Verified(func))
+        Ok(Verified {
+            func,
+            facts: OnceLock::new(),
+        })
     }
 
     /// The function, to change it freely (it must be verified again to be compiled).
     pub fn into_inner(self) -> Function {
-        self.0
+        self.func
+    }
+
+    /// The per-variable facts of the function, found on the first call.
+    pub(crate) fn facts(&self) -> &Facts {
+        self.facts.get_or_init(|| Arc::new(Facts::of(&self.func)))
     }
 
     /// Makes the entry block store `+0.0` to every component of the output registers in
     /// `regs` (bit r: register r) before anything else, so that those registers are defined
     /// on every path. Adds one variable.
     pub fn mark_outputs(&mut self, regs: u16) {
-        let func = &mut self.0;
+        // A new variable and definitions: the facts are found again when asked.
+        self.facts = OnceLock::new();
+        let func = &mut self.func;
         let Some(entry) = func.blocks.first_mut() else {
             return;
         };
@@ -64,7 +83,7 @@ impl Verified {
     /// A copy where every `PMul` for which `plain` holds becomes a `Mul` (the same operand
     /// and result types, so the copy is valid too); returns it and how many were rewritten.
     pub fn map_pmul(&self, plain: &dyn Fn(&Inst) -> bool) -> (Verified, usize) {
-        let mut out = self.0.clone();
+        let mut out = self.func.clone();
         let mut rewritten = 0;
         for inst in out.blocks.iter_mut().flat_map(|b| &mut b.insts) {
             if inst.op == Op::PMul && plain(inst) {
@@ -72,7 +91,10 @@ impl Verified {
                 rewritten += 1;
             }
         }
-        (Verified(out), rewritten)
+        // A `Mul` is what a `PMul` is to every fact (neither a leaf nor a uniform, invariant
+        // when its operands are): the facts carry over.
+        let facts = self.facts.clone();
+        (Verified { func: out, facts }, rewritten)
     }
 }
 
@@ -80,13 +102,26 @@ impl Deref for Verified {
     type Target = Function;
 
     fn deref(&self) -> &Function {
-        &self.0
+        &self.func
+    }
+}
+
+impl PartialEq for Verified {
+    /// Equal functions: the facts follow from them.
+    fn eq(&self, other: &Verified) -> bool {
+        self.func == other.func
+    }
+}
+
+impl std::fmt::Debug for Verified {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Verified").field(&self.func).finish()
     }
 }
 
 impl std::fmt::Display for Verified {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
+        self.func.fmt(f)
     }
 }
 

@@ -34,9 +34,11 @@ pub use cfg::{budget_bounds_cycles, predecessors, simplify_cfg};
 pub use cse::cse;
 pub use dce::{dce, dce_renumber};
 pub use invariant::batch_invariant;
+pub(crate) use invariant::invariant_def;
 pub use liveness::{liveness, Liveness};
 pub use place::{group_inputs, on_cycles, place_io, reread_copies, sink_outputs};
 pub use rename::{renumber, split_defs};
+pub(crate) use specialize::uniform_def;
 pub use specialize::{pmul_uniform_operands, specialize_pmul, square_pmul, ComponentSet};
 pub use varset::VarSet;
 

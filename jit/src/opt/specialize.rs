@@ -4,12 +4,12 @@
 //! compiled for "these uniform components are finite and non-zero" is exact for every run whose
 //! uniforms satisfy it — a measured optimization, never a semantic switch.
 
-use crate::ir::{Function, Op, Var, Verified};
+use crate::ir::{Function, Inst, Op, Var, Verified};
 
 /// The batch-uniform components (`Uniform` ops of c0..c95: (index, component)) that feed a
 /// `PMul`, in a fixed order: the bits of a specialization key.
-pub fn pmul_uniform_operands(func: &Function) -> Vec<(u32, u32)> {
-    let defs = uniform_defs(func);
+pub fn pmul_uniform_operands(func: &Verified) -> Vec<(u32, u32)> {
+    let defs = &func.facts().uniforms;
     let mut set = ComponentSet::default();
     for inst in func.blocks.iter().flat_map(|b| &b.insts) {
         if inst.op == Op::PMul {
@@ -58,7 +58,7 @@ pub fn specialize_pmul(
     func: &Verified,
     finite_nonzero: &dyn Fn(u32, u32) -> bool,
 ) -> (Verified, usize) {
-    let defs = uniform_defs(func);
+    let defs = &func.facts().uniforms;
     let safe = |v: Var| defs[v.0 as usize].is_some_and(|(c, comp)| finite_nonzero(c, comp));
     func.map_pmul(&|inst| safe(inst.args[0]) || safe(inst.args[1]))
 }
@@ -76,87 +76,69 @@ pub fn square_pmul(func: &mut Function) -> usize {
     rewritten
 }
 
-/// Per variable: `Some((index, component))` if its only definition in the function is a
-/// `Uniform` op of c0..c95, or a `Mov`, `Neg` or `Abs` of such a variable (a source negation
-/// or `-c` hoisted out of the loop): the variable is finite and non-zero exactly when that
-/// uniform component is.
-fn uniform_defs(func: &Function) -> Vec<Option<(u32, u32)>> {
-    let mut defs: Vec<Option<(u32, u32)>> = vec![None; func.vars.len()];
-    let mut count = vec![0u32; func.vars.len()];
-    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
-        if let Some(d) = inst.dst {
-            count[d.0 as usize] += 1;
-        }
+/// What the single definition `inst` makes of its variable, given what is known of the
+/// variables defined before it (`defs`, indexed by variable): `Some((index, component))` if it
+/// is a `Uniform` op of c0..c95, or a `Mov`, `Neg` or `Abs` of such a variable (a source
+/// negation or `-c` hoisted out of the loop): the variable is finite and non-zero exactly when
+/// that uniform component is.
+pub(crate) fn uniform_def(inst: &Inst, defs: &[Option<(u32, u32)>]) -> Option<(u32, u32)> {
+    match inst.op {
+        Op::Uniform if (inst.imm[0] & 0x7F) < 96 => Some((inst.imm[0] & 0x7F, inst.imm[1] & 3)),
+        Op::Mov | Op::Neg | Op::Abs => defs[inst.args[0].0 as usize],
+        // Every other operation (and a uniform index out of range) gives a value that
+        // is not a uniform component: listed, so a new operation is decided here.
+        Op::Uniform
+        | Op::FConst
+        | Op::UniformAl
+        | Op::UniformIdx
+        | Op::Const
+        | Op::ConstIdx
+        | Op::Input
+        | Op::Output
+        | Op::Add
+        | Op::Mul
+        | Op::PMul
+        | Op::Max
+        | Op::Min
+        | Op::Div
+        | Op::Sqrt
+        | Op::Floor
+        | Op::Rcp
+        | Op::Rsq
+        | Op::Ex2
+        | Op::Lg2
+        | Op::Sin
+        | Op::Cos
+        | Op::Pow
+        | Op::QuadDiff
+        | Op::Cmp
+        | Op::Select
+        | Op::MaskConst
+        | Op::MaskAnd
+        | Op::MaskOr
+        | Op::MaskNot
+        | Op::MaskMov
+        | Op::FtoiSat
+        | Op::IMov
+        | Op::IConst
+        | Op::IAdd
+        | Op::IEq
+        | Op::ISelect
+        | Op::ILt
+        | Op::LaneMin
+        | Op::MaskAndNot
+        | Op::IntUniform
+        | Op::BoolMask
+        | Op::BudgetLanes
+        | Op::UniformLead
+        | Op::Retire
+        | Op::LoopPush
+        | Op::AlInc
+        | Op::AlRestore
+        | Op::Budget
+        | Op::EmitSlot
+        | Op::EmitTri => None,
     }
-    // In reverse post-order a copy's source is defined before the copy.
-    for b in crate::regalloc::reverse_post_order(func) {
-        for inst in &func.blocks[b.0 as usize].insts {
-            let Some(d) = inst.dst else { continue };
-            if count[d.0 as usize] != 1 {
-                continue;
-            }
-            defs[d.0 as usize] = match inst.op {
-                Op::Uniform if (inst.imm[0] & 0x7F) < 96 => {
-                    Some((inst.imm[0] & 0x7F, inst.imm[1] & 3))
-                }
-                Op::Mov | Op::Neg | Op::Abs => defs[inst.args[0].0 as usize],
-                // Every other operation (and a uniform index out of range) gives a value that
-                // is not a uniform component: listed, so a new operation is decided here.
-                Op::Uniform
-                | Op::FConst
-                | Op::UniformAl
-                | Op::UniformIdx
-                | Op::Const
-                | Op::ConstIdx
-                | Op::Input
-                | Op::Output
-                | Op::Add
-                | Op::Mul
-                | Op::PMul
-                | Op::Max
-                | Op::Min
-                | Op::Div
-                | Op::Sqrt
-                | Op::Floor
-                | Op::Rcp
-                | Op::Rsq
-                | Op::Ex2
-                | Op::Lg2
-                | Op::Sin
-                | Op::Cos
-                | Op::Pow
-                | Op::QuadDiff
-                | Op::Cmp
-                | Op::Select
-                | Op::MaskConst
-                | Op::MaskAnd
-                | Op::MaskOr
-                | Op::MaskNot
-                | Op::MaskMov
-                | Op::FtoiSat
-                | Op::IMov
-                | Op::IConst
-                | Op::IAdd
-                | Op::IEq
-                | Op::ISelect
-                | Op::ILt
-                | Op::LaneMin
-                | Op::MaskAndNot
-                | Op::IntUniform
-                | Op::BoolMask
-                | Op::BudgetLanes
-                | Op::UniformLead
-                | Op::Retire
-                | Op::LoopPush
-                | Op::AlInc
-                | Op::AlRestore
-                | Op::Budget
-                | Op::EmitSlot
-                | Op::EmitTri => None,
-            };
-        }
-    }
-    defs
 }
 
 #[cfg(test)]

@@ -43,6 +43,7 @@ use dynasmrt::{DynamicLabel, DynasmApi};
 use thiserror::Error;
 
 use crate::abi;
+use crate::facts::Leaf;
 use crate::ir::{BlockId, Function, Op, Terminator, Var, Verified};
 use crate::regalloc::{self, Allocation, Loc};
 use crate::timings::Clock;
@@ -176,7 +177,7 @@ pub(crate) struct Emitter<'a> {
     /// Output registers the function writes (bit r): the only ones EMIT copies.
     pub(crate) outputs: u16,
     /// Per variable: the definition a [`Loc::Remat`] variable is re-read from.
-    remat: Vec<Option<crate::kernel::Leaf>>,
+    remat: &'a [Option<Leaf>],
 }
 
 /// A source operand: a register, or memory an instruction can read directly.
@@ -230,6 +231,7 @@ pub fn compile_timed(
     io: IoMode,
     clock: &mut Clock<'_>,
 ) -> Result<Compiled, CompileError> {
+    let facts = func.facts();
     let func: &Function = func;
     let (ins, outs) = io_sets(func);
     let geometry = func
@@ -241,13 +243,12 @@ pub fn compile_timed(
         return Err(CompileError::Unsupported(why));
     }
     let mut plan = crate::io_plan::Plan::new(func, outs, geometry, io.copyable());
-    let remat = crate::kernel::remat_defs(func);
-    let hoisted = crate::kernel::hoisted(func, &remat);
+    let (remat, hoisted) = (&facts.leaves[..], &facts.hoisted[..]);
     let alloc = crate::kernel::allocate(
         func,
         tier.allocatable(),
-        &remat,
-        &hoisted,
+        remat,
+        hoisted,
         &plan.elided,
         clock,
     )?;
@@ -462,10 +463,10 @@ impl Emitter<'_> {
     }
 
     /// Where a rematerialized variable reads its value.
-    fn remat_mem(&mut self, leaf: crate::kernel::Leaf) -> Mem {
+    fn remat_mem(&mut self, leaf: Leaf) -> Mem {
         match leaf {
-            crate::kernel::Leaf::Uniform { row, comp } => Mem::Uniform { index: row, comp },
-            crate::kernel::Leaf::Const(bits) => Mem::Const(self.const_row(&[bits])),
+            Leaf::Uniform { row, comp } => Mem::Uniform { index: row, comp },
+            Leaf::Const(bits) => Mem::Const(self.const_row(&[bits])),
         }
     }
 
