@@ -500,7 +500,9 @@ impl ExecCode {
         } else {
             ids.as_ptr() as usize
         };
+        // The kernel writes only the status words that are not 0 (`x64::compile`).
         let status = &mut status[..batches];
+        status.fill(0);
         self.run_batches(ctx, input, output.as_mut_ptr() as usize, status, || {
             let mut spans: Vec<Span<'_>> = (!ids.is_empty())
                 .then_some(Span::Words(ids))

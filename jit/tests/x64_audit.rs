@@ -553,6 +553,48 @@ fn draw_attribute_forms() {
 }
 
 #[test]
+fn sse_column_and_half_row_forms() {
+    // SSE4.1 stepped draw kernels: parts of one lane's attribute at base (rdx) plus the batch
+    // offset (rsi, a register of the shared stride) or not, each reading exactly its bytes.
+    let at = |counted, disp| asm::LaneAt { counted, disp };
+    let parts = [
+        (
+            asm::Part::Low,
+            "movsd xmm9, [rdx+rsi+18h]",
+            "movsd xmm9, [rdx+18h]",
+        ),
+        (
+            asm::Part::High,
+            "movhps xmm9, [rdx+rsi+18h]",
+            "movhps xmm9, [rdx+18h]",
+        ),
+        (
+            asm::Part::First,
+            "movss xmm9, [rdx+rsi+18h]",
+            "movss xmm9, [rdx+18h]",
+        ),
+        (
+            asm::Part::Element(2),
+            "insertps xmm9, [rdx+rsi+18h], 20h",
+            "insertps xmm9, [rdx+18h], 20h",
+        ),
+    ];
+    for (part, counted, fixed) in parts {
+        check(&[counted], |o| asm::load_part(o, 9, part, at(true, 0x18)));
+        check(&[fixed], |o| asm::load_part(o, 9, part, at(false, 0x18)));
+    }
+    check(&["shufps xmm9, xmm15, 0DDh"], |o| {
+        asm::shufps(o, 9, 15, 0xDD)
+    });
+    check(&["movlps [r8+68h], xmm9"], |o| {
+        asm::store_half(o, 9, false, 0x68)
+    });
+    check(&["movhps [r8+68h], xmm9"], |o| {
+        asm::store_half(o, 9, true, 0x68)
+    });
+}
+
+#[test]
 fn lane_state_forms() {
     use asm::scalar;
     for m in [3u8, 12] {
@@ -640,7 +682,7 @@ fn batch_loop_scalar_forms() {
         let l = o.new_dynamic_label();
         scalar::bind(o, l);
         scalar::io_setup(o, 0x100, 0x108, 0x110, 0x118, l);
-        scalar::next_batch(o, 0x800, 0x800, l);
+        scalar::next_batch(o, 0x800, 0x800, false, l);
     });
     assert_eq!(
         got[..5],

@@ -604,6 +604,39 @@ impl Machine {
                     _ => Err(self.unsupported(ins)),
                 }
             }
+            // SSE: the high 8 bytes of a register from or to memory, the low ones kept.
+            M::Movhps => match ins.op_kind(0) {
+                OpKind::Memory => {
+                    let v = self.vsrc(ins, 1, 16)?;
+                    let addr = self.address(ins);
+                    self.write(ins.ip(), addr, &v[8..16])
+                }
+                OpKind::Register => {
+                    let s = self.vsrc(ins, 1, 8)?;
+                    let mut v = self.vsrc(ins, 0, 16)?;
+                    v[8..16].copy_from_slice(&s[..8]);
+                    self.vout(ins, &v, 16, 4)
+                }
+                _ => Err(self.unsupported(ins)),
+            },
+            // SSE4.1: one element in (from memory, or element imm[7:6] of a register) at
+            // element imm[5:4], then the elements imm[3:0] names zeroed.
+            M::Insertps => {
+                let imm = self.imm8(ins)?;
+                let s = u32s(&self.vsrc(ins, 1, 16)?);
+                let from = match ins.op_kind(1) {
+                    OpKind::Memory => 0,
+                    _ => usize::from(imm >> 6),
+                };
+                let mut v = u32s(&self.vsrc(ins, 0, 16)?);
+                v[usize::from(imm >> 4 & 3)] = s[from];
+                for (e, x) in v[..4].iter_mut().enumerate() {
+                    if imm >> e & 1 != 0 {
+                        *x = 0;
+                    }
+                }
+                self.vout(ins, &from_u32s(&v), 16, 4)
+            }
             M::Movlhps | M::Vmovlhps => {
                 let (a, b) = self.two(ins, 16)?;
                 let mut v = a;

@@ -747,6 +747,69 @@ pub fn insert_attribute_at(ops: &mut Ops, d: u8, disp: i32) {
     dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [rdx + disp], 1);
 }
 
+/// Where an SSE4.1 stepped draw kernel reads part of one lane's attribute: `[rdx + rsi +
+/// disp]` for a register of the shared stride (`counted`), else `[rdx + disp]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaneAt {
+    pub counted: bool,
+    pub disp: i32,
+}
+
+/// What [`load_part`] reads of an attribute into an xmm register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// 8 bytes into the low half, the high half zeroed (`movsd`).
+    Low,
+    /// 8 bytes into the high half, the low half kept (`movhps`).
+    High,
+    /// 4 bytes into element 0, the others zeroed (`movss`).
+    First,
+    /// 4 bytes into element e (0–3), the others kept (`insertps`).
+    Element(u8),
+}
+
+/// The loads of [`load_part`] for each address form (`$ops`, `$part`, `$d`, then the address
+/// inside the brackets).
+macro_rules! part_load {
+    ($ops:ident, $part:ident, $d:ident, $($addr:tt)+) => {
+        match $part {
+            Part::Low => dynasm!($ops ; .arch x64 ; movsd Rx($d), QWORD [$($addr)+]),
+            Part::High => dynasm!($ops ; .arch x64 ; movhps Rx($d), QWORD [$($addr)+]),
+            Part::First => dynasm!($ops ; .arch x64 ; movss Rx($d), DWORD [$($addr)+]),
+            Part::Element(e) => {
+                let imm = ((e & 3) << 4) as i8;
+                dynasm!($ops ; .arch x64 ; insertps Rx($d), DWORD [$($addr)+], imm)
+            }
+        }
+    };
+}
+
+/// SSE4.1: loads `part` of the attribute at `at` into `d` (reads exactly the bytes `part`
+/// names).
+pub fn load_part(ops: &mut Ops, d: u8, part: Part, at: LaneAt) {
+    let disp = at.disp;
+    if at.counted {
+        part_load!(ops, part, d, rdx + rsi + disp)
+    } else {
+        part_load!(ops, part, d, rdx + disp)
+    }
+}
+
+/// SSE4.1: `d` = elements `imm[1:0]`, `imm[3:2]` of `d`, then `imm[5:4]`, `imm[7:6]` of `s`.
+pub fn shufps(ops: &mut Ops, d: u8, s: u8, imm: u8) {
+    let imm = imm as i8;
+    dynasm!(ops ; .arch x64 ; shufps Rx(d), Rx(s), imm);
+}
+
+/// SSE4.1: stores the low (`high` false) or the high 8 bytes of `s` at `[r8 + disp]`.
+pub fn store_half(ops: &mut Ops, s: u8, high: bool, disp: i32) {
+    if high {
+        dynasm!(ops ; .arch x64 ; movhps QWORD [r8 + disp], Rx(s));
+    } else {
+        dynasm!(ops ; .arch x64 ; movlps QWORD [r8 + disp], Rx(s));
+    }
+}
+
 /// AVX2: loads 32 bytes (two adjacent AoS registers of one vertex) from `[rsi + disp]`.
 pub fn load_pair(ops: &mut Ops, d: u8, disp: i32) {
     dynasm!(ops ; .arch x64 ; vmovups Ry(d), [rsi + disp]);
@@ -1139,14 +1202,14 @@ pub mod scalar {
             ; and eax, 1
             ; neg eax);
     }
-    /// Advances to the next batch (input/output by `step` bytes, AoS output by `out_step`)
-    /// and loops to `top` while batches remain.
-    pub fn next_batch(ops: &mut Ops, step: i32, out_step: i32, top: DynamicLabel) {
-        dynasm!(ops ; .arch x64
-            ; add rsi, step
-            ; add r8, out_step
-            ; add r10, 4
-            ; dec r9
-            ; jnz =>top);
+    /// Advances to the next batch (input/output by `step` bytes, AoS output by `out_step`, the
+    /// status word pointer unless `silent`: a kernel that writes no status word) and loops to
+    /// `top` while batches remain.
+    pub fn next_batch(ops: &mut Ops, step: i32, out_step: i32, silent: bool, top: DynamicLabel) {
+        dynasm!(ops ; .arch x64 ; add rsi, step ; add r8, out_step);
+        if !silent {
+            dynasm!(ops ; .arch x64 ; add r10, 4);
+        }
+        dynasm!(ops ; .arch x64 ; dec r9 ; jnz =>top);
     }
 }

@@ -147,6 +147,14 @@ impl Emitter<'_> {
                     self.finish(d, reg);
                 }
             }
+            IoMode::Draw(
+                layout @ DrawLayout {
+                    order: DrawOrder::Stepped(strides),
+                    ..
+                },
+            ) if t == asm::Tier::Sse41 => {
+                self.stepped_columns(&layout, strides[(r & 15) as usize], r, &run);
+            }
             IoMode::Aos | IoMode::Draw(_) => {
                 let rows = [S0, S1, S2, S3];
                 self.vertex_rows(mode, r, rows);
@@ -412,7 +420,7 @@ impl Emitter<'_> {
     /// A draw kernel's access to input register `r`'s array for [`Emitter::draw_row`]:
     /// rcx = its stride and rdx = its base (indexed), or rdx = the batch's first vertex's
     /// attribute (stepped).
-    fn draw_array(&mut self, layout: &DrawLayout, r: u32) {
+    pub(super) fn draw_array(&mut self, layout: &DrawLayout, r: u32) {
         let (stride, base) = (abi::draw_stride(r), abi::draw_base(r));
         match layout.order {
             DrawOrder::Indexed => asm::scalar::attribute_array(&mut self.ops, stride, base),
@@ -637,6 +645,9 @@ impl Emitter<'_> {
             }
         }
         let tmp = scratch.pop().unwrap_or(ASM_TEMP);
+        if t == asm::Tier::Sse41 {
+            return self.store_group_halves(rows, tmp, at);
+        }
         let plan = asm::unpack_rows(&mut self.ops, t, rows, tmp, 0b1111);
         for (k, &(op, lo, hi)) in plan.iter().enumerate() {
             let (row, k) = (rows[3], k as i32);

@@ -26,6 +26,7 @@
 pub mod asm;
 
 mod arith;
+mod columns;
 #[cfg(feature = "dump")]
 mod dump;
 pub mod evex;
@@ -315,6 +316,11 @@ pub fn compile_timed(
     asm::scalar::set_bank(&mut e.ops, abi::OUTPUT_BANK0);
     asm::scalar::bind(&mut e.ops, top);
     let state = crate::kernel::BatchState::of(func);
+    // A draw's caller zeroes the status words ([`crate::code::ExecCode::run_draw`]): its
+    // kernel writes only the non-zero ones, and none at all without a step budget or lane
+    // retirement.
+    let draw = matches!(io, IoMode::Draw(_));
+    let silent = draw && !state.budget && !state.status;
     if state.budget {
         asm::scalar::reset_budget(&mut e.ops, abi::IO_BUDGET, abi::BUDGET);
     }
@@ -365,7 +371,9 @@ pub fn compile_timed(
         }
         if direct_exit {
             e.exit_store(io, b.0, tail, &plan);
-            asm::scalar::batch_status(&mut e.ops, 0);
+            if !draw {
+                asm::scalar::batch_status(&mut e.ops, 0);
+            }
             if i + 1 < order.len() {
                 asm::scalar::jump(&mut e.ops, advance);
             }
@@ -381,7 +389,7 @@ pub fn compile_timed(
         IoMode::Soa => 0,
         IoMode::Draw(_) => tier.lanes() as i32 * abi::DRAW_VERTEX_BYTES,
     };
-    asm::scalar::next_batch(&mut e.ops, step, out_step, top);
+    asm::scalar::next_batch(&mut e.ops, step, out_step, silent, top);
     asm::scalar::bind(&mut e.ops, done);
     asm::leave(&mut e.ops, tier);
     if plan.stub || !plan.direct_exits {
@@ -391,7 +399,7 @@ pub fn compile_timed(
         asm::scalar::bind(&mut e.ops, batch_end);
         if state.status {
             asm::scalar::batch_status_from(&mut e.ops, abi::STATUS);
-        } else {
+        } else if !draw {
             asm::scalar::batch_status(&mut e.ops, 0);
         }
         asm::scalar::bind(&mut e.ops, store);
