@@ -393,3 +393,21 @@ fn the_branches_example() {
         .collect();
     compare(&l, &p, &u, &inputs, 4096).unwrap();
 }
+
+/// Generated branchy programs with more states than the lane model searches in several
+/// rounds: their last build's conditions are confirmed and their relative uniform reads
+/// checked on demand (a backward search per question, not a whole solve), and some
+/// conditions and relative reads turn out uniform among the running lanes.
+#[test]
+fn large_generated_branchy_programs() {
+    use picajit::synthetic::{program, Shape};
+    for seed in [1, 2] {
+        let p = program(Shape::Branchy, 500, seed).expect("generated");
+        let l = frontend::lower(&p).expect("lowers");
+        assert!(l.stats.lanes && l.stats.lane_uniform > 0, "{:?}", l.stats);
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let u = random_uniforms(&mut rng);
+        compare(&l, &p, &u, &ramp_inputs(19), 4096).unwrap();
+        compare(&l, &p, &u, &random_inputs(&mut rng, 13), 4096).unwrap();
+    }
+}

@@ -91,6 +91,7 @@ use picajit_codegen::timings::Clock;
 use thiserror::Error;
 
 use crate::program::Program;
+use uniform::demand::{Among, Demand};
 
 /// A lowered program and what it took.
 #[derive(Clone, Debug)]
@@ -528,11 +529,25 @@ fn lower_lanes(
         let anywhere = uniform::varies_anywhere(&func);
         #[cfg(test)]
         assert_eq!(anywhere, uniform::varies_anywhere_by_readers(&func));
-        let mut among = uniform::Varying::among(&func, built.exec, &merge, &anywhere);
+        #[cfg(test)]
+        uniform::demand::agrees(&func, built.exec, (&merge, &anywhere), &built.sites);
+        // Once no condition can be added, only the chosen ones are asked about (each is
+        // confirmed or demoted): their masks are searched for on demand instead of solving
+        // the whole function.
+        let confirm = round >= rounds;
+        let mut among = if confirm {
+            Among::Demand(Box::new(Demand::new(&func, built.exec, merge, anywhere)))
+        } else {
+            Among::Solved(Box::new(uniform::Varying::among(
+                &func, built.exec, &merge, &anywhere,
+            )))
+        };
         let mut verdict: HashMap<frontier::NodeId, bool> = HashMap::default();
         for &(node, block, var) in &built.sites {
-            let varies = among.walk(&func, block.0 as usize, var, |_, _| {});
-            *verdict.entry(node).or_insert(true) &= !varies;
+            let same = verdict.entry(node).or_insert(true);
+            if *same && (!confirm || chosen.contains(&node)) {
+                *same = !among.at_end(&func, block.0 as usize, var);
+            }
         }
         let mut changed = false;
         for (&node, &same) in &verdict {
@@ -559,21 +574,13 @@ fn lower_lanes(
 
 /// Relative uniform reads whose offset is the same in every running lane read one row at the
 /// offset of the first running lane (`UniformLead`) instead of one row per lane.
-fn lead_reads(mut func: Function, among: &mut uniform::Varying, exec: Var) -> Function {
+fn lead_reads(mut func: Function, among: &mut Among, exec: Var) -> Function {
     for b in 0..func.blocks.len() {
         // Only a block with a relative read has anything to change: the others are not run.
         if !func.blocks[b].insts.iter().any(|i| i.op == Op::UniformIdx) {
             continue;
         }
-        let mut lead = Vec::new();
-        let mut k = 0;
-        among.walk(&func, b, exec, |inst, varies| {
-            if inst.op == Op::UniformIdx && !varies(inst.args[0]) {
-                lead.push(k);
-            }
-            k += 1;
-        });
-        for k in lead {
+        for k in among.uniform_offsets(&func, b) {
             let inst = &mut func.blocks[b].insts[k];
             inst.op = Op::UniformLead;
             inst.args[1] = exec;

@@ -16,6 +16,7 @@
 //! to establish (by induction over the execution). It is conservative: a value that happens to
 //! agree in all lanes at run time may still be reported as varying.
 
+pub(super) mod demand;
 mod propagate;
 #[cfg(test)]
 mod tests;
@@ -291,6 +292,35 @@ impl Varying {
         v: Var,
         each: impl FnMut(&Inst, &dyn Fn(Var) -> bool),
     ) -> bool {
+        if !self.run(func, b, each) {
+            return false;
+        }
+        let entries = &self.at_entry;
+        self.local
+            .get(v, &|x: u32| entries.contains(b, x), &self.exposed)
+    }
+
+    /// The relative uniform reads (`UniformIdx`) of block `b` whose offset cannot vary, by
+    /// position in the block (none in an unreachable block).
+    pub(super) fn uniform_offsets(&mut self, func: &Function, b: usize) -> Vec<usize> {
+        let mut lead = Vec::new();
+        let mut k = 0;
+        self.run(func, b, |inst, varies| {
+            if inst.op == Op::UniformIdx && !varies(inst.args[0]) {
+                lead.push(k);
+            }
+            k += 1;
+        });
+        lead
+    }
+
+    /// Runs block `b` as [`Varying::walk`] does; false (without running) if it is unreachable.
+    fn run(
+        &mut self,
+        func: &Function,
+        b: usize,
+        each: impl FnMut(&Inst, &dyn Fn(Var) -> bool),
+    ) -> bool {
         if !self.at_entry.reached(b) {
             return false;
         }
@@ -303,7 +333,7 @@ impl Varying {
             self.exec,
             each,
         );
-        self.local.get(v, &entry, &self.exposed)
+        true
     }
 }
 

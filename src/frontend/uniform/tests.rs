@@ -225,3 +225,17 @@ fn varies_anywhere_sweeps_equal_following_readers() {
     assert!(vars.iter().all(|v| want[v.0 as usize]));
     assert_eq!(super::varies_anywhere(&func), want);
 }
+
+/// Generated branchy programs with more states than the lane model searches in several
+/// rounds, whose last build is only confirmed: lowering compares, in every round, the
+/// answers found on demand with the whole solve's (`demand::agrees`, under `cfg(test)`),
+/// with the default step budget and with budgets that run out.
+#[test]
+fn answers_on_demand_equal_the_whole_solve() {
+    use crate::synthetic::{program, Shape};
+    for (size, seed) in [(300, 1), (300, 2), (500, 1), (500, 3)] {
+        let p = program(Shape::Branchy, size, seed).expect("generated");
+        let lowered = crate::frontend::lower(&p).expect("lowers");
+        assert!(lowered.stats.lanes, "branchy:{size}:{seed}");
+    }
+}
