@@ -123,7 +123,8 @@ pub(super) fn build_with(
         ifconv::tracked_outputs(graph, &program.descs, predicated.chain(masked))
     };
     let mut regs = Regs::new(&mut b, &tracked);
-    regs.init(&mut b);
+    let plain = conversions.is_empty() && regions.list.is_empty();
+    regs.init(&mut b, live, plain);
     if geometry {
         regs.emitter = Some(Emitter::new(&mut b, &tracked, graph));
     }

@@ -133,7 +133,7 @@ pub(super) fn build(
     let mut regs = Regs::new(&mut b, &tracked);
     let al = b.var(Ty::I32);
     regs.al = Some(al);
-    regs.init(&mut b);
+    regs.init(&mut b, live, false);
     if geometry {
         regs.emitter = Some(super::emitter::Emitter::new(&mut b, &tracked, graph));
     }

@@ -24,6 +24,9 @@ use super::graph::{Flow, Graph, Target};
 pub(super) struct Liveness {
     /// Per state: the temporary register components live after its instruction.
     pub after: Vec<u64>,
+    /// The temporary register components live where the invocation starts: those some path
+    /// reads before writing them (they read the start value, 0.0).
+    pub entry: u64,
     /// The inputs and uniforms read by live destination components.
     pub loads: Loads,
 }
@@ -267,7 +270,20 @@ pub(super) fn analyze(program: &Program, graph: &Graph) -> Liveness {
         after[s] = out;
         before[s] = Transfer::new(program, alu::step(&node.instr)).apply(out, &mut loads);
     }
-    Liveness { after, loads }
+    let entry = live_at(graph.entry, &before);
+    Liveness {
+        after,
+        entry,
+        loads,
+    }
+}
+
+/// What is live at target `t`, given what is live before each state's instruction.
+fn live_at(t: Target, before: &[u64]) -> u64 {
+    match t {
+        Target::State(s) => before[s],
+        Target::Exit => 0,
+    }
 }
 
 /// [`analyze`] of a graph with a cycle: backward rounds to the least fixed point.
@@ -314,5 +330,10 @@ fn cyclic(program: &Program, graph: &Graph) -> Liveness {
     for (t, &out) in transfers.iter().zip(&after) {
         t.apply(out, &mut loads);
     }
-    Liveness { after, loads }
+    let entry = live_at(graph.entry, &before);
+    Liveness {
+        after,
+        entry,
+        loads,
+    }
 }

@@ -9,6 +9,7 @@
 use picajit_codegen::ir::{Builder, Op, Ty, Var};
 
 use super::emitter::Emitter;
+use super::live::Liveness;
 
 /// The register variables of one function.
 #[derive(Clone, Debug)]
@@ -44,11 +45,24 @@ impl Regs {
     }
 
     /// Emits the start state (the interpreter's, [`crate::interp`]): r = 0.0, a0 = 0,
-    /// cc = false, and the tracked outputs 0.0 (the host zeroes outputs). Dead-code elimination removes the
-    /// initializations no path reads.
-    pub fn init(&self, b: &mut Builder) {
-        let tracked = self.o.iter().flatten().flatten();
-        for &v in self.r.iter().flatten().chain(tracked) {
+    /// cc = false, and the tracked outputs 0.0 (the host zeroes outputs).
+    ///
+    /// With `plain` (no write of the function is under a lane predicate), only the r
+    /// components `live` names at the entry ([`Liveness::entry`]) are set: every other one is
+    /// written before any read on every path, and where no write is predicated the IR reads a
+    /// register component only where the program does. (A predicated write reads the old
+    /// value for the lanes it leaves alone, so there every component is set.) r0.x is always
+    /// set: its 0.0 is the function's first instruction, which the zeros made later (dot
+    /// product seeds, constants) merge into, so the code around them is the same as with
+    /// every component set. Dead-code elimination removes the initializations no path reads.
+    pub fn init(&self, b: &mut Builder, live: &Liveness, plain: bool) {
+        let entry = if plain { live.entry | 1 } else { u64::MAX };
+        for (bit, &v) in self.r.iter().flatten().enumerate() {
+            if entry >> bit & 1 != 0 {
+                b.inst_to(Op::FConst, v, &[], [0.0f32.to_bits(), 0]);
+            }
+        }
+        for &v in self.o.iter().flatten().flatten() {
             b.inst_to(Op::FConst, v, &[], [0.0f32.to_bits(), 0]);
         }
         for &v in &self.a0 {
