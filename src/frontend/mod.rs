@@ -380,7 +380,7 @@ impl Round<'_> {
     fn converts_nothing(
         &self,
         built: &build::Built,
-        varying: Option<&mut uniform::Varying>,
+        varying: Option<&mut Among>,
         fresh: &[usize],
     ) -> bool {
         let open = built.cc_branches.iter().copied().filter(|&(_, s)| {
@@ -420,7 +420,7 @@ impl Round<'_> {
     /// the masked regions write, so those writes are seeded as varying. (The rest of the next
     /// round's function is this round's, on the same paths or fewer.) False if some of those
     /// states' instructions are not known ([`build::Span`]).
-    fn seed(&self, built: &build::Built, varying: &mut uniform::Varying, fresh: &[usize]) -> bool {
+    fn seed(&self, built: &build::Built, varying: &mut Among, fresh: &[usize]) -> bool {
         let mut blended = vec![false; self.graph.nodes.len()];
         for c in fresh.iter().filter_map(|s| self.conversions.get(s)) {
             for &a in c.then.iter().chain(&c.other) {
@@ -480,7 +480,7 @@ const LANE_ROUNDS_STATES: usize = 256;
 /// Builds `graph` in the lane-position model: the function, and each per-vertex condition's
 /// state and whether it turned out uniform. Conditions start out per-lane; each round
 /// builds the function with the current choice, finds which per-lane conditions are the same in
-/// every lane running them ([`uniform::Varying::among`]) and makes those branches of the batch
+/// every lane running them (`uniform::demand`) and makes those branches of the batch
 /// (which can only make more values uniform), until nothing changes. A condition found
 /// varying after all is per-lane for good.
 fn lower_lanes(
@@ -530,23 +530,21 @@ fn lower_lanes(
         #[cfg(test)]
         assert_eq!(anywhere, uniform::varies_anywhere_by_readers(&func));
         #[cfg(test)]
-        uniform::demand::agrees(&func, built.exec, (&merge, &anywhere), &built.sites);
-        // Once no condition can be added, only the chosen ones are asked about (each is
-        // confirmed or demoted): their masks are searched for on demand instead of solving
-        // the whole function.
+        uniform::demand::agrees(
+            &func,
+            &|| Demand::among(&func, built.exec, merge.clone(), anywhere.clone()),
+            built.sites.iter().map(|&(_, b, v)| (b.0 as usize, v)),
+        );
+        // Each site's mask is searched for on demand rather than by solving the whole
+        // function; once no condition can be added, only the chosen ones are asked about
+        // (each is confirmed or demoted).
         let confirm = round >= rounds;
-        let mut among = if confirm {
-            Among::Demand(Box::new(Demand::new(&func, built.exec, merge, anywhere)))
-        } else {
-            Among::Solved(Box::new(uniform::Varying::among(
-                &func, built.exec, &merge, &anywhere,
-            )))
-        };
+        let mut among = Among::Demand(Box::new(Demand::among(&func, built.exec, merge, anywhere)));
         let mut verdict: HashMap<frontier::NodeId, bool> = HashMap::default();
         for &(node, block, var) in &built.sites {
             let same = verdict.entry(node).or_insert(true);
             if *same && (!confirm || chosen.contains(&node)) {
-                *same = !among.at_end(&func, block.0 as usize, var);
+                *same = among.at_end(&func, block.0 as usize, var) != Some(true);
             }
         }
         let mut changed = false;

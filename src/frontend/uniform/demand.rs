@@ -1,7 +1,8 @@
-//! The lane model's uniformity questions answered on demand, for a build whose conditions
-//! can only be confirmed or demoted: "may `v` differ between the running lanes just before
-//! instruction `k` of block `b`?", found by searching backwards from that point instead of
-//! solving the whole function forwards ([`super::Varying::among`]).
+//! Uniformity questions answered on demand: "may `v` differ between the lanes (of the batch,
+//! or running the block in the lane model) just before instruction `k` of block `b`?",
+//! found by searching backwards from that point instead of solving the whole function
+//! forwards (`Varying`). Branch conversion asks it of each branch on cc, the lane
+//! model of each condition's mask and each relative uniform read.
 //!
 //! The facts form a graph of "may vary" nodes: an instruction's result (varies if its rule
 //! says so, or — for `AnyArg` — if one of its operands does, each taken at its last write
@@ -11,6 +12,9 @@
 //! "some node that varies whatever its operands is reachable", so one search per question
 //! answers it. Answers are kept: a search that finds nothing settles every node it saw as
 //! uniform, one that finds a source settles the chain of nodes leading to it as varying.
+//!
+//! Results declared varying whatever their operands ([`Among::seed`]) are sources too; the
+//! answers found uniform before them are then forgotten ([`Among::settle`]).
 //!
 //! A question about a few branch masks touches a small part of a large function; the
 //! search stops after a budget of steps proportional to the function's size and the
@@ -47,13 +51,15 @@ enum Look {
     Inner,
 }
 
-/// On-demand answers to the lane model's uniformity questions about one function, with the
-/// starting sets of [`Varying::among`]: `exec` never varies, a block of `merge` starts with
-/// the variables `anywhere` marks (block 0 with none).
+/// On-demand answers to the uniformity questions about one function: across the lanes of
+/// the batch, or among the lanes running each block in the lane model (`exec` never varies,
+/// a block of `merge` starts with the variables `anywhere` marks, block 0 with none).
 pub(in crate::frontend) struct Demand {
-    exec: Var,
-    merge: Vec<bool>,
-    anywhere: Vec<bool>,
+    exec: Option<Var>,
+    /// (merge, anywhere) in the lane model.
+    start: Option<(Vec<bool>, Vec<bool>)>,
+    /// The results declared varying ([`Demand::seed`]), by (block, instruction).
+    seeds: Vec<(usize, usize)>,
     reached: Vec<bool>,
     /// Per block: its predecessors (by position in `pred_list`, from `pred_start[b]`).
     pred_start: Vec<u32>,
@@ -84,13 +90,23 @@ const STEPS_PER_INST: usize = 4;
 const WRITE_WORDS: usize = 4;
 
 impl Demand {
-    /// Ready to answer questions about `func` (nothing is searched yet).
-    pub(in crate::frontend) fn new(
+    /// Ready to answer questions about `func` across the lanes of the batch.
+    pub(in crate::frontend) fn across_lanes(func: &Function) -> Demand {
+        Demand::new(func, None, None)
+    }
+
+    /// Ready to answer questions about `func` among the lanes of `exec` (in the lane model),
+    /// a block of `merge` starting with the variables `anywhere` marks.
+    pub(in crate::frontend) fn among(
         func: &Function,
         exec: Var,
         merge: Vec<bool>,
         anywhere: Vec<bool>,
     ) -> Demand {
+        Demand::new(func, Some(exec), Some((merge, anywhere)))
+    }
+
+    fn new(func: &Function, exec: Option<Var>, start: Option<(Vec<bool>, Vec<bool>)>) -> Demand {
         let n = func.blocks.len();
         let mut reached = vec![false; n];
         let mut count = vec![0u32; n + 1];
@@ -138,8 +154,8 @@ impl Demand {
         let edges = pred_list.len();
         Demand {
             exec,
-            merge,
-            anywhere,
+            start,
+            seeds: Vec::new(),
             reached,
             pred_start: count,
             pred_list,
@@ -154,26 +170,59 @@ impl Demand {
         }
     }
 
-    /// The same questions' answers from the whole solve.
-    pub(in crate::frontend) fn solve(&self, func: &Function) -> Varying {
-        Varying::among(func, self.exec, &self.merge, &self.anywhere)
+    /// The same, giving up after `steps` steps (`None`: the default budget).
+    #[cfg(test)]
+    pub(in crate::frontend) fn with_budget(mut self, steps: Option<usize>) -> Demand {
+        if let Some(steps) = steps {
+            self.budget = steps;
+        }
+        self
+    }
+
+    /// The same questions' answers from the whole solve (seeds included).
+    fn solve(&self, func: &Function) -> Varying {
+        let start = self
+            .start
+            .as_ref()
+            .map(|(m, a)| (m.as_slice(), a.as_slice()));
+        let mut varying = Varying::solve(func, self.exec, start);
+        if !self.seeds.is_empty() {
+            for &(b, i) in &self.seeds {
+                varying.seed(b, i);
+            }
+            varying.settle(func);
+        }
+        varying
+    }
+
+    /// The result of instruction `i` of block `b` may vary, whatever its operands (nothing for
+    /// an unreachable block); [`Demand::settle`] before the next question.
+    fn seed(&mut self, b: usize, i: usize) {
+        if self.reached[b] {
+            self.seeds.push((b, i));
+            self.results[self.first[b] as usize + i] = Known::Varies;
+        }
+    }
+
+    /// Forgets the answers found uniform before the last seeds.
+    fn settle(&mut self) {
+        for k in &mut self.results {
+            if *k == Known::Uniform {
+                *k = Known::Unknown;
+            }
+        }
+        self.entries.retain(|_, k| *k == Known::Varies);
     }
 
     /// True if block `b` is reachable from block 0.
-    pub(in crate::frontend) fn reached(&self, b: usize) -> bool {
+    fn reached(&self, b: usize) -> bool {
         self.reached[b]
     }
 
     /// Whether `v` may vary among the running lanes just before instruction `k` of reachable
     /// block `b` (`k` = the block's length: at its end); `None` once the step budget is
     /// spent (every later question too).
-    pub(in crate::frontend) fn before(
-        &mut self,
-        func: &Function,
-        b: usize,
-        k: usize,
-        v: Var,
-    ) -> Option<bool> {
+    fn before(&mut self, func: &Function, b: usize, k: usize, v: Var) -> Option<bool> {
         let root = self.at(func, b, k, v)?;
         match self.known(root) {
             Known::Varies => return Some(true),
@@ -255,7 +304,7 @@ impl Demand {
             Node::Result(b, gi) => {
                 let b = b as usize;
                 let inst = &func.blocks[b].insts[(gi - self.first[b]) as usize];
-                if inst.dst == Some(self.exec) {
+                if inst.dst.is_some() && inst.dst == self.exec {
                     Some(false)
                 } else {
                     match rule(inst) {
@@ -274,8 +323,12 @@ impl Demand {
             }
             Node::Entry(b, v) => {
                 let b = b as usize;
-                if self.merge.get(b).copied().unwrap_or(false) {
-                    Some(b != 0 && self.anywhere.get(v.0 as usize).copied().unwrap_or(true))
+                let merged = self
+                    .start
+                    .as_ref()
+                    .filter(|(merge, _)| merge.get(b) == Some(&true));
+                if let Some((_, anywhere)) = merged {
+                    Some(b != 0 && anywhere.get(v.0 as usize).copied().unwrap_or(true))
                 } else {
                     let preds = self.pred_start[b] as usize..self.pred_start[b + 1] as usize;
                     for p in preds {
@@ -321,7 +374,7 @@ impl Demand {
     }
 }
 
-/// The lane model's uniformity answers for one build: on demand while the step budget lasts,
+/// The uniformity answers about one function: on demand while the step budget lasts,
 /// then from the whole solve.
 pub(in crate::frontend) enum Among {
     /// Both boxed: the two differ in size by hundreds of bytes.
@@ -330,22 +383,44 @@ pub(in crate::frontend) enum Among {
 }
 
 impl Among {
-    /// Whether `v` may vary among the running lanes at the end of block `b` (false for an
-    /// unreachable block); `v` must be read in the block or live at its end.
-    pub(in crate::frontend) fn at_end(&mut self, func: &Function, b: usize, v: Var) -> bool {
+    /// Whether `v` may vary at the end of block `b` (`None` for an unreachable block); `v`
+    /// must be read in the block or live at its end.
+    pub(in crate::frontend) fn at_end(
+        &mut self,
+        func: &Function,
+        b: usize,
+        v: Var,
+    ) -> Option<bool> {
         loop {
             match self {
-                Among::Solved(s) => return s.walk(func, b, v, |_, _| {}),
+                Among::Solved(s) => return s.at_end(func, b, v),
                 Among::Demand(d) => {
                     if !d.reached(b) {
-                        return false;
+                        return None;
                     }
                     if let Some(x) = d.before(func, b, func.blocks[b].insts.len(), v) {
-                        return x;
+                        return Some(x);
                     }
                     *self = Among::Solved(Box::new(d.solve(func)));
                 }
             }
+        }
+    }
+
+    /// The result of instruction `i` of block `b` may vary, whatever its operands;
+    /// [`Among::settle`] before the next question.
+    pub(in crate::frontend) fn seed(&mut self, b: usize, i: usize) {
+        match self {
+            Among::Solved(s) => s.seed(b, i),
+            Among::Demand(d) => d.seed(b, i),
+        }
+    }
+
+    /// Makes the seeded results count in the answers to come.
+    pub(in crate::frontend) fn settle(&mut self, func: &Function) {
+        match self {
+            Among::Solved(s) => s.settle(func),
+            Among::Demand(d) => d.settle(),
         }
     }
 
@@ -381,35 +456,24 @@ impl Among {
     }
 }
 
-/// Asserts that the answers on demand equal the whole solve's about `func` (with the merge
-/// blocks and marked variables of `start`): at the end of each site's block for its mask, and
-/// for the relative reads of every block; with the default step budget and with budgets that
-/// run out early (the answers then come from the whole solve, from some question on).
+/// Asserts that the answers on demand of `fresh()` about `func` equal the whole solve's: for
+/// each (block, variable) of `masks` at the end of the block, and for the relative reads of
+/// every block; with the default step budget and with budgets that run out early (the answers
+/// then come from the whole solve, from some question on).
 #[cfg(test)]
 pub(in crate::frontend) fn agrees(
     func: &Function,
-    exec: Var,
-    start: (&[bool], &[bool]),
-    sites: &[(
-        crate::frontend::frontier::NodeId,
-        picajit_codegen::ir::BlockId,
-        Var,
-    )],
+    fresh: &dyn Fn() -> Demand,
+    masks: impl Iterator<Item = (usize, Var)> + Clone,
 ) {
-    let (merge, anywhere) = start;
-    let mut solved = Among::Solved(Box::new(Varying::among(func, exec, merge, anywhere)));
+    let mut solved = Among::Solved(Box::new(fresh().solve(func)));
     for budget in [None, Some(0), Some(7), Some(90)] {
-        let mut demand = Demand::new(func, exec, merge.to_vec(), anywhere.to_vec());
-        if let Some(steps) = budget {
-            demand.budget = steps;
-        }
-        let mut among = Among::Demand(Box::new(demand));
-        for &(_, block, var) in sites {
-            let b = block.0 as usize;
+        let mut among = Among::Demand(Box::new(fresh().with_budget(budget)));
+        for (b, v) in masks.clone() {
             assert_eq!(
-                among.at_end(func, b, var),
-                solved.at_end(func, b, var),
-                "b{b} {var:?}, budget {budget:?}"
+                among.at_end(func, b, v),
+                solved.at_end(func, b, v),
+                "b{b} {v:?}, budget {budget:?}"
             );
         }
         for b in 0..func.blocks.len() {

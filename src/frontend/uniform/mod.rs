@@ -7,9 +7,12 @@
 //! (may differ on any incoming path → may differ). Variables read before any write are treated
 //! as uniform: the frontend initializes every register in the entry block.
 //!
-//! The fixed point is found by propagating each new fact along def-use links (`propagate`),
-//! in time linear in the facts whatever the loops (the unit tests compare it with the plain
-//! block-by-block iteration).
+//! The compiler asks only about a few points (branch masks, lane conditions, relative-read
+//! offsets): [`demand`] answers each by a backward search from that point, and solves the
+//! whole function only when the searches grow too long. The whole solve propagates each new
+//! fact along def-use links (`propagate`), in time linear in the facts whatever the loops
+//! (the unit tests compare it with the plain block-by-block iteration, and the searches with
+//! it).
 //!
 //! The result is sound under the assumption that all lanes follow the same path, which holds
 //! exactly when every `BranchUniform` tests a uniform mask — the property this analysis is used
@@ -209,16 +212,9 @@ pub(super) struct Varying {
 
 impl Varying {
     /// Which variables may hold different values in different lanes of the batch.
+    #[cfg(test)]
     pub(super) fn across_lanes(func: &Function) -> Varying {
         Varying::solve(func, None, None)
-    }
-
-    /// Which variables may hold different values in the lanes of the `exec` mask (the lanes
-    /// running a block of the lane-position model): `exec` never varies; a block in `merge`
-    /// (where lanes that arrived at different times meet) starts with every variable varying
-    /// that [`varies_anywhere`] says may.
-    pub(super) fn among(func: &Function, exec: Var, merge: &[bool], anywhere: &[bool]) -> Varying {
-        Varying::solve(func, Some(exec), Some((merge, anywhere)))
     }
 
     fn solve(func: &Function, exec: Option<Var>, merge: Option<(&[bool], &[bool])>) -> Varying {
@@ -253,8 +249,8 @@ impl Varying {
     }
 
     /// The result of instruction `i` of block `b` may vary, whatever its operands;
-    /// [`Varying::settle`] carries the new facts on (the walks of [`Varying::walk`] do not see
-    /// them, [`Varying::at_end`] does).
+    /// [`Varying::settle`] carries the new facts on (the block runs of
+    /// [`Varying::uniform_offsets`] do not see them, [`Varying::at_end`] does).
     pub(super) fn seed(&mut self, b: usize, i: usize) {
         self.at_entry.seed(b, i);
     }
@@ -281,25 +277,6 @@ impl Varying {
         })
     }
 
-    /// Runs block `b`, calling `each` with every instruction and whether a variable may vary
-    /// just before it; returns whether `v` may vary at the end of the block (false for an
-    /// unreachable block). `v` must be read in the block (before or after its last write, or
-    /// by the terminator) or live at its end: the sets hold only the variables that matter.
-    pub(super) fn walk(
-        &mut self,
-        func: &Function,
-        b: usize,
-        v: Var,
-        each: impl FnMut(&Inst, &dyn Fn(Var) -> bool),
-    ) -> bool {
-        if !self.run(func, b, each) {
-            return false;
-        }
-        let entries = &self.at_entry;
-        self.local
-            .get(v, &|x: u32| entries.contains(b, x), &self.exposed)
-    }
-
     /// The relative uniform reads (`UniformIdx`) of block `b` whose offset cannot vary, by
     /// position in the block (none in an unreachable block).
     pub(super) fn uniform_offsets(&mut self, func: &Function, b: usize) -> Vec<usize> {
@@ -314,7 +291,8 @@ impl Varying {
         lead
     }
 
-    /// Runs block `b` as [`Varying::walk`] does; false (without running) if it is unreachable.
+    /// Runs block `b` from its entry set, calling `each` with every instruction and whether a
+    /// variable may vary just before it; false (without running) if it is unreachable.
     fn run(
         &mut self,
         func: &Function,
@@ -415,21 +393,30 @@ pub(super) fn varies_anywhere_by_readers(func: &Function) -> Vec<bool> {
 }
 
 /// The blocks ending in a `BranchUniform` whose mask may differ between lanes, and the
-/// analysis that found them (`None` when no block ends in a `BranchUniform`).
-pub(super) fn divergent_branches(func: &Function) -> (Vec<BlockId>, Option<Varying>) {
-    let branches =
-        |b: &picajit_codegen::ir::Block| matches!(b.term, Terminator::BranchUniform { .. });
-    if !func.blocks.iter().any(branches) {
+/// analysis that found them (`None` when no block ends in a `BranchUniform`), which answers
+/// on demand ([`demand`]).
+pub(super) fn divergent_branches(func: &Function) -> (Vec<BlockId>, Option<demand::Among>) {
+    let masks = func
+        .blocks
+        .iter()
+        .enumerate()
+        .filter_map(|(b, block)| match block.term {
+            Terminator::BranchUniform { mask, .. } => Some((b, mask)),
+            Terminator::Jump(_)
+            | Terminator::BranchBool { .. }
+            | Terminator::BranchAny { .. }
+            | Terminator::LoopNext { .. }
+            | Terminator::Exit => None,
+        });
+    if masks.clone().next().is_none() {
         return (Vec::new(), None);
     }
-    let mut varying = Varying::across_lanes(func);
-    let mut out = Vec::new();
-    for (b, block) in func.blocks.iter().enumerate() {
-        if let Terminator::BranchUniform { mask, .. } = block.term {
-            if varying.at_entry.reached(b) && varying.walk(func, b, mask, |_, _| {}) {
-                out.push(BlockId(b as u32));
-            }
-        }
-    }
+    #[cfg(test)]
+    demand::agrees(func, &|| demand::Demand::across_lanes(func), masks.clone());
+    let mut varying = demand::Among::Demand(Box::new(demand::Demand::across_lanes(func)));
+    let out = masks
+        .filter(|&(b, mask)| varying.at_end(func, b, mask) == Some(true))
+        .map(|(b, _)| BlockId(b as u32))
+        .collect();
     (out, Some(varying))
 }

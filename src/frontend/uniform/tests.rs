@@ -8,6 +8,7 @@ use picajit_codegen::opt::{liveness, VarSet};
 use picajit_codegen::regalloc;
 use std::collections::BTreeSet;
 
+use super::demand::{Among, Demand};
 use super::Local;
 use crate::fuzz::{generate, Config};
 use crate::program::Program;
@@ -126,7 +127,9 @@ fn propagation_equals_iteration_on_generated_programs() {
 
 /// Seeding results of a solved function and settling ([`super::Varying::seed`]) finds the
 /// same sets as solving from scratch a function in which each of those results is blended
-/// with an input (so varies whatever its operands); the branch masks at block ends agree too.
+/// with an input (so varies whatever its operands); the branch masks at block ends agree too,
+/// and so do the answers on demand ([`Among::seed`]), questions asked before the seeds
+/// included.
 #[test]
 fn seeding_equals_solving_with_the_results_varying() {
     use picajit_codegen::ir::{Inst, Op, Terminator};
@@ -177,17 +180,42 @@ fn seeding_equals_solving_with_the_results_varying() {
             reference.at_entry.sets(),
             "seed {seed}"
         );
-        for (b, block) in func.blocks.iter().enumerate() {
-            if let Terminator::BranchUniform { mask, .. } | Terminator::BranchAny { mask, .. } =
-                block.term
-            {
-                assert_eq!(
-                    varying.at_end(func, b, mask),
-                    reference.at_end(&blended, b, mask),
-                    "seed {seed}, b{b}"
-                );
-                seeded_blocks += 1;
+        let masks: Vec<(usize, Var)> = func
+            .blocks
+            .iter()
+            .enumerate()
+            .filter_map(|(b, block)| match block.term {
+                Terminator::BranchUniform { mask, .. } | Terminator::BranchAny { mask, .. } => {
+                    Some((b, mask))
+                }
+                Terminator::Jump(_)
+                | Terminator::BranchBool { .. }
+                | Terminator::LoopNext { .. }
+                | Terminator::Exit => None,
+            })
+            .collect();
+        // On demand, asked before the seeds too (answers the seeds must overturn), with the
+        // default budget and with one that runs out on the way.
+        let mut on_demand: Vec<Among> = [None, Some(60)]
+            .into_iter()
+            .map(|steps| Among::Demand(Box::new(Demand::across_lanes(func).with_budget(steps))))
+            .collect();
+        for among in &mut on_demand {
+            for &(b, mask) in &masks {
+                among.at_end(func, b, mask);
             }
+            for &(b, i) in &seeds {
+                among.seed(b, i);
+            }
+            among.settle(func);
+        }
+        for &(b, mask) in &masks {
+            let want = reference.at_end(&blended, b, mask);
+            assert_eq!(varying.at_end(func, b, mask), want, "seed {seed}, b{b}");
+            for among in &mut on_demand {
+                assert_eq!(among.at_end(func, b, mask), want, "seed {seed}, b{b}");
+            }
+            seeded_blocks += 1;
         }
     }
     assert!(seeded_blocks > 0);
