@@ -158,6 +158,10 @@ pub struct Context {
     /// retires lanes stores its outputs from here. Last, so that it does not push the fields
     /// every kernel reads beyond the reach of AArch64's scaled 12-bit load offsets.
     pub retired: [[Lanes; 4]; 16],
+    /// The caller's values of the general-purpose registers a stepped draw kernel keeps
+    /// attribute addresses in for its whole call (callee-saved in the System V ABI): stored at
+    /// entry, reloaded before it returns. After `retired`, so no field moves.
+    pub saved: [u64; SAVED_REGISTERS],
 }
 
 impl Default for Context {
@@ -178,6 +182,7 @@ impl Default for Context {
             io: Io::default(),
             constants: [[0.0; 4]; CONST_ENTRIES + 1],
             retired: [[Lanes::default(); 4]; 16],
+            saved: [0; SAVED_REGISTERS],
         }
     }
 }
@@ -213,6 +218,12 @@ pub const fn scratch_offset(n: u32) -> i32 {
 /// Byte offset of the broadcast row of uniform `index`.`comp` (index < 96).
 pub const fn uniform_row_offset(index: u32, comp: u32) -> i32 {
     (offset_of!(Context, uniform_rows) + (index as usize * 4 + comp as usize) * 64) as i32
+}
+/// Registers a draw kernel may save in [`Context::saved`].
+pub const SAVED_REGISTERS: usize = 6;
+/// Byte offset of saved register `k` (below [`SAVED_REGISTERS`]).
+pub const fn saved_offset(k: usize) -> i32 {
+    (offset_of!(Context, saved) + k * 8) as i32
 }
 const IO: usize = offset_of!(Context, io);
 pub const IO_INPUT: i32 = (IO + offset_of!(Io, input)) as i32;

@@ -556,7 +556,11 @@ fn draw_attribute_forms() {
 fn sse_column_and_half_row_forms() {
     // SSE4.1 stepped draw kernels: parts of one lane's attribute at base (rdx) plus the batch
     // offset (rsi, a register of the shared stride) or not, each reading exactly its bytes.
-    let at = |counted, disp| asm::LaneAt { counted, disp };
+    let at = |counted, disp| asm::LaneAt {
+        base: 2,
+        counted,
+        disp,
+    };
     let parts = [
         (
             asm::Part::Low,
@@ -583,6 +587,38 @@ fn sse_column_and_half_row_forms() {
         check(&[counted], |o| asm::load_part(o, 9, part, at(true, 0x18)));
         check(&[fixed], |o| asm::load_part(o, 9, part, at(false, 0x18)));
     }
+    // The callee-saved registers that keep attribute bases (rbx, rbp, r12–r15): rbp and r13
+    // as bases need a displacement byte, r12 a SIB byte.
+    let based = |base, counted| asm::LaneAt {
+        base,
+        counted,
+        disp: 0,
+    };
+    check(&["movsd xmm9, [rbp+rsi]"], |o| {
+        asm::load_part(o, 9, asm::Part::Low, based(5, true))
+    });
+    check(&["movhps xmm9, [r13]"], |o| {
+        asm::load_part(o, 9, asm::Part::High, based(13, false))
+    });
+    check(&["movss xmm9, [r12]"], |o| {
+        asm::load_part(o, 9, asm::Part::First, based(12, false))
+    });
+    check(&["vmovups xmm9, [r15+rsi+30h]"], |o| {
+        asm::load_attribute_counted(o, Tier::Avx2, 9, 4, 15, 0x30)
+    });
+    check(&["vinsertf128 ymm9, ymm9, [rbx+60h], 1"], |o| {
+        asm::insert_attribute_at(o, 9, 3, 0x60)
+    });
+    check(&["mov [rdi+17100h], r14", "mov r14, [rdi+14FC0h]"], |o| {
+        asm::scalar::keep_base(o, 14, 0x17100, 0x14FC0)
+    });
+    check(&["mov rbp, [rdi+17108h]"], |o| {
+        asm::scalar::restore_base(o, 5, 0x17108)
+    });
+    check(&["add r13, 0C0h"], |o| {
+        asm::scalar::advance_base(o, 13, 0xC0)
+    });
+
     check(&["shufps xmm9, xmm15, 0DDh"], |o| {
         asm::shufps(o, 9, 15, 0xDD)
     });

@@ -707,23 +707,23 @@ pub fn load_attribute(ops: &mut Ops, tier: Tier, d: u8, n: u8) {
     attribute_load!(ops, tier, d, n, rdx + rax)
 }
 
-/// [`load_attribute`] from `[rdx + disp]` (a stepped draw kernel's lane: the batch's
-/// attribute pointer plus the lane's fixed offset).
-pub fn load_attribute_at(ops: &mut Ops, tier: Tier, d: u8, n: u8, disp: i32) {
-    attribute_load!(ops, tier, d, n, rdx + disp)
+/// [`load_attribute`] from `[base + disp]` (a stepped draw kernel's lane: the batch's
+/// attribute pointer in general-purpose register `base`, plus the lane's fixed offset).
+pub fn load_attribute_at(ops: &mut Ops, tier: Tier, d: u8, n: u8, base: u8, disp: i32) {
+    attribute_load!(ops, tier, d, n, Rq(base) + disp)
 }
 
-/// [`load_attribute`] from `[rdx + rsi + disp]` (a stepped draw kernel's lane of a register
-/// of the shared stride: its array's base, the batch's first vertex's offset, the lane's fixed
-/// offset).
-pub fn load_attribute_counted(ops: &mut Ops, tier: Tier, d: u8, n: u8, disp: i32) {
-    attribute_load!(ops, tier, d, n, rdx + rsi + disp)
+/// [`load_attribute`] from `[base + rsi + disp]` (a stepped draw kernel's lane of a register
+/// of the shared stride: its array's base in general-purpose register `base`, the batch's
+/// first vertex's offset, the lane's fixed offset).
+pub fn load_attribute_counted(ops: &mut Ops, tier: Tier, d: u8, n: u8, base: u8, disp: i32) {
+    attribute_load!(ops, tier, d, n, Rq(base) + rsi + disp)
 }
 
-/// AVX2: `d`'s high half = the 16 bytes at `[rdx + rsi + disp]` (as
+/// AVX2: `d`'s high half = the 16 bytes at `[base + rsi + disp]` (as
 /// [`load_attribute_counted`]), its low half kept.
-pub fn insert_attribute_counted(ops: &mut Ops, d: u8, disp: i32) {
-    dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [rdx + rsi + disp], 1);
+pub fn insert_attribute_counted(ops: &mut Ops, d: u8, base: u8, disp: i32) {
+    dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [Rq(base) + rsi + disp], 1);
 }
 
 /// SSE4.1: the components of `d` that `mask` selects (bits 0–3: components 0–3) taken from
@@ -741,16 +741,18 @@ pub fn insert_attribute(ops: &mut Ops, d: u8) {
     dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [rdx + rax], 1);
 }
 
-/// AVX2: `d`'s high half = the 16 bytes at `[rdx + disp]` (a stepped draw kernel's
+/// AVX2: `d`'s high half = the 16 bytes at `[base + disp]` (a stepped draw kernel's
 /// four-component attribute of lane k + 4), its low half kept.
-pub fn insert_attribute_at(ops: &mut Ops, d: u8, disp: i32) {
-    dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [rdx + disp], 1);
+pub fn insert_attribute_at(ops: &mut Ops, d: u8, base: u8, disp: i32) {
+    dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [Rq(base) + disp], 1);
 }
 
-/// Where an SSE4.1 stepped draw kernel reads part of one lane's attribute: `[rdx + rsi +
-/// disp]` for a register of the shared stride (`counted`), else `[rdx + disp]`.
+/// Where an SSE4.1 stepped draw kernel reads part of one lane's attribute: `[base + rsi +
+/// disp]` for a register of the shared stride (`counted`), else `[base + disp]` (`base` a
+/// general-purpose register).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaneAt {
+    pub base: u8,
     pub counted: bool,
     pub disp: i32,
 }
@@ -787,11 +789,11 @@ macro_rules! part_load {
 /// SSE4.1: loads `part` of the attribute at `at` into `d` (reads exactly the bytes `part`
 /// names).
 pub fn load_part(ops: &mut Ops, d: u8, part: Part, at: LaneAt) {
-    let disp = at.disp;
+    let (base, disp) = (at.base, at.disp);
     if at.counted {
-        part_load!(ops, part, d, rdx + rsi + disp)
+        part_load!(ops, part, d, Rq(base) + rsi + disp)
     } else {
-        part_load!(ops, part, d, rdx + disp)
+        part_load!(ops, part, d, Rq(base) + disp)
     }
 }
 
@@ -1164,6 +1166,22 @@ pub mod scalar {
     /// `step` bytes (W vertices).
     pub fn advance_array(ops: &mut Ops, base: i32, step: i32) {
         dynasm!(ops ; .arch x64 ; add QWORD [rdi + base], step);
+    }
+    /// A stepped draw kernel's entry: callee-saved register `gpr` kept at `[rdi + slot]`,
+    /// then loaded with the attribute address at `[rdi + base]` for the whole call.
+    pub fn keep_base(ops: &mut Ops, gpr: u8, slot: i32, base: i32) {
+        dynasm!(ops ; .arch x64
+            ; mov QWORD [rdi + slot], Rq(gpr)
+            ; mov Rq(gpr), QWORD [rdi + base]);
+    }
+    /// A stepped draw kernel's exit: `gpr` gets back the value [`keep_base`] kept.
+    pub fn restore_base(ops: &mut Ops, gpr: u8, slot: i32) {
+        dynasm!(ops ; .arch x64 ; mov Rq(gpr), QWORD [rdi + slot]);
+    }
+    /// A stepped draw kernel's batch tail: the attribute pointer in `gpr` advances by `step`
+    /// bytes (W vertices).
+    pub fn advance_base(ops: &mut Ops, gpr: u8, step: i32) {
+        dynasm!(ops ; .arch x64 ; add Rq(gpr), step);
     }
     /// `rax` = the offset of lane `lane`'s attribute from its array's base (rdx) in a draw
     /// kernel: the vertex index at `[rsi + 4 lane]` times the stride in rcx

@@ -48,9 +48,10 @@ impl Emitter<'_> {
                 target[c] = Some(own.unwrap_or(scratch[c]));
             }
         }
-        self.draw_array(layout, r);
+        let base = self.draw_array(layout, r);
         // `DrawLayout::check` bounded the stride: no overflow.
         let at = |k: usize, c: usize| LaneAt {
+            base,
             counted,
             disp: k as i32 * stride as i32 + 4 * c as i32,
         };

@@ -96,6 +96,41 @@ fn row_register(slots: &[DrawSlot]) -> Option<u8> {
     found
 }
 
+/// General-purpose register rdx: a draw kernel's attribute base when no register keeps it.
+const RDX: u8 = 2;
+
+/// The callee-saved general-purpose registers (rbx, rbp, r12–r15) a stepped draw kernel keeps
+/// the attribute addresses of its first loaded input registers in, for its whole call: no
+/// load per register and batch.
+const BASE_GPRS: [u8; abi::SAVED_REGISTERS] = [3, 5, 12, 13, 14, 15];
+
+/// The register of [`BASE_GPRS`] that keeps input register `r`'s attribute address in a
+/// stepped draw kernel of `layout`, if any: the k-th loaded register gets the k-th.
+fn base_gpr(layout: &DrawLayout, r: u32) -> Option<u8> {
+    let DrawOrder::Stepped(_) = layout.order else {
+        return None;
+    };
+    let r = (r & 15) as usize;
+    if layout.components[r] == 0 {
+        return None;
+    }
+    let k = layout.components[..r].iter().filter(|&&c| c != 0).count();
+    BASE_GPRS.get(k).copied()
+}
+
+/// The kept bases of a kernel of `mode`: (register, its save slot, input register).
+fn kept_bases(mode: IoMode) -> impl Iterator<Item = (u8, usize, u32)> {
+    let layout = match mode {
+        IoMode::Draw(layout) => Some(layout),
+        IoMode::Aos | IoMode::Soa => None,
+    };
+    (0..16u32).filter_map(move |r| {
+        let gpr = base_gpr(layout.as_ref()?, r)?;
+        let slot = BASE_GPRS.iter().position(|&g| g == gpr)?;
+        Some((gpr, slot, r))
+    })
+}
+
 /// Registers of the staging stubs (no variable is live while they run).
 const ROWS: [u8; 4] = [0, 1, 2, 3];
 const TMP: [u8; 4] = [4, 5, 6, 7];
@@ -406,10 +441,10 @@ impl Emitter<'_> {
                 }
             }
             IoMode::Draw(layout) => {
-                self.draw_array(&layout, r);
+                let base = self.draw_array(&layout, r);
                 let shared = layout.shared_stride();
                 for (k, &row) in rows.iter().enumerate() {
-                    self.draw_row(&layout, shared, r, k, row);
+                    self.draw_row(&layout, (shared, base), r, k, row);
                 }
             }
             // Planes are loaded component by component by the callers.
@@ -418,21 +453,60 @@ impl Emitter<'_> {
     }
 
     /// A draw kernel's access to input register `r`'s array for [`Emitter::draw_row`]:
-    /// rcx = its stride and rdx = its base (indexed), or rdx = the batch's first vertex's
-    /// attribute (stepped).
-    pub(super) fn draw_array(&mut self, layout: &DrawLayout, r: u32) {
+    /// rcx = its stride and rdx = its base (indexed), or the batch's first vertex's attribute
+    /// (stepped) in the register [`base_gpr`] keeps it in for the whole call, else loaded into
+    /// rdx. Returns the register holding the base.
+    pub(super) fn draw_array(&mut self, layout: &DrawLayout, r: u32) -> u8 {
         let (stride, base) = (abi::draw_stride(r), abi::draw_base(r));
-        match layout.order {
-            DrawOrder::Indexed => asm::scalar::attribute_array(&mut self.ops, stride, base),
-            DrawOrder::Stepped(_) => asm::scalar::stepped_array(&mut self.ops, base),
+        match (layout.order, base_gpr(layout, r)) {
+            (DrawOrder::Indexed, _) => {
+                asm::scalar::attribute_array(&mut self.ops, stride, base);
+                RDX
+            }
+            (DrawOrder::Stepped(_), Some(gpr)) => gpr,
+            (DrawOrder::Stepped(_), None) => {
+                asm::scalar::stepped_array(&mut self.ops, base);
+                RDX
+            }
+        }
+    }
+
+    /// A stepped draw kernel's entry (before anything else): each register of [`base_gpr`]
+    /// saved in the context, then loaded with its attribute address. Nothing for other
+    /// kernels.
+    pub(super) fn keep_bases(&mut self, mode: IoMode) {
+        for (gpr, slot, r) in kept_bases(mode) {
+            asm::scalar::keep_base(
+                &mut self.ops,
+                gpr,
+                abi::saved_offset(slot),
+                abi::draw_base(r),
+            );
+        }
+    }
+
+    /// A stepped draw kernel's exit: the registers [`Emitter::keep_bases`] saved get their
+    /// values back.
+    pub(super) fn restore_bases(&mut self, mode: IoMode) {
+        for (gpr, slot, _) in kept_bases(mode) {
+            asm::scalar::restore_base(&mut self.ops, gpr, abi::saved_offset(slot));
         }
     }
 
     /// Loads input register `r` of lane `k` of the batch into `row` (x, y, z, w; with wider
     /// tiers lanes k + 4, k + 8… in the higher 128-bit segments), completed with (0, 0, 0, 1)
-    /// past the attribute's components ([`Emitter::draw_array`] set the array up). `shared`
-    /// is the layout's [`DrawLayout::shared_stride`]. Uses `ASM_TEMP` and rax.
-    fn draw_row(&mut self, layout: &DrawLayout, shared: Option<u32>, r: u32, k: usize, row: u8) {
+    /// past the attribute's components ([`Emitter::draw_array`] set the array up). `array`:
+    /// the layout's [`DrawLayout::shared_stride`] and the register `draw_array` returned.
+    /// Uses `ASM_TEMP` and rax.
+    fn draw_row(
+        &mut self,
+        layout: &DrawLayout,
+        array: (Option<u32>, u8),
+        r: u32,
+        k: usize,
+        row: u8,
+    ) {
+        let (shared, base) = array;
         let t = self.tier;
         // `DrawLayout::check` made every register read 1..=4 components.
         let n = layout.components[(r & 15) as usize].clamp(1, 4);
@@ -459,13 +533,15 @@ impl Emitter<'_> {
                     let counted = shared == Some(stride);
                     match (s, insert, counted) {
                         (0, _, false) | (_, false, false) => {
-                            asm::load_attribute_at(&mut self.ops, t, d, n, at)
+                            asm::load_attribute_at(&mut self.ops, t, d, n, base, at)
                         }
                         (0, _, true) | (_, false, true) => {
-                            asm::load_attribute_counted(&mut self.ops, t, d, n, at)
+                            asm::load_attribute_counted(&mut self.ops, t, d, n, base, at)
                         }
-                        (_, true, false) => asm::insert_attribute_at(&mut self.ops, row, at),
-                        (_, true, true) => asm::insert_attribute_counted(&mut self.ops, row, at),
+                        (_, true, false) => asm::insert_attribute_at(&mut self.ops, row, base, at),
+                        (_, true, true) => {
+                            asm::insert_attribute_counted(&mut self.ops, row, base, at)
+                        }
                     }
                 }
             }
@@ -485,7 +561,7 @@ impl Emitter<'_> {
     fn copy_store(&mut self, layout: &DrawLayout, v: u32, g: usize) {
         let t = self.tier;
         let at = |k: i32| k * abi::DRAW_VERTEX_BYTES + g as i32 * 16;
-        self.draw_array(layout, v);
+        let base = self.draw_array(layout, v);
         let clamp = (g * 4 == DRAW_COLOR).then(|| {
             let abs = self.const_row(&[0x7FFF_FFFF]);
             let one = self.const_row(&[1.0f32.to_bits()]);
@@ -520,7 +596,7 @@ impl Emitter<'_> {
             });
         let shared = layout.shared_stride();
         for k in 0..4 {
-            self.draw_row(layout, shared, v, k, S0);
+            self.draw_row(layout, (shared, base), v, k, S0);
             if let Some((abs, one)) = clamp {
                 // |c|, then min(|c|, 1.0): 1.0 unless |c| < 1.0 (NaN included).
                 asm::vop_m(&mut self.ops, t, asm::VOp::AndPs, S0, S0, Mem::Const(abs));
@@ -556,7 +632,10 @@ impl Emitter<'_> {
             let stride = strides[r as usize];
             if layout.components[r as usize] != 0 && stride != 0 && Some(stride) != shared {
                 let step = w * stride as i32;
-                asm::scalar::advance_array(&mut self.ops, abi::draw_base(r), step);
+                match base_gpr(&layout, r) {
+                    Some(gpr) => asm::scalar::advance_base(&mut self.ops, gpr, step),
+                    None => asm::scalar::advance_array(&mut self.ops, abi::draw_base(r), step),
+                }
             }
         }
     }

@@ -287,7 +287,9 @@ pub fn compile_timed(
         outputs: outs,
         remat,
     };
-    // Batch loop head: registers, per-batch state, staged inputs in, outputs cleared.
+    // Batch loop head: registers (a stepped draw kernel's kept attribute bases first),
+    // per-batch state, staged inputs in, outputs cleared.
+    e.keep_bases(io);
     asm::scalar::io_setup(
         &mut e.ops,
         abi::IO_INPUT,
@@ -391,6 +393,7 @@ pub fn compile_timed(
     };
     asm::scalar::next_batch(&mut e.ops, step, out_step, silent, top);
     asm::scalar::bind(&mut e.ops, done);
+    e.restore_bases(io);
     asm::leave(&mut e.ops, tier);
     if plan.stub || !plan.direct_exits {
         // The invocation ended (where exits do not store themselves): the status word (the
