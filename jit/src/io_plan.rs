@@ -76,8 +76,9 @@ pub struct DrawLayout {
     /// Per input register: the floats of one vertex's attribute (1..=4; the components past
     /// them read 0, 0, 0, 1), or 0 where the function reads nothing.
     pub components: [u8; 16],
-    /// The output vertex, slot by slot. A group of four slots (`4 g .. 4 g + 4`) that are all
-    /// constants is never written: the output buffer must already hold those constants.
+    /// The output vertex, slot by slot. Constant slots may be left unwritten — a group of four
+    /// slots (`4 g .. 4 g + 4`) that are all constants always is, and so are the constant slots
+    /// of a group copied from an attribute array: the output buffer must already hold them.
     pub slots: [DrawSlot; DRAW_SLOTS],
     /// Indexed or stepping through consecutive vertices.
     pub order: DrawOrder,

@@ -618,6 +618,12 @@ fn sse_column_and_half_row_forms() {
     check(&["add r13, 0C0h"], |o| {
         asm::scalar::advance_base(o, 13, 0xC0)
     });
+    check(&["vmovsd [r8+0B8h], xmm11"], |o| {
+        asm::store_floats(o, Tier::Avx2, 11, true, 0xB8)
+    });
+    check(&["movss [r8+0B8h], xmm11"], |o| {
+        asm::store_floats(o, Tier::Sse41, 11, false, 0xB8)
+    });
 
     check(&["shufps xmm9, xmm15, 0DDh"], |o| {
         asm::shufps(o, 9, 15, 0xDD)

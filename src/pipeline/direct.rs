@@ -68,7 +68,7 @@ pub(super) fn layout(
 
 /// Runs the vertex shader for the unique vertices `ids` through its draw kernel for `layout`
 /// (the draw's [`Layout`]) into `vertices` (resized to `ids.len()`; `constants` says what
-/// their constant groups hold), or
+/// their constant slots hold), or
 /// returns `None` if it has none for this draw (then `ids` is as it was and `vertices` is to
 /// be filled by the record path). `words` is scratch; only vertices `referenced` names count
 /// in a budget error.
@@ -93,7 +93,7 @@ pub(super) fn run(
     let w = vs.lanes();
     let padded = n.div_ceil(w) * w;
     ids.resize(padded, last);
-    constants.resize(vertices, padded, &layout.groups);
+    constants.resize(vertices, padded, &layout.constants);
     let ran = vs.run_draw(
         uniforms,
         &layout.indexed,
@@ -163,7 +163,7 @@ fn inputs_from<'a>(
 }
 
 /// Runs the vertex shader for the `count` consecutive vertices from `first` through its
-/// stepped draw kernel for `layout` into `vertices` (resized to `count`, their constant groups as
+/// stepped draw kernel for `layout` into `vertices` (resized to `count`, their constant slots as
 /// `constants` says): the whole batches in one run,
 /// then a partial last batch as the last W vertices (recomputing some: a shader has no side
 /// effects). `None` if the range is shorter than a batch (the indexed kernel pads such a
@@ -192,7 +192,7 @@ pub(super) fn run_range(
     let fixed = fixed_values(feeds);
     let first = first as usize;
     let full = count / w * w;
-    constants.resize(vertices, count, &layout.groups);
+    constants.resize(vertices, count, &layout.constants);
     let Buffers { words, tail } = buffers;
     words.clear();
     if full > 0 {

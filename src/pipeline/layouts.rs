@@ -1,5 +1,5 @@
 //! What a draw derives from the state that rarely changes between draws, kept from draw to
-//! draw: the semantic slot table, its constant groups and the draw kernels' layouts (indexed
+//! draw: the semantic slot table, its constant slots and the draw kernels' layouts (indexed
 //! and stepped). They depend only on the attributes' shape (per register the vertex shader
 //! reads: array or fixed value, component count, stride — not the data or offsets), the
 //! output registers the shader writes, and the output map and mask — not on which shader it
@@ -8,7 +8,7 @@
 
 use picajit_codegen::x64::{DrawLayout, DrawOrder};
 
-use super::constants::{self, Groups};
+use super::constants::{self, Slots};
 use super::direct;
 use super::semantic::{self, Slot};
 use super::vertex::Feed;
@@ -68,11 +68,11 @@ impl Key {
     }
 }
 
-/// A draw's slot table, constant groups and draw-kernel layouts.
+/// A draw's slot table, constant slots and draw-kernel layouts.
 #[derive(Clone, Debug)]
 pub(super) struct Layout {
     pub(super) table: [Slot; SEMANTIC_SLOTS],
-    pub(super) groups: Groups,
+    pub(super) constants: Slots,
     /// The indexed kernel's layout.
     pub(super) indexed: DrawLayout,
     /// The stepped kernel's layout; `None` if a stride is too large for it.
@@ -106,7 +106,7 @@ impl Layouts {
         let table = semantic::table(&regs.output_map(), mask, written);
         let layout = Layout {
             table,
-            groups: constants::groups_of(&table),
+            constants: constants::slots_of(&table),
             indexed: direct::layout(feeds, &read, &table, DrawOrder::Indexed),
             stepped: direct::stepped(feeds, &read)
                 .map(|order| direct::layout(feeds, &read, &table, order)),

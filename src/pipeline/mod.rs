@@ -380,9 +380,10 @@ fn vertex_only(
             return result;
         }
     }
-    // The constant groups first (those the buffer already holds are kept); the other
-    // groups are written from the output records below.
-    out.constants.resize(&mut out.vertices, n, &layout.groups);
+    // The constant slots first (those the buffer already holds are kept); the other slots
+    // are written from the output records below.
+    out.constants
+        .resize(&mut out.vertices, n, &layout.constants);
     if out.keep_raw {
         out.raw.resize(n, [[0.0; 4]; 16]);
     } else {

@@ -140,7 +140,7 @@ impl OutputVertex {
 pub struct DrawOutput {
     /// See [`DrawOutput::vertices`].
     pub(super) vertices: Vec<OutputVertex>,
-    /// What `vertices` hold in their constant groups.
+    /// What `vertices` hold in their constant slots.
     pub(super) constants: Constants,
     /// See [`DrawOutput::indices`].
     pub(super) indices: Numbers,

@@ -803,6 +803,21 @@ pub fn shufps(ops: &mut Ops, d: u8, s: u8, imm: u8) {
     dynasm!(ops ; .arch x64 ; shufps Rx(d), Rx(s), imm);
 }
 
+/// Stores the low float of `s` (`pair` false) or its low two at `[r8 + disp]` (a draw
+/// kernel's copied slots of a group whose other slots it leaves to the caller).
+pub fn store_floats(ops: &mut Ops, tier: Tier, s: u8, pair: bool, disp: i32) {
+    match (tier, pair) {
+        (Tier::Avx2 | Tier::Avx512, false) => {
+            dynasm!(ops ; .arch x64 ; vmovss DWORD [r8 + disp], Rx(s))
+        }
+        (Tier::Avx2 | Tier::Avx512, true) => {
+            dynasm!(ops ; .arch x64 ; vmovsd QWORD [r8 + disp], Rx(s))
+        }
+        (Tier::Sse41, false) => dynasm!(ops ; .arch x64 ; movss DWORD [r8 + disp], Rx(s)),
+        (Tier::Sse41, true) => dynasm!(ops ; .arch x64 ; movsd QWORD [r8 + disp], Rx(s)),
+    }
+}
+
 /// SSE4.1: stores the low (`high` false) or the high 8 bytes of `s` at `[r8 + disp]`.
 pub fn store_half(ops: &mut Ops, s: u8, high: bool, disp: i32) {
     if high {

@@ -131,6 +131,25 @@ fn kept_bases(mode: IoMode) -> impl Iterator<Item = (u8, usize, u32)> {
     })
 }
 
+/// The components a stepped draw kernel copies slot by slot into a group of four semantic
+/// slots `slots` that takes input register `v`'s row in place: one component or two adjacent
+/// ones (the first, and whether the next too), all within the attribute's, the other slots
+/// constants. `None` for other groups and for indexed kernels.
+fn copied_slots(layout: &DrawLayout, v: u32, slots: &[DrawSlot; 4]) -> Option<(u32, bool)> {
+    let DrawOrder::Stepped(_) = layout.order else {
+        return None;
+    };
+    let copied = slots.iter().enumerate().fold(0u8, |m, (k, s)| match s {
+        DrawSlot::Output { .. } => m | 1 << k,
+        DrawSlot::Zero | DrawSlot::One => m,
+    });
+    let n = layout.components[(v & 15) as usize];
+    let start = copied.trailing_zeros();
+    let len = copied.count_ones();
+    let run = copied >> start == (1 << len) - 1;
+    (run && (len == 1 || len == 2) && start + len <= u32::from(n)).then_some((start, len == 2))
+}
+
 /// Registers of the staging stubs (no variable is live while they run).
 const ROWS: [u8; 4] = [0, 1, 2, 3];
 const TMP: [u8; 4] = [4, 5, 6, 7];
@@ -569,6 +588,10 @@ impl Emitter<'_> {
         });
         // The constant slots: which components they are, and their bits.
         let slots: [DrawSlot; 4] = std::array::from_fn(|k| layout.slots[g * 4 + k]);
+        if let (None, Some(copied)) = (clamp, copied_slots(layout, v, &slots)) {
+            let shared = layout.shared_stride();
+            return self.copy_slots(layout, (shared, base), v, g, copied);
+        }
         let blend = slots
             .iter()
             .any(|s| !matches!(s, DrawSlot::Output { .. }))
@@ -615,6 +638,37 @@ impl Emitter<'_> {
             let k = k as i32;
             asm::store_xmm(&mut self.ops, t, S0, Base::R8, at(k));
             self.store_segments(S0, at(k), abi::DRAW_VERTEX_BYTES);
+        }
+    }
+
+    /// Stores components `slots` (`start`, and whether with the next one) of input register
+    /// `v` of every vertex of the batch, in place in group `g`, straight from a stepped
+    /// kernel's attribute array (`array`: as [`Emitter::draw_row`] takes it): one load and one
+    /// store per lane, the group's other slots left to the caller ([`DrawLayout::slots`]).
+    fn copy_slots(
+        &mut self,
+        layout: &DrawLayout,
+        array: (Option<u32>, u8),
+        v: u32,
+        g: usize,
+        slots: (u32, bool),
+    ) {
+        let (t, (shared, base), (start, pair)) = (self.tier, array, slots);
+        let DrawOrder::Stepped(strides) = layout.order else {
+            return;
+        };
+        let stride = strides[(v & 15) as usize];
+        let n = if pair { 2 } else { 1 };
+        for lane in 0..t.lanes() as i32 {
+            // `DrawLayout::check` bounded the stride: no overflow.
+            let from = lane * stride as i32 + 4 * start as i32;
+            if shared == Some(stride) {
+                asm::load_attribute_counted(&mut self.ops, t, S0, n, base, from);
+            } else {
+                asm::load_attribute_at(&mut self.ops, t, S0, n, base, from);
+            }
+            let to = lane * abi::DRAW_VERTEX_BYTES + g as i32 * 16 + 4 * start as i32;
+            asm::store_floats(&mut self.ops, t, S0, pair, to);
         }
     }
 
