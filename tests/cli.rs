@@ -877,11 +877,12 @@ fn dump_draw_shows_the_draw_kernels_of_an_emulator_draw() {
         }
     }
     // The code: the stepped kernel counts its batch's first vertex in rsi (W × 24 bytes per
-    // batch) and leaves the attribute pointers in the context alone.
+    // batch), keeps the attribute bases in callee-saved registers (rbx the first loaded
+    // register's) and leaves the attribute pointers in the context alone.
     if backends.contains(&Backend::X64Avx2) {
         let text = dump(Backend::X64Avx2.name(), &["--draw-stride", "6", "--asm"]);
         assert!(text.contains("add       rsi,0C0h"), "{text}");
-        assert!(text.contains("[rdx+rsi+18h]"), "{text}");
+        assert!(text.contains("[rbx+rsi+18h]"), "{text}");
         assert!(!text.contains("add       qword [rdi+"), "{text}");
     }
     let text = dump(Backend::Interp.name(), &[]);
