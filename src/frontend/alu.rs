@@ -649,6 +649,16 @@ impl Leaves {
     }
 }
 
+/// One ALU instruction as [`lower`] takes it: what it computes, its operands, the destination
+/// components read later (bit `i`: component `i`) and the lane mask it runs under, if any.
+#[derive(Clone, Copy)]
+pub(super) struct Lowering<'a> {
+    pub(super) math: Math,
+    pub(super) ops: &'a AluOperands,
+    pub(super) live: u8,
+    pub(super) pred: Option<Var>,
+}
+
 /// Appends the IR of one ALU instruction to the builder's current block; with `pred`, only
 /// the lanes where that mask is set change. Of the destination components only those in `live`
 /// (bit `i`: component `i`) are computed and written: the others are overwritten before any
@@ -656,18 +666,20 @@ impl Leaves {
 /// uniform reads that some live instruction also makes (`loads`): CSE then merges the later
 /// reads into these, so the values are read where they were when every enabled component was
 /// computed, and the code around them stays as it was.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn lower(
     b: &mut Builder,
     scratch: &mut Scratch,
     regs: &Regs,
     descs: &[u32],
-    math: Math,
-    ops: &AluOperands,
-    live: u8,
     loads: &Loads,
-    pred: Option<Var>,
+    ins: Lowering<'_>,
 ) {
+    let Lowering {
+        math,
+        ops,
+        live,
+        pred,
+    } = ins;
     let desc = OpDesc(descs[ops.desc as usize & 0x7F]);
     let dst = written(desc, live);
     let mut enabled = [0usize; 4];

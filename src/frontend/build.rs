@@ -320,16 +320,19 @@ impl Ctx<'_> {
             DstKind::Temp(r) => (self.live.after[s] >> (4 * u32::from(r))) as u8 & 0xF,
             DstKind::Output(_) => 0xF,
         };
+        let ins = alu::Lowering {
+            math,
+            ops: &ops,
+            live,
+            pred,
+        };
         alu::lower(
             &mut self.b,
             &mut self.scratch,
             &self.regs,
             self.descs,
-            math,
-            &ops,
-            live,
             &self.live.loads,
-            pred,
+            ins,
         );
         true
     }

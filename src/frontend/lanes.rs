@@ -227,9 +227,7 @@ pub(super) fn build(
                 let mut pending = Vec::new();
                 cx.lp_flow(
                     n,
-                    &node.flow,
-                    0,
-                    Path::Full,
+                    (&node.flow, 0, Path::Full),
                     &mut pending,
                     Vec::new(),
                     false,
@@ -282,30 +280,29 @@ impl<'a> Ctx<'a> {
         self.b.inst(Op::IConst, &[], [value, 0])
     }
 
-    /// Emits the decision tree `flow` (node number `id`) of state `s` for the lanes of `path`;
-    /// `pending` holds the other arms of per-lane splits still to emit, `leaves` the targets
-    /// reached so far on this path of the IR, `retiring` whether lanes may have retired on it.
-    #[allow(clippy::too_many_arguments)]
+    /// Emits the decision tree `flow` (node number `id`) of state `s` for the lanes of `path`,
+    /// where `(flow, id, path)` is `at`; `pending` holds the other arms of per-lane splits still
+    /// to emit, `leaves` the targets reached so far on this path of the IR, `retiring` whether
+    /// lanes may have retired on it.
     pub(super) fn lp_flow<'f>(
         &mut self,
         s: usize,
-        flow: &'f Flow,
-        id: usize,
-        path: Path,
+        at: Pending<'f>,
         pending: &mut Vec<Pending<'f>>,
         mut leaves: Vec<(Target, Path)>,
         mut retiring: bool,
     ) {
+        let (flow, id, path) = at;
         match flow {
             Flow::Do(e, rest) => {
                 retiring |= self.lp_effect(s, e, path);
                 // A budget spent may have narrowed the path's lanes (in place).
-                self.lp_flow(s, rest, id + 1, path, pending, leaves, retiring);
+                self.lp_flow(s, (rest, id + 1, path), pending, leaves, retiring);
             }
             Flow::Goto(t) => {
                 leaves.push((*t, path));
                 match pending.pop() {
-                    Some((f, i, p)) => self.lp_flow(s, f, i, p, pending, leaves, retiring),
+                    Some(next) => self.lp_flow(s, next, pending, leaves, retiring),
                     None => self.schedule(s, leaves, retiring),
                 }
             }
@@ -351,7 +348,7 @@ impl<'a> Ctx<'a> {
                     for (blk, sub, sid) in [(tb, then, t_id), (ob, other, o_id)] {
                         self.b.switch_to(blk);
                         let mut p = pending.clone();
-                        self.lp_flow(s, sub, sid, path, &mut p, leaves.clone(), retiring);
+                        self.lp_flow(s, (sub, sid, path), &mut p, leaves.clone(), retiring);
                     }
                 } else {
                     let c = c.expect("a per-lane condition is on cc");
@@ -359,7 +356,7 @@ impl<'a> Ctx<'a> {
                     let mt = self.b.binary(Op::MaskAnd, base, c);
                     let mo = self.b.binary(Op::MaskAndNot, base, c);
                     pending.push((other, o_id, Path::Lanes(mo)));
-                    self.lp_flow(s, then, t_id, Path::Lanes(mt), pending, leaves, retiring);
+                    self.lp_flow(s, (then, t_id, Path::Lanes(mt)), pending, leaves, retiring);
                 }
             }
             Flow::LoopNext { slot, repeat, exit } => {
@@ -387,9 +384,9 @@ impl<'a> Ctx<'a> {
                     let less = self.b.binary(Op::IAdd, down, minus_one);
                     self.set_int(s, path, down, less);
                     let mut p = pending.clone();
-                    self.lp_flow(s, repeat, r_id, path, &mut p, leaves.clone(), retiring);
+                    self.lp_flow(s, (repeat, r_id, path), &mut p, leaves.clone(), retiring);
                     self.b.switch_to(xb);
-                    self.lp_flow(s, exit, x_id, path, pending, leaves, retiring);
+                    self.lp_flow(s, (exit, x_id, path), pending, leaves, retiring);
                 } else {
                     let base = self.path_mask(path);
                     let mr = self.b.binary(Op::MaskAndNot, base, z);
@@ -397,7 +394,13 @@ impl<'a> Ctx<'a> {
                     let less = self.b.binary(Op::IAdd, down, minus_one);
                     self.b.inst_to(Op::ISelect, down, &[mr, less, down], [0, 0]);
                     pending.push((exit, x_id, Path::Lanes(mx)));
-                    self.lp_flow(s, repeat, r_id, Path::Lanes(mr), pending, leaves, retiring);
+                    self.lp_flow(
+                        s,
+                        (repeat, r_id, Path::Lanes(mr)),
+                        pending,
+                        leaves,
+                        retiring,
+                    );
                 }
             }
         }
