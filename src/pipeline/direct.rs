@@ -27,6 +27,16 @@ pub(super) struct Buffers {
     tail: Vec<u32>,
 }
 
+/// What both draw-kernel paths read: the vertex shader, its uniforms, the attribute feeds and
+/// the draw's [`Layout`].
+#[derive(Clone, Copy)]
+pub(super) struct Stage<'a> {
+    pub(super) vs: &'a Shader,
+    pub(super) uniforms: &'a Uniforms,
+    pub(super) feeds: &'a [Feed<'a>; 16],
+    pub(super) layout: &'a Layout,
+}
+
 /// The stepped order of `feeds` (the registers the shader reads, `read`): each array's byte
 /// stride, 0 for a fixed value or an unloaded register; `None` if a stride is above
 /// [`MAX_STEPPED_STRIDE`] (such draws take the indexed kernel).
@@ -72,17 +82,19 @@ pub(super) fn layout(
 /// returns `None` if it has none for this draw (then `ids` is as it was and `vertices` is to
 /// be filled by the record path). `words` is scratch; only vertices `referenced` names count
 /// in a budget error.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn run(
-    vs: &Shader,
-    uniforms: &Uniforms,
-    feeds: &[Feed; 16],
-    layout: &Layout,
+    stage: Stage<'_>,
     ids: &mut Vec<u32>,
     (vertices, constants): (&mut Vec<OutputVertex>, &mut Constants),
     buffers: &mut Buffers,
     referenced: &mut Referenced,
 ) -> Option<Result<(), DrawError>> {
+    let Stage {
+        vs,
+        uniforms,
+        feeds,
+        layout,
+    } = stage;
     let n = ids.len();
     let last = *ids.last()?;
     let read = vs.input_components();
@@ -171,18 +183,20 @@ fn inputs_from<'a>(
 /// [`MAX_STEPPED_STRIDE`], or see [`run`]); then `vertices` is to be filled by another path.
 /// `feeds` were checked for vertex `first + count - 1`; only vertices `referenced` names count
 /// in a budget error.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn run_range(
-    vs: &Shader,
-    uniforms: &Uniforms,
-    feeds: &[Feed; 16],
-    layout: &Layout,
+    stage: Stage<'_>,
     first: u32,
     count: usize,
     (vertices, constants): (&mut Vec<OutputVertex>, &mut Constants),
     buffers: &mut Buffers,
     referenced: &mut Referenced,
 ) -> Option<Result<(), DrawError>> {
+    let Stage {
+        vs,
+        uniforms,
+        feeds,
+        layout,
+    } = stage;
     let w = vs.lanes();
     if count < w {
         return None;

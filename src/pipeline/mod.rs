@@ -348,16 +348,18 @@ fn vertex_only(
     };
     if !out.keep_raw {
         out.raw.clear();
-        let uniforms = regs.uniforms(Unit::Vertex);
+        let stage = direct::Stage {
+            vs,
+            uniforms: regs.uniforms(Unit::Vertex),
+            feeds: &feeds,
+            layout,
+        };
         let ran = match out.vertex_ids.list().first() {
             // Consecutive vertices, a batch or more, take the stepped kernel or, while it
             // compiles, the record path (an indexed kernel would be one more compile).
             Some(&first) if consecutive && n >= vs.lanes() && layout.stepped.is_some() => {
                 direct::run_range(
-                    vs,
-                    uniforms,
-                    &feeds,
-                    layout,
+                    stage,
                     first,
                     n,
                     (&mut out.vertices, &mut out.constants),
@@ -366,10 +368,7 @@ fn vertex_only(
                 )
             }
             _ => direct::run(
-                vs,
-                uniforms,
-                &feeds,
-                layout,
+                stage,
                 out.vertex_ids.list_mut(),
                 (&mut out.vertices, &mut out.constants),
                 &mut scratch.direct,

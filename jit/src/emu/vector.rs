@@ -605,28 +605,28 @@ impl Machine {
                 }
             }
             // SSE: the high 8 bytes of a register from or to memory, the low ones kept.
-            M::Movhps => match ins.op_kind(0) {
-                OpKind::Memory => {
+            // (MOVHPS has two forms: a memory destination, or a register loaded from memory.)
+            M::Movhps => {
+                if ins.op_kind(0) == OpKind::Memory {
                     let v = self.vsrc(ins, 1, 16)?;
                     let addr = self.address(ins);
                     self.write(ins.ip(), addr, &v[8..16])
-                }
-                OpKind::Register => {
+                } else {
                     let s = self.vsrc(ins, 1, 8)?;
                     let mut v = self.vsrc(ins, 0, 16)?;
                     v[8..16].copy_from_slice(&s[..8]);
                     self.vout(ins, &v, 16, 4)
                 }
-                _ => Err(self.unsupported(ins)),
-            },
+            }
             // SSE4.1: one element in (from memory, or element imm[7:6] of a register) at
             // element imm[5:4], then the elements imm[3:0] names zeroed.
             M::Insertps => {
                 let imm = self.imm8(ins)?;
                 let s = u32s(&self.vsrc(ins, 1, 16)?);
-                let from = match ins.op_kind(1) {
-                    OpKind::Memory => 0,
-                    _ => usize::from(imm >> 6),
+                let from = if ins.op_kind(1) == OpKind::Memory {
+                    0
+                } else {
+                    usize::from(imm >> 6)
                 };
                 let mut v = u32s(&self.vsrc(ins, 0, 16)?);
                 v[usize::from(imm >> 4 & 3)] = s[from];
