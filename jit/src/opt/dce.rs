@@ -33,9 +33,9 @@ pub fn dce_renumber(func: &mut Function) -> usize {
     if let Some(removed) = single_block(func) {
         return removed;
     }
-    let (removed, crossing) = prune(func);
-    compact(func, &crossing);
-    removed
+    let cyclic = has_back_edge(func);
+    let (removed, crossing, keep) = solve(func, cyclic);
+    removed + drop_and_compact(func, &keep, &crossing)
 }
 
 /// Per variable in [`single_block`]: read by a kept instruction after the point of the walk
@@ -123,60 +123,97 @@ fn single_block(func: &mut Function) -> Option<usize> {
 /// Renumbers the variables the instructions and terminators of `func` name: those with a
 /// number in `crossing` (not `u32::MAX`) first, then the others, each group in its old order;
 /// the unnamed ones are dropped. A variable out of range leaves the function as it is.
+#[cfg(test)]
 fn compact(func: &mut Function, crossing: &[u32]) {
-    let n = func.vars.len();
-    let mut new_of = vec![u32::MAX; n];
-    let named = |v: Var, new_of: &mut [u32]| match new_of.get_mut(v.0 as usize) {
-        Some(x) => {
-            *x = 0;
-            true
-        }
-        None => false,
-    };
+    let mut names = Names::new(func.vars.len());
     for block in &func.blocks {
         for inst in &block.insts {
-            for &u in inst.uses() {
-                if !named(u, &mut new_of) {
-                    return;
-                }
-            }
-            if let Some(d) = inst.dst {
-                if !named(d, &mut new_of) {
-                    return;
-                }
-            }
+            names.inst(inst);
         }
+        names.term(block);
+    }
+    names.renumber(func, crossing);
+}
+
+/// [`compact`] of `func` after dropping the instructions whose `keep` flag (blocks one after
+/// another) is false, with the dropping and the search for named variables in one pass.
+/// Returns how many instructions were dropped.
+fn drop_and_compact(func: &mut Function, keep: &[bool], crossing: &[u32]) -> usize {
+    let mut names = Names::new(func.vars.len());
+    let gone = drop_unkept(func, keep, Some(&mut names));
+    names.renumber(func, crossing);
+    gone
+}
+
+/// The variables the instructions and terminators of a function name, found one instruction
+/// at a time; then numbered as [`compact`] says.
+struct Names {
+    /// Per variable: 0 once named, `u32::MAX` before.
+    new_of: Vec<u32>,
+    /// False once some operand was out of range: the function then stays as it is.
+    valid: bool,
+}
+
+impl Names {
+    fn new(n: usize) -> Names {
+        Names {
+            new_of: vec![u32::MAX; n],
+            valid: true,
+        }
+    }
+
+    fn name(&mut self, v: Var) {
+        match self.new_of.get_mut(v.0 as usize) {
+            Some(x) => *x = 0,
+            None => self.valid = false,
+        }
+    }
+
+    fn inst(&mut self, inst: &crate::ir::Inst) {
+        for &u in inst.uses() {
+            self.name(u);
+        }
+        if let Some(d) = inst.dst {
+            self.name(d);
+        }
+    }
+
+    fn term(&mut self, block: &crate::ir::Block) {
         if let Some(m) = block.term.uses() {
-            if !named(m, &mut new_of) {
-                return;
-            }
+            self.name(m);
         }
     }
-    // Both groups numbered in one pass with no branch on the variables' (unpredictable) fates:
-    // the next number of each group (the crossing group's size counted first); a dropped
-    // variable's type goes to a spare last slot.
-    if crossing.len() != n {
-        return;
+
+    /// Numbers the named variables (see [`compact`]) and renames them in `func`.
+    fn renumber(self, func: &mut Function, crossing: &[u32]) {
+        let Names { mut new_of, valid } = self;
+        let n = func.vars.len();
+        // Both groups numbered in one pass with no branch on the variables' (unpredictable)
+        // fates: the next number of each group (the crossing group's size counted first); a
+        // dropped variable's type goes to a spare last slot.
+        if !valid || crossing.len() != n {
+            return;
+        }
+        let (mut named, mut crossing_named) = (0u32, 0u32);
+        for (&x, &c) in new_of.iter().zip(crossing) {
+            let kept = u32::from(x != u32::MAX);
+            named += kept;
+            crossing_named += kept & u32::from(c != u32::MAX);
+        }
+        let mut vars = vec![crate::ir::Ty::F32; named as usize + 1];
+        let mut next = [crossing_named, 0];
+        for ((x, &c), &ty) in new_of.iter_mut().zip(crossing).zip(&func.vars) {
+            let group = usize::from(c != u32::MAX);
+            let number = next[group];
+            let kept = *x != u32::MAX;
+            vars[if kept { number } else { named } as usize] = ty;
+            *x = if kept { number } else { u32::MAX };
+            next[group] = number + u32::from(kept);
+        }
+        vars.truncate(named as usize);
+        func.rename_vars(|v| Var(new_of[v.0 as usize]));
+        func.vars = vars;
     }
-    let (mut named, mut crossing_named) = (0u32, 0u32);
-    for (&x, &c) in new_of.iter().zip(crossing) {
-        let kept = u32::from(x != u32::MAX);
-        named += kept;
-        crossing_named += kept & u32::from(c != u32::MAX);
-    }
-    let mut vars = vec![crate::ir::Ty::F32; named as usize + 1];
-    let mut next = [crossing_named, 0];
-    for ((x, &c), &ty) in new_of.iter_mut().zip(crossing).zip(&func.vars) {
-        let group = usize::from(c != u32::MAX);
-        let number = next[group];
-        let kept = *x != u32::MAX;
-        vars[if kept { number } else { named } as usize] = ty;
-        *x = if kept { number } else { u32::MAX };
-        next[group] = number + u32::from(kept);
-    }
-    vars.truncate(named as usize);
-    func.rename_vars(|v| Var(new_of[v.0 as usize]));
-    func.vars = vars;
 }
 
 /// [`dce`]; also returns, per variable, a dense number if some block of the function as it is
@@ -197,6 +234,14 @@ fn prune(func: &mut Function) -> (usize, Vec<u32>) {
 
 /// [`prune`], removing the useless instructions first if `useful_first`.
 fn prune_from(func: &mut Function, useful_first: bool) -> (usize, Vec<u32>) {
+    let (removed, dense, keep) = solve(func, useful_first);
+    (removed + drop_unkept(func, &keep, None), dense)
+}
+
+/// The data flow of [`prune_from`] without its last step: returns how many useless
+/// instructions went (if `useful_first`), the dense numbers of the block-crossing variables,
+/// and per remaining instruction (blocks one after another) whether strong liveness keeps it.
+fn solve(func: &mut Function, useful_first: bool) -> (usize, Vec<u32>, Vec<bool>) {
     let (removed, dense) = if useful_first {
         useless(func)
     } else {
@@ -234,14 +279,30 @@ fn prune_from(func: &mut Function, useful_first: bool) -> (usize, Vec<u32>) {
             work.push_preds(&order, b);
         }
     }
+    (removed, dense, keep)
+}
+
+/// Drops the instructions of `func` whose `keep` flag (blocks one after another) is false,
+/// telling `names` (if any) what the remaining instructions and terminators name; returns how
+/// many were dropped.
+fn drop_unkept(func: &mut Function, keep: &[bool], mut names: Option<&mut Names>) -> usize {
+    let mut flags = keep.iter();
     let mut gone = 0;
-    for (b, block) in func.blocks.iter_mut().enumerate() {
-        let mut k = keep[at[b]..at[b + 1]].iter();
+    for block in &mut func.blocks {
         let before = block.insts.len();
-        block.insts.retain(|_| *k.next().unwrap_or(&true));
+        block.insts.retain(|inst| {
+            let kept = flags.next().copied().unwrap_or(true);
+            if let Some(names) = names.as_deref_mut().filter(|_| kept) {
+                names.inst(inst);
+            }
+            kept
+        });
         gone += before - block.insts.len();
+        if let Some(names) = names.as_deref_mut() {
+            names.term(block);
+        }
     }
-    (removed + gone, dense)
+    gone
 }
 
 /// The backward walk of strong liveness through one block.
@@ -366,23 +427,13 @@ fn crossing(func: &Function) -> Vec<u32> {
 fn useless(func: &mut Function) -> (usize, Vec<u32>) {
     let n = func.vars.len();
     let mut crossing = Crossing::new(n);
-    // Per variable, the operands of every instruction writing it: `feeds[start[v]..start[v + 1]]`
-    // (one array for the whole function, filled by counting).
-    let mut start = vec![0u32; n + 1];
-    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
-        if let Some(d) = inst.dst.filter(|_| inst.is_pure()) {
-            if let Some(s) = start.get_mut(d.0 as usize + 1) {
-                *s += inst.uses().len() as u32;
-            }
-        }
-    }
-    for v in 0..n {
-        start[v + 1] += start[v];
-    }
-    let mut feeds = vec![Var(0); start[n] as usize];
-    let mut fill = start.clone();
+    // The pure instructions' operands, each with the previous pure instruction writing the same
+    // variable (`u32::MAX`: none): per variable a chain of its definitions from `latest`, built
+    // in the one pass that also finds the roots and the block-crossing variables.
+    let mut latest = vec![u32::MAX; n];
+    let mut feeds: Vec<Feed> = Vec::with_capacity(func.blocks.iter().map(|b| b.insts.len()).sum());
     let mut useful = vec![false; n];
-    let mut work = Vec::new();
+    let mut work = Vec::with_capacity(n);
     let mark = |v: Var, useful: &mut Vec<bool>, work: &mut Vec<Var>| {
         if let Some(u) = useful.get_mut(v.0 as usize) {
             if !*u {
@@ -394,14 +445,14 @@ fn useless(func: &mut Function) -> (usize, Vec<u32>) {
     for (b, block) in func.blocks.iter().enumerate() {
         crossing.block(b, block);
         for inst in &block.insts {
-            match inst.dst {
-                Some(d) if inst.is_pure() => {
-                    if let Some(f) = fill.get_mut(d.0 as usize).filter(|_| (d.0 as usize) < n) {
-                        for (slot, &u) in feeds[*f as usize..].iter_mut().zip(inst.uses()) {
-                            *slot = u;
-                        }
-                        *f += inst.uses().len() as u32;
-                    }
+            match inst.dst.and_then(|d| latest.get_mut(d.0 as usize)) {
+                Some(last) if inst.is_pure() => {
+                    feeds.push(Feed {
+                        prev: *last,
+                        args: inst.args,
+                        len: inst.uses().len(),
+                    });
+                    *last = feeds.len() as u32 - 1;
                 }
                 _ => {
                     for &u in inst.uses() {
@@ -415,9 +466,12 @@ fn useless(func: &mut Function) -> (usize, Vec<u32>) {
         }
     }
     while let Some(v) = work.pop() {
-        let x = v.0 as usize;
-        for &u in &feeds[start[x] as usize..start[x + 1] as usize] {
-            mark(u, &mut useful, &mut work);
+        let mut next = latest[v.0 as usize];
+        while let Some(feed) = feeds.get(next as usize) {
+            for &u in &feed.args[..feed.len] {
+                mark(u, &mut useful, &mut work);
+            }
+            next = feed.prev;
         }
     }
     let mut removed = 0;
@@ -431,15 +485,31 @@ fn useless(func: &mut Function) -> (usize, Vec<u32>) {
     (removed, crossing.dense)
 }
 
+/// A pure instruction's operands in [`useless`], with the previous pure instruction writing the
+/// same variable.
+struct Feed {
+    prev: u32,
+    args: [Var; 3],
+    len: usize,
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{compact, has_back_edge, prune_from, single_block};
-    use crate::ir::{Builder, Op, Terminator, Ty, Var};
+    use super::{
+        compact, drop_and_compact, has_back_edge, prune_from, single_block, solve, useless,
+    };
+    use crate::ir::{Builder, Function, Op, Terminator, Ty, Var};
 
     /// A function of `blocks` blocks whose edges all go forward, each block a few random
     /// additions, constants, input reads and output writes over a small pool of variables (so
     /// variables are written many times, read before written, and read only by dead code).
-    fn random_acyclic(seed: u64, blocks: usize) -> crate::ir::Function {
+    fn random_acyclic(seed: u64, blocks: usize) -> Function {
+        random_function(seed, blocks, false)
+    }
+
+    /// [`random_acyclic`], with some branches going back to an earlier block (or the same one)
+    /// if `loops`: accumulators that only feed themselves around a cycle appear.
+    fn random_function(seed: u64, blocks: usize, loops: bool) -> Function {
         let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
         let mut next = |n: usize| {
             state ^= state << 13;
@@ -469,6 +539,11 @@ mod tests {
             let later = blocks - k - 1;
             let term = match later {
                 0 => Terminator::Exit,
+                _ if loops && k > 0 && next(3) == 0 => Terminator::BranchBool {
+                    id: 0,
+                    then: ids[next(k)],
+                    other: ids[k + next(later)],
+                },
                 _ if next(3) == 0 => Terminator::BranchBool {
                     id: 0,
                     then: ids[k + next(later)],
@@ -521,5 +596,70 @@ mod tests {
             removed > 400,
             "the functions have dead code to remove: {removed}"
         );
+    }
+
+    /// The variables a useful-variable pass must keep, by repeating a round over every
+    /// instruction until nothing changes: the reference for [`useless`].
+    fn useful_by_rounds(func: &Function) -> Vec<bool> {
+        let mut useful = vec![false; func.vars.len()];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for block in &func.blocks {
+                let mut reads: Vec<Var> = block.term.uses().into_iter().collect();
+                for inst in &block.insts {
+                    if !inst.is_pure() || inst.dst.is_none_or(|d| useful[d.0 as usize]) {
+                        reads.extend_from_slice(inst.uses());
+                    }
+                }
+                for v in reads {
+                    changed |= !std::mem::replace(&mut useful[v.0 as usize], true);
+                }
+            }
+        }
+        useful
+    }
+
+    /// The useful-variable pass removes exactly the pure instructions writing a variable the
+    /// reference finds useless, on functions with cycles.
+    #[test]
+    fn useless_matches_rounds() {
+        let mut removed = 0;
+        for seed in 0..400 {
+            let f = random_function(seed, 2 + (seed as usize % 7), true);
+            let useful = useful_by_rounds(&f);
+            let mut expected = f.clone();
+            for block in &mut expected.blocks {
+                block
+                    .insts
+                    .retain(|i| !(i.is_pure() && i.dst.is_some_and(|d| !useful[d.0 as usize])));
+            }
+            let mut got = f;
+            let (count, _) = useless(&mut got);
+            assert_eq!(got, expected, "seed {seed}");
+            removed += count;
+        }
+        assert!(removed > 50, "the functions have useless code: {removed}");
+    }
+
+    /// Dropping and renumbering in one pass gives what [`prune_from`] then [`compact`] give,
+    /// on multi-block functions with and without cycles.
+    #[test]
+    fn fused_drop_matches_prune_then_compact() {
+        let mut removed = 0;
+        for seed in 0..400 {
+            let loops = seed % 2 == 0;
+            let f = random_function(seed, 1 + (seed as usize % 9), loops);
+            let cyclic = has_back_edge(&f);
+            let mut general = f.clone();
+            let (count, crossing) = prune_from(&mut general, cyclic);
+            compact(&mut general, &crossing);
+            let mut fused = f;
+            let (gone, crossing, keep) = solve(&mut fused, cyclic);
+            assert_eq!(gone + drop_and_compact(&mut fused, &keep, &crossing), count);
+            assert_eq!(fused, general, "seed {seed}");
+            removed += count;
+        }
+        assert!(removed > 400, "the functions have dead code: {removed}");
     }
 }
