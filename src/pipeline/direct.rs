@@ -89,12 +89,7 @@ pub(super) fn run(
     buffers: &mut Buffers,
     referenced: &mut Referenced,
 ) -> Option<Result<(), DrawError>> {
-    let Stage {
-        vs,
-        uniforms,
-        feeds,
-        layout,
-    } = stage;
+    let (vs, uniforms, feeds, layout) = (stage.vs, stage.uniforms, stage.feeds, stage.layout);
     let n = ids.len();
     let last = *ids.last()?;
     let read = vs.input_components();
@@ -191,12 +186,7 @@ pub(super) fn run_range(
     buffers: &mut Buffers,
     referenced: &mut Referenced,
 ) -> Option<Result<(), DrawError>> {
-    let Stage {
-        vs,
-        uniforms,
-        feeds,
-        layout,
-    } = stage;
+    let (vs, uniforms, feeds, layout) = (stage.vs, stage.uniforms, stage.feeds, stage.layout);
     let w = vs.lanes();
     if count < w {
         return None;
