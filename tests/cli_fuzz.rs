@@ -719,3 +719,26 @@ fn no_emulated_leaves_out_the_emulated_tiers_only() {
         "{native}"
     );
 }
+
+/// `--no-emulated` with only backends this host emulates leaves nothing to compare: one clear
+/// error naming them, not a crash report per case.
+#[test]
+fn no_emulated_with_only_emulated_backends_is_an_error() {
+    for b in Backend::emulated() {
+        let dir = temp_dir(&format!("only-emulated-{}", b.name())).join("out");
+        let run = picajit()
+            .args(["fuzz", "--cases", "2", "--jobs", "1", "--no-emulated"])
+            .args(["--backend", b.name(), "--out-dir"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(!run.status.success(), "{}: {stderr}", b.name());
+        assert!(
+            stderr.contains("--no-emulated leaves no backend to run") && stderr.contains(b.name()),
+            "{}: {stderr}",
+            b.name()
+        );
+        assert!(!dir.exists(), "{}: no case is written", b.name());
+    }
+}

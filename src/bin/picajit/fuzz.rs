@@ -306,7 +306,19 @@ pub fn fuzz(args: &FuzzArgs) -> CliResult {
     let mut backends = selected_backends(&args.backend)?;
     if args.no_emulated {
         let emulated = EngineBackend::emulated();
-        backends.retain(|b| !emulated.contains(&b.engine()));
+        let (left_out, kept): (Vec<Backend>, Vec<Backend>) = backends
+            .iter()
+            .copied()
+            .partition(|b| emulated.contains(&b.engine()));
+        if kept.is_empty() {
+            let names: Vec<&str> = left_out.iter().map(|b| b.engine().name()).collect();
+            return Err(format!(
+                "fuzz: --no-emulated leaves no backend to run: {} runs only emulated on this \
+                 host (drop --no-emulated to fuzz it)",
+                names.join(", ")
+            ));
+        }
+        backends = kept;
     }
     let config = match &args.ops {
         Some(list) => Config::with_ops(list)?,
