@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use super::elf::{CODE_MAX, DATA, DATA_MAX};
-use super::{IoMode, LANES};
+use super::LANES;
 use crate::abi::{self, Context, Io, Scalars, Triangle, MAX_LANES, UNIFORM_ENTRIES, UNIFORM_ROWS};
 use crate::code::{DrawInput, DrawVertices, EmitBuffer, SemanticVertex, Vertex};
 
@@ -41,9 +41,6 @@ pub enum RunnerError {
     /// The job's memory image does not fit the runner's data region (its size).
     #[error("job image of {0} bytes is larger than the runner's data region")]
     ImageTooLarge(usize),
-    /// The kernel was compiled for the other I/O layout.
-    #[error("the kernel was compiled for {0:?} I/O")]
-    WrongIo(Box<IoMode>),
 }
 
 /// The qemu binary used to run AArch64 code, if there is one.
