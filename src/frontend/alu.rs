@@ -23,36 +23,11 @@
 use picajit_codegen::ir::{BlockId, Builder, CmpKind, Inst, Op, Ty, Var};
 
 use crate::isa::{
-    AddrIdx, AluOperands, CmpOp, DstKind, Fmt4, Instruction, OpDesc, SrcKind, SrcMod,
+    AddrIdx, AluOperands, CmpOp, DstKind, Fmt4, Instruction, Kind, Math, OpDesc, SrcKind, SrcMod,
 };
 
 use super::live::Loads;
 use super::regs::Regs;
-
-/// The math of one ALU instruction (chosen by the caller's exhaustive match on the opcode).
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Math {
-    Add,
-    Dp3,
-    Dp4,
-    Dph,
-    Dst,
-    Ex2,
-    Lg2,
-    Litp,
-    Mul,
-    Sge,
-    Slt,
-    Flr,
-    Max,
-    Min,
-    Rcp,
-    Rsq,
-    Mova,
-    Mov,
-    Cmp(CmpOp, CmpOp),
-    Mad,
-}
 
 /// What an instruction does outside control flow.
 #[derive(Clone, Copy, Debug)]
@@ -69,49 +44,12 @@ pub(super) enum Step {
 
 /// The step of `instr` (exhaustive over every opcode).
 pub(super) fn step(instr: &Instruction) -> Step {
-    let (math, ops) = match *instr {
-        Instruction::Add(f) => (Math::Add, f.alu()),
-        Instruction::Dp3(f) => (Math::Dp3, f.alu()),
-        Instruction::Dp4(f) => (Math::Dp4, f.alu()),
-        Instruction::Dph(f) => (Math::Dph, f.alu()),
-        Instruction::Dst(f) => (Math::Dst, f.alu()),
-        Instruction::Ex2(f) => (Math::Ex2, f.alu()),
-        Instruction::Lg2(f) => (Math::Lg2, f.alu()),
-        Instruction::Litp(f) => (Math::Litp, f.alu()),
-        Instruction::Mul(f) => (Math::Mul, f.alu()),
-        Instruction::Sge(f) => (Math::Sge, f.alu()),
-        Instruction::Slt(f) => (Math::Slt, f.alu()),
-        Instruction::Flr(f) => (Math::Flr, f.alu()),
-        Instruction::Max(f) => (Math::Max, f.alu()),
-        Instruction::Min(f) => (Math::Min, f.alu()),
-        Instruction::Rcp(f) => (Math::Rcp, f.alu()),
-        Instruction::Rsq(f) => (Math::Rsq, f.alu()),
-        Instruction::Mova(f) => (Math::Mova, f.alu()),
-        Instruction::Mov(f) => (Math::Mov, f.alu()),
-        Instruction::Dphi(f) => (Math::Dph, f.alu()),
-        Instruction::Dsti(f) => (Math::Dst, f.alu()),
-        Instruction::Sgei(f) => (Math::Sge, f.alu()),
-        Instruction::Slti(f) => (Math::Slt, f.alu()),
-        Instruction::Cmp(f) => (Math::Cmp(f.cmpx, f.cmpy), f.alu()),
-        Instruction::Madi(f) => (Math::Mad, f.alu()),
-        Instruction::Mad(f) => (Math::Mad, f.alu()),
-        Instruction::Emit(_) => return Step::Emit,
-        Instruction::Setemit(f) => return Step::SetEmit(f),
-        Instruction::Nop(_)
-        | Instruction::Undefined(_)
-        | Instruction::End(_)
-        | Instruction::Break(_)
-        | Instruction::Breakc(_)
-        | Instruction::Jmpc(_)
-        | Instruction::Jmpu(_)
-        | Instruction::Call(_)
-        | Instruction::Callc(_)
-        | Instruction::Callu(_)
-        | Instruction::Ifu(_)
-        | Instruction::Ifc(_)
-        | Instruction::Loop(_) => return Step::Other,
-    };
-    Step::Alu(math, ops)
+    match instr.kind() {
+        Kind::Alu(math, ops) => Step::Alu(math, ops),
+        Kind::Emit => Step::Emit,
+        Kind::Setemit(f) => Step::SetEmit(f),
+        Kind::Nop | Kind::Undefined(_) | Kind::Control(_) => Step::Other,
+    }
 }
 
 /// The destination components [`lower`] writes when those in `live` (bit `i`: component `i`)

@@ -31,7 +31,7 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::interp::LAST_SLOT;
-use crate::isa::{Fmt2, Instruction};
+use crate::isa::{Control, Fmt2, Instruction, Kind};
 use crate::program::Program;
 
 use super::Unsupported;
@@ -220,52 +220,6 @@ struct Explorer<'a> {
     loop_slots: u8,
 }
 
-/// What an instruction does to control flow, for the quiet-stretch canonicalization.
-fn is_flow(instr: &Instruction) -> bool {
-    match instr {
-        Instruction::Break(_)
-        | Instruction::Breakc(_)
-        | Instruction::Jmpc(_)
-        | Instruction::Jmpu(_)
-        | Instruction::Call(_)
-        | Instruction::Callc(_)
-        | Instruction::Callu(_)
-        | Instruction::Ifu(_)
-        | Instruction::Ifc(_)
-        | Instruction::Loop(_)
-        | Instruction::End(_) => true,
-        Instruction::Add(_)
-        | Instruction::Dp3(_)
-        | Instruction::Dp4(_)
-        | Instruction::Dph(_)
-        | Instruction::Dst(_)
-        | Instruction::Ex2(_)
-        | Instruction::Lg2(_)
-        | Instruction::Litp(_)
-        | Instruction::Mul(_)
-        | Instruction::Sge(_)
-        | Instruction::Slt(_)
-        | Instruction::Flr(_)
-        | Instruction::Max(_)
-        | Instruction::Min(_)
-        | Instruction::Rcp(_)
-        | Instruction::Rsq(_)
-        | Instruction::Mova(_)
-        | Instruction::Mov(_)
-        | Instruction::Dphi(_)
-        | Instruction::Dsti(_)
-        | Instruction::Sgei(_)
-        | Instruction::Slti(_)
-        | Instruction::Cmp(_)
-        | Instruction::Madi(_)
-        | Instruction::Mad(_)
-        | Instruction::Nop(_)
-        | Instruction::Undefined(_)
-        | Instruction::Emit(_)
-        | Instruction::Setemit(_) => false,
-    }
-}
-
 /// `stop[pc]`: the first address ≥ pc holding a flow instruction or END, else 4095, and
 /// whether that is an END or 4095; for pc up to the last non-zero word below 4095 (the words
 /// after it are 0, `add o0, v0, v0`). Also the instructions of the words before that point,
@@ -297,7 +251,7 @@ fn stops(program: &Program) -> (Vec<(u32, bool)>, Vec<Instruction>) {
             continue;
         }
         let instr = Instruction::decode(word);
-        stop[pc] = if is_flow(&instr) {
+        stop[pc] = if matches!(instr.kind(), Kind::Control(_)) {
             (pc as u32, matches!(instr, Instruction::End(_)))
         } else {
             stop[pc + 1]
@@ -418,36 +372,8 @@ impl Explorer<'_> {
         let pc = state.pc;
         let s = &state.stacks;
         let plain = pc + 1;
-        Ok(match instr {
-            Instruction::Add(_)
-            | Instruction::Dp3(_)
-            | Instruction::Dp4(_)
-            | Instruction::Dph(_)
-            | Instruction::Dst(_)
-            | Instruction::Ex2(_)
-            | Instruction::Lg2(_)
-            | Instruction::Litp(_)
-            | Instruction::Mul(_)
-            | Instruction::Sge(_)
-            | Instruction::Slt(_)
-            | Instruction::Flr(_)
-            | Instruction::Max(_)
-            | Instruction::Min(_)
-            | Instruction::Rcp(_)
-            | Instruction::Rsq(_)
-            | Instruction::Mova(_)
-            | Instruction::Mov(_)
-            | Instruction::Dphi(_)
-            | Instruction::Dsti(_)
-            | Instruction::Sgei(_)
-            | Instruction::Slti(_)
-            | Instruction::Cmp(_)
-            | Instruction::Madi(_)
-            | Instruction::Mad(_)
-            | Instruction::Nop(_)
-            | Instruction::Undefined(_)
-            | Instruction::Emit(_)
-            | Instruction::Setemit(_) => {
+        Ok(match instr.kind() {
+            Kind::Alu(..) | Kind::Nop | Kind::Undefined(_) | Kind::Emit | Kind::Setemit(_) => {
                 if s.ifs.is_empty() && s.calls.is_empty() && s.loops.is_empty() {
                     // No scope to close and a forward transfer: straight on to the next state.
                     goto(self.plain_target(plain)?)
@@ -455,19 +381,19 @@ impl Explorer<'_> {
                     self.close(pc, s.clone(), plain, false)?
                 }
             }
-            Instruction::End(_) => goto(Target::Exit),
-            Instruction::Break(_) => self.close(pc, s.clone(), plain, true)?,
-            Instruction::Breakc(f) => branch(
-                Cond::Cc(*f),
+            Kind::Control(Control::End) => goto(Target::Exit),
+            Kind::Control(Control::Break) => self.close(pc, s.clone(), plain, true)?,
+            Kind::Control(Control::Breakc(f)) => branch(
+                Cond::Cc(f),
                 self.close(pc, s.clone(), plain, true)?,
                 self.close(pc, s.clone(), plain, false)?,
             ),
-            Instruction::Jmpc(f) => branch(
-                Cond::Cc(*f),
+            Kind::Control(Control::Jmpc(f)) => branch(
+                Cond::Cc(f),
                 self.close(pc, s.clone(), u32::from(f.dest), false)?,
                 self.close(pc, s.clone(), plain, false)?,
             ),
-            Instruction::Jmpu(f) => {
+            Kind::Control(Control::Jmpu(f)) => {
                 let jump = self.close(pc, s.clone(), u32::from(f.dest), false)?;
                 let stay = self.close(pc, s.clone(), plain, false)?;
                 // Jumps iff b[id] == !(NUM & 1).
@@ -477,28 +403,28 @@ impl Explorer<'_> {
                     branch(Cond::Bool(f.id), stay, jump)
                 }
             }
-            Instruction::Call(f) => self.call(pc, s, f.dest, f.num)?,
-            Instruction::Callc(f) => branch(
-                Cond::Cc(*f),
+            Kind::Control(Control::Call(f)) => self.call(pc, s, f.dest, f.num)?,
+            Kind::Control(Control::Callc(f)) => branch(
+                Cond::Cc(f),
                 self.call(pc, s, f.dest, f.num)?,
                 self.close(pc, s.clone(), plain, false)?,
             ),
-            Instruction::Callu(f) => branch(
+            Kind::Control(Control::Callu(f)) => branch(
                 Cond::Bool(f.id),
                 self.call(pc, s, f.dest, f.num)?,
                 self.close(pc, s.clone(), plain, false)?,
             ),
-            Instruction::Ifu(f) => branch(
+            Kind::Control(Control::Ifu(f)) => branch(
                 Cond::Bool(f.id),
                 self.enter_if(pc, s, f.dest, f.num)?,
                 self.close(pc, s.clone(), u32::from(f.dest), false)?,
             ),
-            Instruction::Ifc(f) => branch(
-                Cond::Cc(*f),
+            Kind::Control(Control::Ifc(f)) => branch(
+                Cond::Cc(f),
                 self.enter_if(pc, s, f.dest, f.num)?,
                 self.close(pc, s.clone(), u32::from(f.dest), false)?,
             ),
-            Instruction::Loop(f) => {
+            Kind::Control(Control::Loop(f)) => {
                 let mut stacks = s.clone();
                 if stacks.loops.len() == LOOP_DEPTH {
                     stacks.loops.remove(0);

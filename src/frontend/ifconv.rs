@@ -15,7 +15,7 @@
 //! cannot loop. Calls are in practice never converted: a call or its return is a backward
 //! transfer, and the budget it spends is batch-wide.
 
-use crate::isa::{Instruction, OpDesc};
+use crate::isa::{Instruction, Kind, Math, OpDesc};
 
 use super::graph::{Cond, Flow, Graph, Target};
 
@@ -35,51 +35,18 @@ pub struct Conversion {
 
 /// True if the instruction can run under a lane predicate.
 fn predicable(instr: &Instruction, descs: &[u32]) -> bool {
-    match instr {
-        Instruction::Mova(f) => {
-            let d = OpDesc(descs[f.desc as usize & 0x7F]);
+    match instr.kind() {
+        Kind::Alu(Math::Mova, ops) => {
+            let d = OpDesc(descs[ops.desc as usize & 0x7F]);
             !d.writes(0) && !d.writes(1)
         }
-        Instruction::Add(_)
-        | Instruction::Dp3(_)
-        | Instruction::Dp4(_)
-        | Instruction::Dph(_)
-        | Instruction::Dst(_)
-        | Instruction::Ex2(_)
-        | Instruction::Lg2(_)
-        | Instruction::Litp(_)
-        | Instruction::Mul(_)
-        | Instruction::Sge(_)
-        | Instruction::Slt(_)
-        | Instruction::Flr(_)
-        | Instruction::Max(_)
-        | Instruction::Min(_)
-        | Instruction::Rcp(_)
-        | Instruction::Rsq(_)
-        | Instruction::Mov(_)
-        | Instruction::Dphi(_)
-        | Instruction::Dsti(_)
-        | Instruction::Sgei(_)
-        | Instruction::Slti(_)
-        | Instruction::Cmp(_)
-        | Instruction::Madi(_)
-        | Instruction::Mad(_)
-        | Instruction::Nop(_)
-        | Instruction::Undefined(_)
+        Kind::Alu(..)
+        | Kind::Nop
+        | Kind::Undefined(_)
         // A geometry shader's EMIT and SETEMIT act for the lanes of the predicate.
-        | Instruction::Emit(_)
-        | Instruction::Setemit(_) => true,
-        Instruction::End(_)
-        | Instruction::Break(_)
-        | Instruction::Breakc(_)
-        | Instruction::Jmpc(_)
-        | Instruction::Jmpu(_)
-        | Instruction::Call(_)
-        | Instruction::Callc(_)
-        | Instruction::Callu(_)
-        | Instruction::Ifu(_)
-        | Instruction::Ifc(_)
-        | Instruction::Loop(_) => false,
+        | Kind::Emit
+        | Kind::Setemit(_) => true,
+        Kind::Control(_) => false,
     }
 }
 

@@ -13,10 +13,10 @@
 //! lane-position model): a component overwritten before any read along every path is never
 //! read in any lane, and skipping its computation leaves every lane's outputs unchanged.
 
-use crate::isa::{AddrIdx, AluOperands, DstKind, OpDesc, SrcKind};
+use crate::isa::{AddrIdx, AluOperands, DstKind, Math, OpDesc, SrcKind};
 use crate::program::Program;
 
-use super::alu::{self, Math, Step};
+use super::alu::{self, Step};
 use super::graph::{Flow, Graph, Target};
 
 /// What the builder needs to know about liveness.
@@ -106,7 +106,7 @@ impl Transfer {
             }
         };
         let desc = OpDesc(program.descs[ops.desc as usize & 0x7F]);
-        let (shift, mask) = match (ops.dst.kind(), writes_dst(math)) {
+        let (shift, mask) = match (ops.dst.kind(), math.writes_dst()) {
             (DstKind::Temp(r), true) => (4 * u32::from(r), alu::written(desc, 0xF)),
             (DstKind::Temp(_) | DstKind::Output(_), false) | (DstKind::Output(_), true) => (0, 0),
         };
@@ -202,31 +202,6 @@ fn gather(bits: &[[u64; 4]; 3], read: [u8; 3]) -> u64 {
         }
     }
     live
-}
-
-/// Whether `math` writes its destination register (MOVA and CMP write only a0 or cc).
-fn writes_dst(math: Math) -> bool {
-    match math {
-        Math::Mova | Math::Cmp(..) => false,
-        Math::Add
-        | Math::Dp3
-        | Math::Dp4
-        | Math::Dph
-        | Math::Dst
-        | Math::Ex2
-        | Math::Lg2
-        | Math::Litp
-        | Math::Mul
-        | Math::Sge
-        | Math::Slt
-        | Math::Flr
-        | Math::Max
-        | Math::Min
-        | Math::Rcp
-        | Math::Rsq
-        | Math::Mov
-        | Math::Mad => true,
-    }
 }
 
 /// The liveness of `graph`'s temporaries, and the loads of its live components.

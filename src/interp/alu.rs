@@ -2,35 +2,10 @@
 //! the per-opcode math through [`crate::float`], and masked writes.
 
 use crate::float;
-use crate::isa::{AluOperands, CmpOp, DstKind, OpDesc};
+use crate::isa::{AluOperands, CmpOp, DstKind, Math, OpDesc};
 use crate::program::Vec4;
 
 use super::state::Machine;
-
-/// The math of one ALU instruction, chosen by the caller's exhaustive match on the opcode.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum AluOp {
-    Add,
-    Dp3,
-    Dp4,
-    Dph,
-    Dst,
-    Ex2,
-    Lg2,
-    Litp,
-    Mul,
-    Sge,
-    Slt,
-    Flr,
-    Max,
-    Min,
-    Rcp,
-    Rsq,
-    Mova,
-    Mov,
-    Cmp(CmpOp, CmpOp),
-    Mad,
-}
 
 fn compare(op: CmpOp, a: f32, b: f32) -> bool {
     match op {
@@ -59,7 +34,7 @@ fn lanes(f: impl Fn(usize) -> f32) -> Vec4 {
 
 impl Machine<'_> {
     /// Executes one ALU instruction.
-    pub(super) fn alu(&mut self, op: AluOp, ops: &AluOperands) {
+    pub(super) fn alu(&mut self, op: Math, ops: &AluOperands) {
         let desc = self.desc(ops.desc);
         let mut src = [[0.0f32; 4]; 3];
         for (n, s) in src.iter_mut().enumerate().take(ops.num_src) {
@@ -72,14 +47,14 @@ impl Machine<'_> {
         }
         let [a, b, c] = src;
         let result: Vec4 = match op {
-            AluOp::Add => lanes(|i| a[i] + b[i]),
-            AluOp::Dp3 => [dot(&a, &b, 3); 4],
-            AluOp::Dp4 => [dot(&a, &b, 4); 4],
-            AluOp::Dph => [dot(&[a[0], a[1], a[2], 1.0], &b, 4); 4],
-            AluOp::Dst => [1.0, float::pmul(a[1], b[1]), a[2], b[3]],
-            AluOp::Ex2 => [float::ex2(a[0]); 4],
-            AluOp::Lg2 => [float::lg2(a[0]); 4],
-            AluOp::Litp => {
+            Math::Add => lanes(|i| a[i] + b[i]),
+            Math::Dp3 => [dot(&a, &b, 3); 4],
+            Math::Dp4 => [dot(&a, &b, 4); 4],
+            Math::Dph => [dot(&[a[0], a[1], a[2], 1.0], &b, 4); 4],
+            Math::Dst => [1.0, float::pmul(a[1], b[1]), a[2], b[3]],
+            Math::Ex2 => [float::ex2(a[0]); 4],
+            Math::Lg2 => [float::lg2(a[0]); 4],
+            Math::Litp => {
                 self.cc = [a[0] >= 0.0, a[3] >= 0.0];
                 [
                     float::litp_pos(a[0]),
@@ -88,17 +63,17 @@ impl Machine<'_> {
                     float::litp_pos(a[3]),
                 ]
             }
-            AluOp::Mul => lanes(|i| float::pmul(a[i], b[i])),
-            AluOp::Sge => lanes(|i| if a[i] >= b[i] { 1.0 } else { 0.0 }),
-            AluOp::Slt => lanes(|i| if a[i] < b[i] { 1.0 } else { 0.0 }),
-            AluOp::Flr => lanes(|i| float::flr(a[i])),
-            AluOp::Max => lanes(|i| float::max(a[i], b[i])),
-            AluOp::Min => lanes(|i| float::min(a[i], b[i])),
-            AluOp::Rcp => [float::rcp(a[0]); 4],
-            AluOp::Rsq => [float::rsq(a[0]); 4],
-            AluOp::Mov => a,
-            AluOp::Mad => lanes(|i| float::pmul(a[i], b[i]) + c[i]),
-            AluOp::Mova => {
+            Math::Mul => lanes(|i| float::pmul(a[i], b[i])),
+            Math::Sge => lanes(|i| if a[i] >= b[i] { 1.0 } else { 0.0 }),
+            Math::Slt => lanes(|i| if a[i] < b[i] { 1.0 } else { 0.0 }),
+            Math::Flr => lanes(|i| float::flr(a[i])),
+            Math::Max => lanes(|i| float::max(a[i], b[i])),
+            Math::Min => lanes(|i| float::min(a[i], b[i])),
+            Math::Rcp => [float::rcp(a[0]); 4],
+            Math::Rsq => [float::rsq(a[0]); 4],
+            Math::Mov => a,
+            Math::Mad => lanes(|i| float::pmul(a[i], b[i]) + c[i]),
+            Math::Mova => {
                 for (i, (reg, value)) in self.a0.iter_mut().zip(a).enumerate() {
                     if desc.writes(i) {
                         *reg = float::mova_trunc(value);
@@ -106,7 +81,7 @@ impl Machine<'_> {
                 }
                 return;
             }
-            AluOp::Cmp(x, y) => {
+            Math::Cmp(x, y) => {
                 self.cc = [compare(x, a[0], b[0]), compare(y, a[1], b[1])];
                 return;
             }

@@ -4,10 +4,9 @@
 //! the module docs of [`crate::interp`] state, with the nested-loop aL fix — and the
 //! backward-transfer budget.
 
-use crate::isa::{CondOp, Fmt2, Fmt3b, Instruction};
+use crate::isa::{CondOp, Control, Fmt2, Fmt3b, Kind};
 use crate::program::VertexStatus;
 
-use super::alu::AluOp;
 use super::state::{CallEntry, IfEntry, LoopEntry, Machine, Primitive};
 
 impl Machine<'_> {
@@ -51,66 +50,42 @@ impl Machine<'_> {
         let instr = self.prog.code[old_pc as usize];
         let mut next = old_pc + 1;
         let mut is_break = false;
-        match &instr {
-            Instruction::Add(f) => self.alu(AluOp::Add, &f.alu()),
-            Instruction::Dp3(f) => self.alu(AluOp::Dp3, &f.alu()),
-            Instruction::Dp4(f) => self.alu(AluOp::Dp4, &f.alu()),
-            Instruction::Dph(f) => self.alu(AluOp::Dph, &f.alu()),
-            Instruction::Dst(f) => self.alu(AluOp::Dst, &f.alu()),
-            Instruction::Ex2(f) => self.alu(AluOp::Ex2, &f.alu()),
-            Instruction::Lg2(f) => self.alu(AluOp::Lg2, &f.alu()),
-            Instruction::Litp(f) => self.alu(AluOp::Litp, &f.alu()),
-            Instruction::Mul(f) => self.alu(AluOp::Mul, &f.alu()),
-            Instruction::Sge(f) => self.alu(AluOp::Sge, &f.alu()),
-            Instruction::Slt(f) => self.alu(AluOp::Slt, &f.alu()),
-            Instruction::Flr(f) => self.alu(AluOp::Flr, &f.alu()),
-            Instruction::Max(f) => self.alu(AluOp::Max, &f.alu()),
-            Instruction::Min(f) => self.alu(AluOp::Min, &f.alu()),
-            Instruction::Rcp(f) => self.alu(AluOp::Rcp, &f.alu()),
-            Instruction::Rsq(f) => self.alu(AluOp::Rsq, &f.alu()),
-            Instruction::Mova(f) => self.alu(AluOp::Mova, &f.alu()),
-            Instruction::Mov(f) => self.alu(AluOp::Mov, &f.alu()),
-            Instruction::Dphi(f) => self.alu(AluOp::Dph, &f.alu()),
-            Instruction::Dsti(f) => self.alu(AluOp::Dst, &f.alu()),
-            Instruction::Sgei(f) => self.alu(AluOp::Sge, &f.alu()),
-            Instruction::Slti(f) => self.alu(AluOp::Slt, &f.alu()),
-            Instruction::Cmp(f) => self.alu(AluOp::Cmp(f.cmpx, f.cmpy), &f.alu()),
-            Instruction::Madi(f) => self.alu(AluOp::Mad, &f.alu()),
-            Instruction::Mad(f) => self.alu(AluOp::Mad, &f.alu()),
-            Instruction::Nop(_) | Instruction::Undefined(_) => {}
-            Instruction::End(_) => return Some(VertexStatus::Ended),
-            Instruction::Break(_) => is_break = true,
-            Instruction::Breakc(f) => is_break = self.condition(f),
-            Instruction::Jmpc(f) => {
-                if self.condition(f) {
+        match instr.kind() {
+            Kind::Alu(math, ops) => self.alu(math, &ops),
+            Kind::Nop | Kind::Undefined(_) => {}
+            Kind::Control(Control::End) => return Some(VertexStatus::Ended),
+            Kind::Control(Control::Break) => is_break = true,
+            Kind::Control(Control::Breakc(f)) => is_break = self.condition(&f),
+            Kind::Control(Control::Jmpc(f)) => {
+                if self.condition(&f) {
                     next = u32::from(f.dest);
                 }
             }
-            Instruction::Jmpu(f) => {
-                if self.bool_uniform(f) == (f.num & 1 == 0) {
+            Kind::Control(Control::Jmpu(f)) => {
+                if self.bool_uniform(&f) == (f.num & 1 == 0) {
                     next = u32::from(f.dest);
                 }
             }
-            Instruction::Call(f) => self.push_call(f.dest, f.num, &mut next),
-            Instruction::Callc(f) => {
-                if self.condition(f) {
+            Kind::Control(Control::Call(f)) => self.push_call(f.dest, f.num, &mut next),
+            Kind::Control(Control::Callc(f)) => {
+                if self.condition(&f) {
                     self.push_call(f.dest, f.num, &mut next);
                 }
             }
-            Instruction::Callu(f) => {
-                if self.bool_uniform(f) {
+            Kind::Control(Control::Callu(f)) => {
+                if self.bool_uniform(&f) {
                     self.push_call(f.dest, f.num, &mut next);
                 }
             }
-            Instruction::Ifu(f) => {
-                let cond = self.bool_uniform(f);
+            Kind::Control(Control::Ifu(f)) => {
+                let cond = self.bool_uniform(&f);
                 self.do_if(cond, f.dest, f.num, &mut next);
             }
-            Instruction::Ifc(f) => {
-                let cond = self.condition(f);
+            Kind::Control(Control::Ifc(f)) => {
+                let cond = self.condition(&f);
                 self.do_if(cond, f.dest, f.num, &mut next);
             }
-            Instruction::Loop(f) => {
+            Kind::Control(Control::Loop(f)) => {
                 let [count, start, step, _] = self.uniforms.i[f.id as usize & 3];
                 self.loop_stack.push(LoopEntry {
                     entry_addr: old_pc + 1,
@@ -121,7 +96,7 @@ impl Machine<'_> {
                 });
                 self.al = i32::from(start);
             }
-            Instruction::Emit(_) => {
+            Kind::Emit => {
                 if self.is_geometry() {
                     let slot = self.emit_vertex as usize & 3;
                     self.emit_slots[slot] = self.o[self.bank];
@@ -134,7 +109,7 @@ impl Machine<'_> {
                     self.bank ^= 1;
                 }
             }
-            Instruction::Setemit(f) => {
+            Kind::Setemit(f) => {
                 if self.is_geometry() {
                     self.emit_vertex = f.vertex;
                     self.emit_primitive = f.primitive;

@@ -18,7 +18,7 @@ pub use format::{
     AddrIdx, CmpOp, CondOp, Fmt0, Fmt1, Fmt1c, Fmt1i, Fmt1u, Fmt2, Fmt3b, Fmt3i, Fmt4, Fmt5, Fmt5i,
     Format, RawWord,
 };
-pub use instr::AluOperands;
+pub use instr::{AluOperands, Control, Kind, Math};
 pub use opcode::{Instruction, Opcode};
 pub use reg::{Dst, DstKind, Src, SrcKind};
 

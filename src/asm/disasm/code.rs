@@ -9,8 +9,8 @@ use super::decls::Names;
 use crate::asm::operand::{RegClass, IDENTITY};
 use crate::asm::syntax::{self, care_bits, normal_form, spelling, Syntax};
 use crate::isa::{
-    AddrIdx, AluOperands, CmpOp, CondOp, DstKind, Fmt2, Fmt3b, Fmt3i, Instruction, OpDesc, Opcode,
-    Src, SrcKind, SrcMod,
+    AddrIdx, AluOperands, CmpOp, CondOp, Control, DstKind, Fmt2, Fmt3b, Fmt3i, Instruction, Kind,
+    Math, OpDesc, Opcode, Src, SrcKind, SrcMod,
 };
 
 /// What the renderer knows about the file the word is written in.
@@ -164,21 +164,20 @@ pub(crate) fn render(word: u32, ctx: &Ctx<'_>, role: Role) -> Option<Rendered> {
     }
     let instr = Instruction::decode(word);
     let op = instr.opcode();
-    if let Some(alu) = instr.alu() {
-        let cmp = if let Instruction::Cmp(f) = instr {
-            Some((cmp_name(f.cmpx)?, cmp_name(f.cmpy)?))
-        } else {
-            None
-        };
-        return render_alu(op, &alu, cmp, ctx);
-    }
     let name = spelling(op);
-    let text = match instr {
-        Instruction::Break(_)
-        | Instruction::Nop(_)
-        | Instruction::End(_)
-        | Instruction::Emit(_) => name.to_string(),
-        Instruction::Breakc(f) => {
+    let text = match instr.kind() {
+        Kind::Alu(math, alu) => {
+            let cmp = if let Math::Cmp(x, y) = math {
+                Some((cmp_name(x)?, cmp_name(y)?))
+            } else {
+                None
+            };
+            return render_alu(op, &alu, cmp, ctx);
+        }
+        Kind::Control(Control::Break) | Kind::Nop | Kind::Control(Control::End) | Kind::Emit => {
+            name.to_string()
+        }
+        Kind::Control(Control::Breakc(f)) => {
             let c = condition(&f)?;
             if f.dest == 0 && f.num == 0 {
                 format!("breakc {c}")
@@ -186,7 +185,7 @@ pub(crate) fn render(word: u32, ctx: &Ctx<'_>, role: Role) -> Option<Rendered> {
                 format!("breakc {c}, {}, {}", ctx.target(u32::from(f.dest)), f.num)
             }
         }
-        Instruction::Call(f) => {
+        Kind::Control(Control::Call(f)) => {
             if f.refx || f.refy || f.condop != CondOp::Or {
                 return None;
             }
@@ -195,12 +194,12 @@ pub(crate) fn render(word: u32, ctx: &Ctx<'_>, role: Role) -> Option<Rendered> {
                 ctx.call_target(u32::from(f.dest), u32::from(f.num))
             )
         }
-        Instruction::Callc(f) => format!(
+        Kind::Control(Control::Callc(f)) => format!(
             "callc {}, {}",
             condition(&f)?,
             ctx.call_target(u32::from(f.dest), u32::from(f.num))
         ),
-        Instruction::Ifc(f) => match role {
+        Kind::Control(Control::Ifc(f)) => match role {
             Role::Opener => format!("ifc {}", condition(&f)?),
             Role::Explicit => format!(
                 "ifc {}, {}, {}",
@@ -209,26 +208,26 @@ pub(crate) fn render(word: u32, ctx: &Ctx<'_>, role: Role) -> Option<Rendered> {
                 f.num
             ),
         },
-        Instruction::Jmpc(f) => {
+        Kind::Control(Control::Jmpc(f)) => {
             let mut t = format!("jmpc {}, {}", condition(&f)?, ctx.target(u32::from(f.dest)));
             if f.num != 0 {
                 t += &format!(", {}", f.num);
             }
             t
         }
-        Instruction::Callu(Fmt3b { id, dest, num }) => format!(
+        Kind::Control(Control::Callu(Fmt3b { id, dest, num })) => format!(
             "callu {}, {}",
             ctx.register(RegClass::Bool, u32::from(id), AddrIdx::None),
             ctx.call_target(u32::from(dest), u32::from(num))
         ),
-        Instruction::Ifu(Fmt3b { id, dest, num }) => {
+        Kind::Control(Control::Ifu(Fmt3b { id, dest, num })) => {
             let b = ctx.register(RegClass::Bool, u32::from(id), AddrIdx::None);
             match role {
                 Role::Opener => format!("ifu {b}"),
                 Role::Explicit => format!("ifu {b}, {}, {num}", ctx.target(u32::from(dest))),
             }
         }
-        Instruction::Jmpu(Fmt3b { id, dest, num }) => {
+        Kind::Control(Control::Jmpu(Fmt3b { id, dest, num })) => {
             let mut t = format!(
                 "jmpu {}{}, {}",
                 if num & 1 != 0 { "!" } else { "" },
@@ -240,7 +239,7 @@ pub(crate) fn render(word: u32, ctx: &Ctx<'_>, role: Role) -> Option<Rendered> {
             }
             t
         }
-        Instruction::Loop(Fmt3i { id, dest, num }) => {
+        Kind::Control(Control::Loop(Fmt3i { id, dest, num })) => {
             let i = ctx.register(RegClass::Int, u32::from(id), AddrIdx::None);
             match role {
                 Role::Opener => format!("{name} {i}"),
@@ -250,7 +249,7 @@ pub(crate) fn render(word: u32, ctx: &Ctx<'_>, role: Role) -> Option<Rendered> {
                 Role::Explicit => format!("{name} {i}, {}, {num}", ctx.target(u32::from(dest))),
             }
         }
-        Instruction::Setemit(f) => {
+        Kind::Setemit(f) => {
             if f.vertex > 2 || !ctx.geo {
                 return None;
             }
@@ -267,32 +266,7 @@ pub(crate) fn render(word: u32, ctx: &Ctx<'_>, role: Role) -> Option<Rendered> {
                 format!("setemit {}, {}", f.vertex, flags.join(" "))
             }
         }
-        Instruction::Undefined(_) => return None,
-        Instruction::Add(_)
-        | Instruction::Dp3(_)
-        | Instruction::Dp4(_)
-        | Instruction::Dph(_)
-        | Instruction::Dst(_)
-        | Instruction::Ex2(_)
-        | Instruction::Lg2(_)
-        | Instruction::Litp(_)
-        | Instruction::Mul(_)
-        | Instruction::Sge(_)
-        | Instruction::Slt(_)
-        | Instruction::Flr(_)
-        | Instruction::Max(_)
-        | Instruction::Min(_)
-        | Instruction::Rcp(_)
-        | Instruction::Rsq(_)
-        | Instruction::Mova(_)
-        | Instruction::Mov(_)
-        | Instruction::Dphi(_)
-        | Instruction::Dsti(_)
-        | Instruction::Sgei(_)
-        | Instruction::Slti(_)
-        | Instruction::Cmp(_)
-        | Instruction::Madi(_)
-        | Instruction::Mad(_) => return None, // handled through `alu()` above
+        Kind::Undefined(_) => return None,
     };
     Some(Rendered { text, desc: None })
 }
