@@ -149,8 +149,8 @@ impl Engine {
     /// first use, so that a first draw compiles only the draw kernel it runs (and
     /// [`Shader::path`] may still turn into an interpreter fallback if that AoS kernel later
     /// fails to compile).
-    pub(crate) fn compile_for_draw(&self, program: Program) -> Arc<Shader> {
-        self.lookup(&program, AosCompile::OnFirstUse)
+    pub(crate) fn compile_for_draw(&self, program: &Program) -> Arc<Shader> {
+        self.lookup(program, AosCompile::OnFirstUse)
     }
 
     /// The cached shader for `program`, or one built now with its AoS kernel compiled `aos`.

@@ -197,6 +197,12 @@ impl GpuRegs {
         self.unit(unit).program(self.entry(unit))
     }
 
+    /// The same program, borrowed from the unit (no copy of its code memory).
+    pub(crate) fn program_ref(&mut self, unit: Unit) -> &Program {
+        let entry = self.entry(unit);
+        self.unit_mut(unit).program_at(entry)
+    }
+
     /// A unit's uniforms as uploaded.
     pub fn uniforms(&self, unit: Unit) -> &Uniforms {
         self.unit(unit).uniforms()

@@ -32,9 +32,10 @@ impl Changes {
 /// A shader unit's memories.
 #[derive(Clone, Debug)]
 pub struct ShaderUnit {
-    kind: ShaderKind,
-    code: Box<[u32; CODE_WORDS]>,
-    descs: [u32; DESC_WORDS],
+    /// Code and descriptor memories and the unit's kind, kept as the [`Program`] a draw
+    /// compiles (its entry point set when the program is asked for), so that a draw borrows
+    /// them instead of copying 16 KiB of code memory.
+    program: Program,
     uniforms: Uniforms,
     queue: FloatQueue,
     changes: Changes,
@@ -45,9 +46,12 @@ impl ShaderUnit {
     /// A unit with zeroed memories.
     pub fn new(kind: ShaderKind) -> ShaderUnit {
         ShaderUnit {
-            kind,
-            code: Box::new([0; CODE_WORDS]),
-            descs: [0; DESC_WORDS],
+            program: Program {
+                code: Box::new([0; CODE_WORDS]),
+                descs: [0; DESC_WORDS],
+                entry: 0,
+                kind,
+            },
             uniforms: Uniforms::default(),
             queue: FloatQueue::default(),
             changes: Changes::default(),
@@ -57,12 +61,12 @@ impl ShaderUnit {
 
     /// Vertex or geometry unit.
     pub fn kind(&self) -> ShaderKind {
-        self.kind
+        self.program.kind
     }
 
     /// Code words this unit accepts.
     pub fn code_capacity(&self) -> usize {
-        match self.kind {
+        match self.program.kind {
             ShaderKind::Vertex => VS_CODE_WORDS,
             ShaderKind::Geometry => CODE_WORDS,
         }
@@ -70,12 +74,12 @@ impl ShaderUnit {
 
     /// Code memory.
     pub fn code(&self) -> &[u32; CODE_WORDS] {
-        &self.code
+        &self.program.code
     }
 
     /// Operand-descriptor memory.
     pub fn descs(&self) -> &[u32; DESC_WORDS] {
-        &self.descs
+        &self.program.descs
     }
 
     /// The uniforms as uploaded.
@@ -86,17 +90,21 @@ impl ShaderUnit {
     /// The program with entry point `entry` (a 12-bit word address).
     pub fn program(&self, entry: u16) -> Program {
         Program {
-            code: self.code.clone(),
-            descs: self.descs,
             entry: entry & (CODE_WORDS as u16 - 1),
-            kind: self.kind,
+            ..self.program.clone()
         }
+    }
+
+    /// The same program, borrowed: no copy of the code memory.
+    pub(crate) fn program_at(&mut self, entry: u16) -> &Program {
+        self.program.entry = entry & (CODE_WORDS as u16 - 1);
+        &self.program
     }
 
     /// Stores code word `addr` if this unit accepts it; false if ignored.
     pub(super) fn store_code(&mut self, addr: u32, word: u32) -> bool {
         let capacity = self.code_capacity();
-        let Some(slot) = self.code[..capacity].get_mut(addr as usize) else {
+        let Some(slot) = self.program.code[..capacity].get_mut(addr as usize) else {
             return false;
         };
         self.loaded = true;
@@ -109,7 +117,7 @@ impl ShaderUnit {
 
     /// Stores descriptor `index` if it is addressable (0–127); false if ignored.
     pub(super) fn store_desc(&mut self, index: u32, word: u32) -> bool {
-        let Some(slot) = self.descs.get_mut(index as usize) else {
+        let Some(slot) = self.program.descs.get_mut(index as usize) else {
             return false;
         };
         if *slot != word {
@@ -175,5 +183,30 @@ impl ShaderUnit {
     /// What changed since [`ShaderUnit::take_changes`] was last called.
     pub fn changes(&self) -> Changes {
         self.changes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn borrowed_program_equals_the_copy() {
+        for kind in [ShaderKind::Vertex, ShaderKind::Geometry] {
+            let mut unit = ShaderUnit::new(kind);
+            for (addr, word) in [(0, 0x4C00_0000), (7, 0x0800_1234), (511, 0x8800_0000)] {
+                assert!(unit.store_code(addr, word));
+            }
+            assert!(unit.store_desc(3, 0x0000_036F));
+            // Entry points past code memory wrap to its 12 bits, as the copy's do.
+            for entry in [0, 5, 511, 4095, 4096 + 9] {
+                let copy = unit.program(entry);
+                assert_eq!(*unit.program_at(entry), copy);
+                assert_eq!(copy.entry, entry & 0xFFF);
+                assert_eq!(copy.code[7], 0x0800_1234);
+                assert_eq!(copy.descs[3], 0x0000_036F);
+                assert_eq!(copy.kind, kind);
+            }
+        }
     }
 }

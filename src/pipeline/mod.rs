@@ -95,7 +95,7 @@ impl Current {
                 return Ok(Arc::clone(shader));
             }
         }
-        let shader = engine.compile_for_draw(regs.program(unit));
+        let shader = engine.compile_for_draw(regs.program_ref(unit));
         self.shader = Some(Arc::clone(&shader));
         self.entry = entry;
         Ok(shader)

@@ -3,9 +3,15 @@
 //! an instruction counter can measure that operation alone:
 //!
 //! ```text
-//! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*counted*' \
+//! valgrind --tool=callgrind --collect-atstart=no \
+//!     --toggle-collect='jit_bench::count::counted' \
 //!     jit-bench --draw --count first --backend x64-sse41 --shader lighting
 //! ```
+//!
+//! The toggle names the function exactly: a pattern such as `*counted*` also matches the
+//! x86-64 emitter's `load_attribute_counted` and `insert_attribute_counted`, so every draw
+//! kernel compiled anywhere in the process (the set-up's included, on any thread) would switch
+//! collection on or off for the length of those calls.
 //!
 //! Only the calling thread's instructions are inside `counted`: kernels compiled on the rayon
 //! pool are not, as thread CPU time leaves them out of the timed rows. While the operation is
@@ -81,43 +87,39 @@ fn counted<R>(f: impl FnOnce() -> R) -> R {
 pub fn count(w: &DrawWorkload, backend: Backend, op: Op) {
     let d = data(w.attributes);
     let attributes = d.attributes();
-    let Start {
-        mut p,
-        mut out,
-        records,
-        shader,
-        uniforms,
-        mut run_out,
-        mut status,
-        ..
-    } = start(w, backend, &d);
+    let mut s: Start = start(w, backend, &d);
     let range = RANGE;
     let mut ranged = DrawOutput::new();
     // Warm-up: every kernel compiled (background compiles given time to finish), every
     // buffer grown.
     for _ in 0..2 {
-        let _ = p.draw(Indices::U16(&d.indices), &attributes, &mut out);
-        let _ = p.draw(range, &attributes, &mut ranged);
-        let _ = shader.run(&uniforms, &records, &mut run_out, &mut status);
+        let _ = s.p.draw(Indices::U16(&d.indices), &attributes, &mut s.out);
+        let _ = s.p.draw(range, &attributes, &mut ranged);
+        let _ = s
+            .shader
+            .run(&s.uniforms, &s.records, &mut s.run_out, &mut s.status);
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     // A new program (an unused descriptor changed) for the first draw and the cold compiles.
     if matches!(op, Op::First | Op::Compile | Op::CompileRun) {
-        p.regs_mut()
+        s.p.regs_mut()
             .upload_descs(Unit::Vertex, UNUSED_DESC, &[0x1000]);
     }
-    let program = p.regs().program(Unit::Vertex);
+    let program = s.p.regs().program(Unit::Vertex);
     let cold = Engine::new(backend).expect("an available backend");
     let held = HeldPool::hold();
     match op {
         Op::Draw | Op::First => {
-            let _ = counted(|| p.draw(Indices::U16(&d.indices), &attributes, &mut out));
+            let _ = counted(|| s.p.draw(Indices::U16(&d.indices), &attributes, &mut s.out));
         }
         Op::Range => {
-            let _ = counted(|| p.draw(range, &attributes, &mut ranged));
+            let _ = counted(|| s.p.draw(range, &attributes, &mut ranged));
         }
         Op::Run => {
-            let _ = counted(|| shader.run(&uniforms, &records, &mut run_out, &mut status));
+            let _ = counted(|| {
+                s.shader
+                    .run(&s.uniforms, &s.records, &mut s.run_out, &mut s.status)
+            });
         }
         Op::Compile => {
             counted(|| cold.compile(&program));
@@ -125,7 +127,7 @@ pub fn count(w: &DrawWorkload, backend: Backend, op: Op) {
         Op::CompileRun => {
             let _ = counted(|| {
                 let shader = cold.compile(&program);
-                shader.run(&uniforms, &records, &mut run_out, &mut status)
+                shader.run(&s.uniforms, &s.records, &mut s.run_out, &mut s.status)
             });
         }
     }

@@ -77,7 +77,7 @@ struct Args {
     draw: bool,
     /// With `--draw`: no timing; make this operation once per draw shader and backend (not
     /// the interpreter) inside the function `counted`, for an instruction counter
-    /// (`valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*counted*'`).
+    /// (`valgrind --tool=callgrind --collect-atstart=no --toggle-collect='jit_bench::count::counted'`).
     #[arg(long, value_enum, requires = "draw")]
     count: Option<count::Op>,
     /// With `--draw`: only the draw shaders whose name contains this (mvp, lighting, the
