@@ -118,66 +118,113 @@ pub fn reread_copies(func: &mut Function) -> usize {
 
 /// Moves every `Input` read of a block up to the first read of the same input register in that
 /// block, unless its variable is read or written in between. Returns how many moved.
+///
+/// A block is first scanned for reads that could join an earlier one (a register read before,
+/// not just before); only a block with such a read is walked for the touches of variables, and
+/// only from the earliest first read those reads join. The moves are made in place, from the
+/// block's end: every instruction moves toward the end or stays, so nothing is overwritten
+/// before it is read.
 pub fn group_inputs(func: &mut Function) -> usize {
-    // Position (within the current block, stamped by block) of the last read or write of each
-    // variable.
-    let mut touched: Vec<(u32, usize)> = vec![(u32::MAX, 0); func.vars.len()];
+    // Function-wide position + 1 of the last read or write of each variable seen by a walk (0:
+    // none); positions of earlier blocks are below the current block's first, so this is
+    // never reset. Allocated by the first block that needs it.
+    let mut touched: Vec<u32> = Vec::new();
+    // Reads that may join (block positions), those that do, and their instructions.
+    let mut maybe: Vec<u32> = Vec::new();
+    let mut joins: Vec<u32> = Vec::new();
+    let mut joined: Vec<Inst> = Vec::new();
+    let mut base = 0u32;
     let mut moved = 0;
-    for (b, block) in func.blocks.iter_mut().enumerate() {
-        let b = b as u32;
+    for block in &mut func.blocks {
         let n = block.insts.len();
-        let mut first: [Option<usize>; 16] = [None; 16];
-        let mut joins = vec![false; n];
-        let mut any = false;
+        // Per register: the block position of its first read ([`NO_READ`]: none yet).
+        let mut first = [NO_READ; 16];
+        maybe.clear();
         for (i, inst) in block.insts.iter().enumerate() {
             if inst.op == Op::Input {
-                let r = (inst.imm[0] & 15) as usize;
-                let d = inst.dst.map(|d| touched[d.0 as usize]);
-                match first[r] {
-                    None => first[r] = Some(i),
-                    Some(f) => {
-                        let free = d.is_some_and(|(stamp, at)| stamp != b || at < f);
-                        if free && f + 1 < i {
-                            joins[i] = true;
-                            any = true;
-                        }
-                    }
+                let f = &mut first[(inst.imm[0] & 15) as usize];
+                if *f == NO_READ {
+                    *f = i as u32;
+                } else if *f as usize + 1 < i && inst.dst.is_some() {
+                    maybe.push(i as u32);
                 }
             }
-            for v in inst.uses().iter().chain(inst.dst.as_ref()) {
-                touched[v.0 as usize] = (b, i);
-            }
         }
-        if !any {
+        if maybe.is_empty() {
+            base += n as u32;
             continue;
         }
-        // The reads that join an earlier one, in block order (each after its register's first).
-        let joined: Vec<Inst> = block
-            .insts
+        if touched.is_empty() {
+            touched = vec![0; func.vars.len()];
+        }
+        let reg = |inst: &Inst| (inst.imm[0] & 15) as usize;
+        // Touches before the earliest joined first read cannot stop a join.
+        let from = maybe
             .iter()
-            .zip(&joins)
-            .filter_map(|(inst, &j)| j.then_some(*inst))
-            .collect();
-        let mut out: Vec<Inst> = Vec::with_capacity(n);
-        for (i, inst) in block.insts.iter().enumerate() {
-            if joins[i] {
-                continue;
+            .map(|&i| first[reg(&block.insts[i as usize])])
+            .min()
+            .unwrap_or(0) as usize;
+        let last = maybe.last().copied().unwrap_or(0) as usize;
+        let mut next = maybe.iter().copied().peekable();
+        joins.clear();
+        for (k, inst) in block.insts[from..=last].iter().enumerate() {
+            let i = from + k;
+            if next.peek() == Some(&(i as u32)) {
+                next.next();
+                let f = first[reg(inst)];
+                let free = inst
+                    .dst
+                    .and_then(|d| touched.get(d.0 as usize))
+                    .is_some_and(|&t| t <= base + f);
+                if free {
+                    joins.push(i as u32);
+                }
             }
-            out.push(*inst);
-            if inst.op == Op::Input {
-                let r = (inst.imm[0] & 15) as usize;
-                if first[r] == Some(i) {
-                    for later in joined.iter().filter(|l| l.imm[0] & 15 == r as u32) {
-                        out.push(*later);
-                        moved += 1;
-                    }
+            let at = base + i as u32 + 1;
+            for v in inst.uses().iter().chain(inst.dst.as_ref()) {
+                if let Some(t) = touched.get_mut(v.0 as usize) {
+                    *t = at;
                 }
             }
         }
-        block.insts = out;
+        base += n as u32;
+        if joins.is_empty() {
+            continue;
+        }
+        moved += joins.len();
+        joined.clear();
+        joined.extend(joins.iter().map(|&i| block.insts[i as usize]));
+        // From the last join back: `w` is where the next instruction goes (exclusive), `j`
+        // the joins not passed yet. What follows the last join, and what precedes the first
+        // read the joins go to, stays where it is.
+        let insts = &mut block.insts;
+        let end = joins.last().map_or(0, |&i| i as usize);
+        let mut w = end + 1;
+        let mut j = joins.len();
+        for i in (0..=end).rev() {
+            if j == 0 && w == i + 1 {
+                break;
+            }
+            if j > 0 && joins[j - 1] as usize == i {
+                j -= 1;
+                continue;
+            }
+            let inst = insts[i];
+            if inst.op == Op::Input && first[reg(&inst)] as usize == i {
+                for later in joined.iter().rev().filter(|l| reg(l) == reg(&inst)) {
+                    w -= 1;
+                    insts[w] = *later;
+                }
+            }
+            w -= 1;
+            insts[w] = inst;
+        }
     }
     moved
 }
+
+/// [`group_inputs`]'s mark of a register not read yet in the block.
+const NO_READ: u32 = u32::MAX;
 
 /// In every block ending in `Exit`: an `Output` store followed in the block by another store
 /// to the same component is dropped; the others move to the end of the block, sorted by

@@ -687,3 +687,101 @@ fn component_set_is_sorted_and_deduplicated() {
     let got: Vec<(u32, u32)> = set.iter().collect();
     assert_eq!(got, [(0, 1), (0, 2), (17, 0), (63, 3), (64, 0), (95, 3)]);
 }
+
+/// [`group_inputs`] as first written (one walk recording every variable's last touch, then
+/// the block rebuilt), the reference for the windowed, in-place one.
+fn group_inputs_reference(func: &mut crate::ir::Function) -> usize {
+    let mut touched: Vec<(u32, usize)> = vec![(u32::MAX, 0); func.vars.len()];
+    let mut moved = 0;
+    for (b, block) in func.blocks.iter_mut().enumerate() {
+        let b = b as u32;
+        let mut first: [Option<usize>; 16] = [None; 16];
+        let mut joins = vec![false; block.insts.len()];
+        for (i, inst) in block.insts.iter().enumerate() {
+            if inst.op == Op::Input {
+                let r = (inst.imm[0] & 15) as usize;
+                let d = inst.dst.map(|d| touched[d.0 as usize]);
+                match first[r] {
+                    None => first[r] = Some(i),
+                    Some(f) => {
+                        joins[i] = f + 1 < i && d.is_some_and(|(s, at)| s != b || at < f);
+                    }
+                }
+            }
+            for v in inst.uses().iter().chain(inst.dst.as_ref()) {
+                touched[v.0 as usize] = (b, i);
+            }
+        }
+        let joined: Vec<crate::ir::Inst> = block
+            .insts
+            .iter()
+            .zip(&joins)
+            .filter_map(|(inst, &j)| j.then_some(*inst))
+            .collect();
+        let mut out = Vec::new();
+        for (i, inst) in block.insts.iter().enumerate() {
+            if joins[i] {
+                continue;
+            }
+            out.push(*inst);
+            let r = (inst.imm[0] & 15) as usize;
+            if inst.op == Op::Input && first[r] == Some(i) {
+                for later in joined.iter().filter(|l| l.imm[0] & 15 == r as u32) {
+                    out.push(*later);
+                    moved += 1;
+                }
+            }
+        }
+        block.insts = out;
+    }
+    moved
+}
+
+/// Random blocks of input reads (few registers, so reads of one register repeat), additions
+/// and stores over a small pool of variables (so a read's variable is often read or written
+/// between it and its register's first read), some ending in a jump to the next block.
+fn random_reads(seed: u64) -> crate::ir::Function {
+    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let mut b = Builder::new();
+    let pool: Vec<Var> = (0..3 + next(8)).map(|_| b.var(Ty::F32)).collect();
+    for k in 0..1 + next(3) {
+        if k > 0 {
+            let block = b.block();
+            b.terminate(Terminator::Jump(block));
+            b.switch_to(block);
+        }
+        for _ in 0..next(40) {
+            let d = pool[next(pool.len())];
+            match next(4) {
+                0 | 1 => b.inst_to(Op::Input, d, &[], [next(3) as u32, next(4) as u32]),
+                2 => b.effect(Op::Output, &[d], [next(4) as u32, 0]),
+                _ => {
+                    let x = pool[next(pool.len())];
+                    b.inst_to(Op::Add, d, &[x, x], [0, 0]);
+                }
+            }
+        }
+    }
+    b.terminate(Terminator::Exit);
+    b.finish()
+}
+
+#[test]
+fn input_grouping_matches_the_reference_on_random_blocks() {
+    let mut moved = 0;
+    for seed in 0..2000 {
+        let f = random_reads(seed);
+        let (mut fast, mut reference) = (f.clone(), f);
+        let count = group_inputs(&mut fast);
+        assert_eq!(count, group_inputs_reference(&mut reference), "seed {seed}");
+        assert_eq!(fast, reference, "seed {seed}");
+        moved += count;
+    }
+    assert!(moved > 1000, "the blocks exercise the moves ({moved})");
+}

@@ -231,18 +231,27 @@ pub fn allocate(
         free_slots.push((slot, r.end));
         Ok(())
     };
+    // The earliest end among the active ranges (`u32::MAX`: none active): while a range
+    // starts at or before it, nothing expires.
+    let mut min_end = u32::MAX;
     for r in ranges {
         // Expire ranges that ended before this one starts.
-        active.retain(|&(a, reg)| {
-            let live = a.end >= r.start;
-            if !live {
-                free.push(reg);
-            }
-            live
-        });
+        if r.start > min_end {
+            min_end = u32::MAX;
+            active.retain(|&(a, reg)| {
+                let live = a.end >= r.start;
+                if live {
+                    min_end = min_end.min(a.end);
+                } else {
+                    free.push(reg);
+                }
+                live
+            });
+        }
         if let Some(reg) = free.pop() {
             locs[r.var.0 as usize] = Loc::Reg(reg);
             active.push((r, reg));
+            min_end = min_end.min(r.end);
             continue;
         }
         // No register: spill whichever of the active ranges and this one is used least
@@ -258,6 +267,9 @@ pub fn allocate(
                 active.swap_remove(i);
                 locs[r.var.0 as usize] = Loc::Reg(reg);
                 active.push((r, reg));
+                // The victim's end may have been the earliest: a bound below the true one
+                // only makes the next range run the expiry.
+                min_end = min_end.min(r.end);
             }
             _ => spill(&mut locs, &r, &mut free_slots)?,
         }
