@@ -17,6 +17,7 @@ use crate::isa::{CondOp, DstKind, Fmt2};
 use crate::program::Program;
 
 use super::alu::{self, Step};
+use super::bodies::Body;
 use super::chain::Chain;
 use super::emitter::Emitter;
 use super::graph::{Cond, Effect, Flow, Graph, Target};
@@ -33,6 +34,19 @@ pub(super) struct Built {
     /// Where the instructions of states went ([`Span`]), from the first state built after a
     /// branch on cc (or every state, when some branch is if-converted or masked).
     pub spans: Vec<Span>,
+    /// Per state: its ALU code, if it was lowered unmasked into one block (for the
+    /// lane-position model to copy, [`super::bodies::Uniform`]).
+    pub bodies: Vec<Option<Body>>,
+}
+
+impl Built {
+    /// Its ALU code, for the lane-position model to copy.
+    pub(super) fn carried(&self) -> super::bodies::Uniform<'_> {
+        super::bodies::Uniform {
+            func: &self.func,
+            of: &self.bodies,
+        }
+    }
 }
 
 /// The instructions lowered for a state's instruction where the state is built on its own
@@ -161,6 +175,9 @@ pub(super) fn build_with(
         live,
     };
     let mut spans = Vec::new();
+    // Recorded only where the lane-position model can copy them.
+    let carried = super::bodies::shared_first(&cx.regs);
+    let mut bodies = vec![None; if carried { graph.nodes.len() } else { 0 }];
     // Spans are only asked for about the states of if-converted arms and masked regions.
     let mut record = !conversions.is_empty() || !regions.list.is_empty();
     cx.b.switch_to(entry);
@@ -173,17 +190,29 @@ pub(super) fn build_with(
         cx.b.switch_to(start.unwrap_or(cx.heads[n]));
         let mask = cx.mask_of(n);
         record = record || !cx.cc_branches.is_empty();
+        let (block, start, vars) = (cx.b.current(), cx.b.current_len(), cx.b.vars_len());
+        let alu = cx.instruction(n, mask);
+        let range = (cx.b.current() == block).then(|| (start, cx.b.current_len()));
         if record {
-            let (block, start) = (cx.b.current(), cx.b.current_len());
-            cx.instruction(n, mask);
-            let range = (cx.b.current() == block).then(|| (start, cx.b.current_len()));
             spans.push(Span {
                 state: n,
                 block,
                 range,
             });
-        } else {
-            cx.instruction(n, mask);
+        }
+        if let Some(slot) = bodies.get_mut(n) {
+            // Only code lowered first in its block: later code may reuse what earlier code
+            // in the block read (and then lacks instructions without naming them).
+            let first = start == 0;
+            *slot = range
+                .filter(|_| alu && first && mask.is_none())
+                .map(|(start, end)| Body {
+                    block,
+                    start: start as u32,
+                    len: (end - start) as u32,
+                    vars: (vars as u32, cx.b.vars_len() as u32),
+                    masked: false,
+                });
         }
         match (conversions.get(&n), regions.fork_of(n), &node.flow) {
             (
@@ -238,6 +267,7 @@ pub(super) fn build_with(
         func: cx.b.finish(),
         cc_branches: cx.cc_branches,
         spans,
+        bodies,
     }
 }
 

@@ -32,7 +32,7 @@ use picajit_codegen::ir::{BlockId, Builder, Op, Terminator, Ty, Var};
 
 use crate::program::Program;
 
-use super::bodies::{Bodies, Recording};
+use super::bodies::{self, Recording, Sources};
 use super::build::Ctx;
 use super::frontier::{self, NodeId, Plan};
 use super::graph::{Cond, Effect, Flow, Graph, Target};
@@ -108,14 +108,14 @@ pub(super) struct LaneBuilt {
 }
 
 /// Builds the IR of an explored program in the lane-position model with the schedule `plan`,
-/// copying the ALU code of the states whose code `prev` (an earlier build) holds unchanged.
+/// copying the ALU code of the states whose code a build of `from` holds unchanged.
 pub(super) fn build(
     program: &Program,
     graph: &Graph,
     live: &super::live::Liveness,
     conversions: &HashMap<usize, Conversion>,
     plan: &Plan,
-    prev: Option<&Bodies>,
+    from: Sources<'_>,
 ) -> LaneBuilt {
     let mut b = Builder::new();
     b.use_loop_slots(graph.loop_slots);
@@ -187,6 +187,11 @@ pub(super) fn build(
         chain: None,
         live,
     };
+    // The uniform model's code is copied only where both declare the registers alike.
+    let from = Sources {
+        uniform: from.uniform.filter(|_| bodies::shared_first(&cx.regs)),
+        ..from
+    };
     cx.b.switch_to(entry);
     match graph.entry {
         Target::State(s) => cx.b.terminate(Terminator::Jump(cx.heads[s])),
@@ -200,7 +205,7 @@ pub(super) fn build(
         let node = &graph.nodes[n];
         let mask = cx.mask_of(n);
         let plain = !conversions.contains_key(&n);
-        cx.alu_body(n, mask, plain, prev, &mut bodies);
+        cx.alu_body(n, mask, plain, from, &mut bodies);
         match (conversions.get(&n), &node.flow) {
             (
                 Some(conv),

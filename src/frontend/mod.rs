@@ -27,7 +27,7 @@
 //!   run structured code of their own forks a masked region.
 //! - `lanes` with [`frontier`]: the lane-position model, for any other per-vertex control flow;
 //!   `bodies`: each of its builds copies the ALU code of the build before it where that code
-//!   is unchanged.
+//!   is unchanged (the first one, of the uniform model's build that sent the program there).
 //! - [`eval`]: the IR evaluator.
 //!
 //! # The boundary
@@ -261,21 +261,39 @@ pub fn lower_timed(
                 regions: &regions,
             };
             if next.converts_nothing(&built, varying.as_mut(), &fresh) {
-                lane_model = Some(lower_lanes(program, &graph, &live, &conversions)?);
+                lane_model = Some(lower_lanes(
+                    program,
+                    &graph,
+                    &live,
+                    &conversions,
+                    built.carried(),
+                )?);
                 clock.lap("branch conversion");
                 break Function::default();
             }
         }
         if !converted && !checked.is_empty() {
             // What cannot be if-converted or masked runs in the lane-position model.
-            lane_model = Some(lower_lanes(program, &graph, &live, &conversions)?);
+            lane_model = Some(lower_lanes(
+                program,
+                &graph,
+                &live,
+                &conversions,
+                built.carried(),
+            )?);
             clock.lap("branch conversion");
             break Function::default();
         }
         // Lanes whose budget runs out leave the masks; a region that could go on with none
         // inside (a cycle without a fork) is built in the lane-position model.
         if !converted && !regions.list.is_empty() && !regions.empty_runs_end(&graph) {
-            lane_model = Some(lower_lanes(program, &graph, &live, &conversions)?);
+            lane_model = Some(lower_lanes(
+                program,
+                &graph,
+                &live,
+                &conversions,
+                built.carried(),
+            )?);
             clock.lap("branch conversion");
             break Function::default();
         }
@@ -488,6 +506,7 @@ fn lower_lanes(
     graph: &graph::Graph,
     live: &live::Liveness,
     conversions: &HashMap<usize, ifconv::Conversion>,
+    first: bodies::Uniform<'_>,
 ) -> Result<(Function, Vec<(usize, bool)>), Unsupported> {
     let mut chosen = rustc_hash::FxHashSet::default();
     let mut demoted = rustc_hash::FxHashSet::default();
@@ -497,7 +516,8 @@ fn lower_lanes(
     } else {
         LANE_ROUNDS
     };
-    // The ALU code of the previous build, copied where it is the same.
+    // The ALU code of the previous build (for the first, of the uniform model's build that
+    // sent the program here), copied where it is the same.
     let mut prev: Option<bodies::Bodies> = None;
     loop {
         let plan = frontier::plan(graph, conversions, chosen.clone());
@@ -508,10 +528,15 @@ fn lower_lanes(
                 limit: MAX_LANE_STATES,
             });
         }
-        let built = lanes::build(program, graph, live, conversions, &plan, prev.as_ref());
+        let from = bodies::Sources {
+            prev: prev.as_ref(),
+            uniform: prev.is_none().then_some(first),
+        };
+        let built = lanes::build(program, graph, live, conversions, &plan, from);
         #[cfg(test)]
-        if prev.is_some() {
-            let fresh = lanes::build(program, graph, live, conversions, &plan, None);
+        {
+            let none = bodies::Sources::default();
+            let fresh = lanes::build(program, graph, live, conversions, &plan, none);
             assert!(
                 fresh.func == built.func,
                 "a build with copied ALU code differs from one built from scratch"
