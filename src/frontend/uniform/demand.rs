@@ -357,20 +357,52 @@ impl Demand {
 
     /// The node holding `v` just before instruction `k` of block `b` (`k` = its length: at
     /// its end): its last write before `k`, else its value on entry. Each instruction looked
-    /// at costs a step.
+    /// at costs a step. A block with one predecessor that does not start a merge holds on
+    /// entry what that predecessor holds at its end, so the search goes on there (a step per
+    /// block) instead of making a node for the entry.
     fn at(&mut self, func: &Function, b: usize, k: usize, v: Var) -> Option<Node> {
+        let (mut b, mut k) = (b, k);
+        loop {
+            if let Some(i) = self.last_write(func, b, k, v)? {
+                return Some(Node::Result(b as u32, self.first[b] + i as u32));
+            }
+            match self.only_pred(b) {
+                Some(p) => {
+                    self.budget = self.budget.checked_sub(1)?;
+                    (b, k) = (p, func.blocks[p].insts.len());
+                }
+                None => return Some(Node::Entry(b as u32, v)),
+            }
+        }
+    }
+
+    /// The last write of `v` before instruction `k` of block `b`, if any (a step per
+    /// instruction looked at).
+    fn last_write(&mut self, func: &Function, b: usize, k: usize, v: Var) -> Option<Option<usize>> {
         let h = v.0 as usize % (64 * WRITE_WORDS);
         if self.writes[b][h / 64] >> (h % 64) & 1 == 0 {
-            return Some(Node::Entry(b as u32, v));
+            return Some(None);
         }
         let insts = &func.blocks[b].insts[..k];
         let last = insts.iter().rposition(|inst| inst.dst == Some(v));
         let scanned = k - last.map_or(0, |i| i + 1);
         self.budget = self.budget.checked_sub(scanned)?;
-        Some(match last {
-            Some(i) => Node::Result(b as u32, self.first[b] + i as u32),
-            None => Node::Entry(b as u32, v),
-        })
+        Some(last)
+    }
+
+    /// The one reachable predecessor of block `b` when it has exactly one, other than
+    /// itself, and `b` does not start a merge (whose entry is a leaf).
+    fn only_pred(&self, b: usize) -> Option<usize> {
+        let (from, to) = (self.pred_start[b] as usize, self.pred_start[b + 1] as usize);
+        let merged = self
+            .start
+            .as_ref()
+            .is_some_and(|(merge, _)| merge.get(b) == Some(&true));
+        if to != from + 1 || merged {
+            return None;
+        }
+        let p = self.pred_list[from] as usize;
+        (p != b).then_some(p)
     }
 }
 
