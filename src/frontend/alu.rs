@@ -478,11 +478,13 @@ pub(super) struct Scratch {
 }
 
 impl Default for Scratch {
+    /// Room for the IR of any instruction but the largest (so a small shader's build does not
+    /// grow the lists step by step).
     fn default() -> Scratch {
         Scratch {
-            insts: Vec::new(),
-            readers: Vec::new(),
-            copies: Vec::new(),
+            insts: Vec::with_capacity(32),
+            readers: Vec::with_capacity(32),
+            copies: Vec::with_capacity(8),
             leaves: Leaves::default(),
             new_leaves: [(0, UNSET); 12],
         }
@@ -534,6 +536,7 @@ impl Leaves {
         if self.vars.len() != Self::LEN {
             self.vars = vec![UNSET; Self::LEN];
             self.set.clear();
+            self.set.reserve(64);
         }
         if self.block != Some(block) {
             for &k in &self.set {

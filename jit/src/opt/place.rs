@@ -130,9 +130,9 @@ pub fn group_inputs(func: &mut Function) -> usize {
     // never reset. Allocated by the first block that needs it.
     let mut touched: Vec<u32> = Vec::new();
     // Reads that may join (block positions), those that do, and their instructions.
-    let mut maybe: Vec<u32> = Vec::new();
-    let mut joins: Vec<u32> = Vec::new();
-    let mut joined: Vec<Inst> = Vec::new();
+    let mut maybe: Vec<u32> = Vec::with_capacity(64);
+    let mut joins: Vec<u32> = Vec::with_capacity(64);
+    let mut joined: Vec<Inst> = Vec::with_capacity(64);
     let mut base = 0u32;
     let mut moved = 0;
     for block in &mut func.blocks {
@@ -279,7 +279,7 @@ pub fn sink_outputs(func: &mut Function) -> usize {
         if moving == 0 || in_place {
             continue;
         }
-        let mut sunk: Vec<Inst> = Vec::new();
+        let mut sunk: Vec<Inst> = Vec::with_capacity(moving);
         let mut kept: Vec<Inst> = Vec::with_capacity(n);
         for (inst, f) in block.insts.iter().zip(&fate) {
             match f {

@@ -211,8 +211,8 @@ pub fn allocate(
     let ranges = by_start(&ranges, pos);
 
     let mut free: Vec<u8> = regs.iter().rev().copied().collect();
-    let mut active: Vec<(Range, u8)> = Vec::new();
-    let mut free_slots: Vec<(u32, u32)> = Vec::new(); // (slot, free from position)
+    let mut active: Vec<(Range, u8)> = Vec::with_capacity(regs.len());
+    let mut free_slots: Vec<(u32, u32)> = Vec::with_capacity(16); // (slot, free from position)
     let mut spill = |locs: &mut Vec<Loc>,
                      r: &Range,
                      free_slots: &mut Vec<(u32, u32)>|
