@@ -213,17 +213,26 @@ pub(crate) fn stepped_arrays<'a>(
     let DrawOrder::Stepped(strides) = layout.order else {
         panic!("a range of vertices needs a stepped draw kernel")
     };
-    std::array::from_fn(|r| {
+    // A plain loop over the registers: `array::from_fn` with a fallible closure costs a few
+    // dozen instructions per register, and this runs on every draw.
+    let mut arrays = [None; 16];
+    let Some(last) = count.checked_sub(1) else {
+        return arrays;
+    };
+    for (r, array) in arrays.iter_mut().enumerate() {
         let n = usize::from(layout.components[r]);
-        let last = count.checked_sub(1).filter(|_| n > 0)?;
+        if n == 0 {
+            continue;
+        }
         let a = cut_to_vertex(r, inputs[r], last, n);
         assert_eq!(
             a.stride.checked_mul(4),
             Some(strides[r] as usize),
             "draw input v{r}: stride differs from the kernel's"
         );
-        Some(a)
-    })
+        *array = Some(a);
+    }
+    arrays
 }
 
 /// Where a geometry kernel puts the triangles of a batch: `triangles.len().min(masks.len())`

@@ -47,6 +47,12 @@ impl Constants {
     /// [`slots_of`]) in place in all of them: only the vertices (and slots) that do not hold
     /// it already are written.
     pub(super) fn resize(&mut self, vertices: &mut Vec<OutputVertex>, len: usize, want: &Slots) {
+        // The common case, a draw of as many vertices as the last one with the same table:
+        // nothing to write (a compare of the tables instead of a pass over the slots).
+        if vertices.len() == len && self.filled >= len && self.slots == *want {
+            self.filled = len;
+            return;
+        }
         let want = *want;
         let kept = self.filled.min(vertices.len()).min(len);
         vertices.resize(
@@ -108,6 +114,14 @@ mod tests {
         c.resize(&mut v, 5, &slots_of(&table(true)));
         assert_eq!((v[1].slots[0], v[2].slots[20]), (7.0, 9.0));
         assert!(v[3..].iter().all(|v| v.slots[8..12] == [1.0; 4]));
+        // The same length and table again: nothing is written.
+        v[4].slots[3] = 6.0;
+        c.resize(&mut v, 5, &slots_of(&table(true)));
+        assert_eq!(
+            (v[1].slots[0], v[2].slots[20], v[4].slots[3]),
+            (7.0, 9.0, 6.0)
+        );
+        assert!(v.iter().all(|v| v.slots[8..12] == [1.0; 4]));
         // New constants for the colour: every vertex gets them.
         c.resize(&mut v, 5, &slots_of(&table(false)));
         assert!(v.iter().all(|v| v.slots[8..12] == [0.0; 4]));
