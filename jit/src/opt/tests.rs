@@ -758,13 +758,15 @@ fn random_reads(seed: u64) -> crate::ir::Function {
         }
         for _ in 0..next(40) {
             let d = pool[next(pool.len())];
-            match next(4) {
-                0 | 1 => b.inst_to(Op::Input, d, &[], [next(3) as u32, next(4) as u32]),
-                2 => b.effect(Op::Output, &[d], [next(4) as u32, 0]),
-                _ => {
-                    let x = pool[next(pool.len())];
-                    b.inst_to(Op::Add, d, &[x, x], [0, 0]);
-                }
+            // Half input reads, a quarter stores, a quarter additions.
+            let pick = next(4);
+            if pick < 2 {
+                b.inst_to(Op::Input, d, &[], [next(3) as u32, next(4) as u32]);
+            } else if pick == 2 {
+                b.effect(Op::Output, &[d], [next(4) as u32, 0]);
+            } else {
+                let x = pool[next(pool.len())];
+                b.inst_to(Op::Add, d, &[x, x], [0, 0]);
             }
         }
     }
