@@ -175,8 +175,10 @@ pub(super) fn build_with(
         live,
     };
     let mut spans = Vec::new();
-    // Recorded only where the lane-position model can copy them.
-    let carried = super::bodies::shared_first(&cx.regs);
+    // Recorded only where the lane-position model can copy them; it runs only for branches
+    // on cc, which straight code and uniform control flow do not have.
+    let carried = super::bodies::shared_first(&cx.regs)
+        && graph.nodes.iter().any(|node| node.flow.tests_cc());
     let mut bodies = vec![None; if carried { graph.nodes.len() } else { 0 }];
     // Spans are only asked for about the states of if-converted arms and masked regions.
     let mut record = !conversions.is_empty() || !regions.list.is_empty();

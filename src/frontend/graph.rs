@@ -128,6 +128,18 @@ pub enum Flow {
 }
 
 impl Flow {
+    /// Whether the tree tests cc anywhere (a condition that may differ between vertices).
+    pub fn tests_cc(&self) -> bool {
+        match self {
+            Flow::Do(_, rest) => rest.tests_cc(),
+            Flow::Goto(_) => false,
+            Flow::If { cond, then, other } => {
+                matches!(cond, Cond::Cc(_)) || then.tests_cc() || other.tests_cc()
+            }
+            Flow::LoopNext { repeat, exit, .. } => repeat.tests_cc() || exit.tests_cc(),
+        }
+    }
+
     /// Calls `f` with each target of the tree in order (`then` before `other`, `repeat` before
     /// `exit`) until it returns false; false if it did.
     pub fn each_target<F: FnMut(Target) -> bool>(&self, f: &mut F) -> bool {
