@@ -253,47 +253,23 @@ pub fn lower_timed(
         // varied varies no longer. With a stuck branch, the next round ends in the
         // lane-position model unless it converts or masks some other branch; if it cannot,
         // its build and analysis would be thrown away: go to the lane-position model now.
-        if converted && stuck {
+        let to_lanes = if converted {
             let next = Round {
                 graph: &graph,
                 descs: &program.descs,
                 conversions: &conversions,
                 regions: &regions,
             };
-            if next.converts_nothing(&built, varying.as_mut(), &fresh) {
-                lane_model = Some(lower_lanes(
-                    program,
-                    &graph,
-                    &live,
-                    &conversions,
-                    built.carried(),
-                )?);
-                clock.lap("branch conversion");
-                break Function::default();
-            }
-        }
-        if !converted && !checked.is_empty() {
-            // What cannot be if-converted or masked runs in the lane-position model.
-            lane_model = Some(lower_lanes(
-                program,
-                &graph,
-                &live,
-                &conversions,
-                built.carried(),
-            )?);
-            clock.lap("branch conversion");
-            break Function::default();
-        }
-        // Lanes whose budget runs out leave the masks; a region that could go on with none
-        // inside (a cycle without a fork) is built in the lane-position model.
-        if !converted && !regions.list.is_empty() && !regions.empty_runs_end(&graph) {
-            lane_model = Some(lower_lanes(
-                program,
-                &graph,
-                &live,
-                &conversions,
-                built.carried(),
-            )?);
+            stuck && next.converts_nothing(&built, varying.as_mut(), &fresh)
+        } else {
+            // What cannot be if-converted or masked runs in the lane-position model. So does
+            // a masked region that could go on with no lane inside (a cycle without a fork):
+            // lanes whose budget runs out leave the masks.
+            !checked.is_empty() || (!regions.list.is_empty() && !regions.empty_runs_end(&graph))
+        };
+        if to_lanes {
+            let carried = built.carried();
+            lane_model = Some(lower_lanes(program, &graph, &live, &conversions, carried)?);
             clock.lap("branch conversion");
             break Function::default();
         }

@@ -510,13 +510,7 @@ mod tests {
     /// [`random_acyclic`], with some branches going back to an earlier block (or the same one)
     /// if `loops`: accumulators that only feed themselves around a cycle appear.
     fn random_function(seed: u64, blocks: usize, loops: bool) -> Function {
-        let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut next = super::super::tests::xorshift(seed);
         let mut b = Builder::new();
         let pool: Vec<Var> = (0..6).map(|_| b.var(Ty::F32)).collect();
         let ids: Vec<_> = (1..blocks).map(|_| b.block()).collect();

@@ -737,17 +737,23 @@ fn group_inputs_reference(func: &mut crate::ir::Function) -> usize {
     moved
 }
 
-/// Random blocks of input reads (few registers, so reads of one register repeat), additions
-/// and stores over a small pool of variables (so a read's variable is often read or written
-/// between it and its register's first read), some ending in a jump to the next block.
-fn random_reads(seed: u64) -> crate::ir::Function {
+/// A small seeded generator for the random functions of the tests: each call gives a number
+/// below its argument (xorshift64).
+pub(super) fn xorshift(seed: u64) -> impl FnMut(usize) -> usize {
     let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    let mut next = |n: usize| {
+    move |n: usize| {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
         (state % n as u64) as usize
-    };
+    }
+}
+
+/// Random blocks of input reads (few registers, so reads of one register repeat), additions
+/// and stores over a small pool of variables (so a read's variable is often read or written
+/// between it and its register's first read), some ending in a jump to the next block.
+fn random_reads(seed: u64) -> crate::ir::Function {
+    let mut next = xorshift(seed);
     let mut b = Builder::new();
     let pool: Vec<Var> = (0..3 + next(8)).map(|_| b.var(Ty::F32)).collect();
     for k in 0..1 + next(3) {
