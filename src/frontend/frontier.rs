@@ -18,6 +18,10 @@
 //! every state of `F(s) ∪ T` after `n`. A state with an empty frontier is *converged*: every
 //! lane still running is there. States that appear in some frontier are *merge* states: lanes
 //! that arrived at different times meet there.
+//!
+//! The targets of the steps and the priority order do not depend on which conditions are
+//! uniform: a [`Schedule`] holds them, and each round of the lane-position model's uniformity
+//! search plans from the same one.
 
 use rustc_hash::FxHashMap as HashMap;
 use rustc_hash::FxHashSet as HashSet;
@@ -75,26 +79,27 @@ pub fn size(flow: &Flow) -> usize {
 struct Step {
     /// Target states.
     targets: Vec<usize>,
-    /// Some condition is per-vertex: the lanes may go to any subset of the targets.
-    split: bool,
+    /// The per-vertex conditions (cc tests and loop tests) of the step, by node number: if
+    /// one is not uniform, the lanes may go to any subset of the targets.
+    conds: Vec<u32>,
 }
 
-fn step_of(flow: &Flow, s: usize, id: usize, uniform: &HashSet<NodeId>, out: &mut Step) {
+fn step_of(flow: &Flow, id: usize, out: &mut Step) {
     match flow {
-        Flow::Do(_, rest) => step_of(rest, s, id + 1, uniform, out),
+        Flow::Do(_, rest) => step_of(rest, id + 1, out),
         Flow::Goto(Target::State(t)) => out.targets.push(*t),
         Flow::Goto(Target::Exit) => {}
         Flow::If { cond, then, other } => {
             if let Cond::Cc(_) = cond {
-                out.split |= !uniform.contains(&(s, id));
+                out.conds.push(id as u32);
             }
-            step_of(then, s, id + 1, uniform, out);
-            step_of(other, s, id + 1 + size(then), uniform, out);
+            step_of(then, id + 1, out);
+            step_of(other, id + 1 + size(then), out);
         }
         Flow::LoopNext { repeat, exit, .. } => {
-            out.split |= !uniform.contains(&(s, id));
-            step_of(repeat, s, id + 1, uniform, out);
-            step_of(exit, s, id + 1 + size(repeat), uniform, out);
+            out.conds.push(id as u32);
+            step_of(repeat, id + 1, out);
+            step_of(exit, id + 1 + size(repeat), out);
         }
     }
 }
@@ -112,57 +117,58 @@ pub fn may_retire(flow: &Flow) -> bool {
 
 /// The scheduled successors of state `s` into `step` (cleared first), with the if-converted
 /// branches going to their joins; targets sorted, without repeats.
-fn successors(
-    graph: &Graph,
-    conversions: &HashMap<usize, Conversion>,
-    uniform: &HashSet<NodeId>,
-    s: usize,
-    step: &mut Step,
-) {
+fn successors(graph: &Graph, conversions: &HashMap<usize, Conversion>, s: usize, step: &mut Step) {
     step.targets.clear();
-    step.split = false;
+    step.conds.clear();
     match conversions.get(&s) {
         Some(c) => step.targets.push(c.join),
-        None => step_of(&graph.nodes[s].flow, s, 0, uniform, step),
+        None => step_of(&graph.nodes[s].flow, 0, step),
     }
     step.targets.sort_unstable();
     step.targets.dedup();
 }
 
 /// The steps of every state as far as the schedule goes, in flat lists: the targets of state
-/// `s` are `targets[start[s]..start[s + 1]]`.
+/// `s` are `targets[start[s]..start[s + 1]]`, its per-vertex conditions
+/// `conds[cond_start[s]..cond_start[s + 1]]`.
 struct Steps {
     start: Vec<u32>,
     targets: Vec<u32>,
-    /// Per state: some condition of its step is per-vertex.
-    split: Vec<bool>,
+    cond_start: Vec<u32>,
+    conds: Vec<u32>,
 }
 
 impl Steps {
-    fn new(
-        graph: &Graph,
-        conversions: &HashMap<usize, Conversion>,
-        uniform: &HashSet<NodeId>,
-    ) -> Steps {
+    fn new(graph: &Graph, conversions: &HashMap<usize, Conversion>) -> Steps {
         let n = graph.nodes.len();
         let mut steps = Steps {
             start: Vec::with_capacity(n + 1),
             targets: Vec::with_capacity(2 * n),
-            split: Vec::with_capacity(n),
+            cond_start: Vec::with_capacity(n + 1),
+            conds: Vec::new(),
         };
         let mut step = Step::default();
         for s in 0..n {
             steps.start.push(steps.targets.len() as u32);
-            successors(graph, conversions, uniform, s, &mut step);
-            steps.split.push(step.split);
+            steps.cond_start.push(steps.conds.len() as u32);
+            successors(graph, conversions, s, &mut step);
             steps.targets.extend(step.targets.iter().map(|&t| t as u32));
+            steps.conds.extend_from_slice(&step.conds);
         }
         steps.start.push(steps.targets.len() as u32);
+        steps.cond_start.push(steps.conds.len() as u32);
         steps
     }
 
     fn of(&self, s: usize) -> std::ops::Range<usize> {
         self.start[s] as usize..self.start[s + 1] as usize
+    }
+
+    /// True if some per-vertex condition of the step of `s` is not in `uniform`: the lanes
+    /// may go to any subset of its targets.
+    fn split(&self, s: usize, uniform: &HashSet<NodeId>) -> bool {
+        let conds = &self.conds[self.cond_start[s] as usize..self.cond_start[s + 1] as usize];
+        conds.iter().any(|&id| !uniform.contains(&(s, id as usize)))
     }
 }
 
@@ -266,94 +272,192 @@ pub fn plan(
     conversions: &HashMap<usize, Conversion>,
     uniform: HashSet<NodeId>,
 ) -> Plan {
-    let n = graph.nodes.len();
-    let steps = Steps::new(graph, conversions, &uniform);
-    let order = priority_order(graph, &steps);
-    let mut prio = vec![u32::MAX; n];
-    for (p, &s) in order.iter().enumerate() {
-        prio[s] = p as u32;
+    Schedule::new(graph, conversions).plan(uniform)
+}
+
+/// What the schedule of a graph with some branches if-converted owes only to its edges, not
+/// to which conditions are uniform: the steps' targets and conditions and the priority order
+/// (a search over the targets). Made once, it plans every round of a uniformity search.
+pub struct Schedule {
+    steps: Steps,
+    order: Vec<usize>,
+    prio: Vec<u32>,
+}
+
+impl Schedule {
+    /// The steps and priorities of `graph` with the branches of `conversions` if-converted.
+    pub fn new(graph: &Graph, conversions: &HashMap<usize, Conversion>) -> Schedule {
+        let steps = Steps::new(graph, conversions);
+        let order = priority_order(graph, &steps);
+        let mut prio = vec![u32::MAX; graph.nodes.len()];
+        for (p, &s) in order.iter().enumerate() {
+            prio[s] = p as u32;
+        }
+        Schedule { steps, order, prio }
     }
-    // Frontiers as sets of priorities, per state, their members in the order they came.
-    let mut front = Frontiers::new(n);
-    let mut done = vec![false; n];
-    // The states to visit, lowest priority first, each listed once.
-    let mut work = Worklist::new(order.len());
-    let mut budget = MAX_FRONTIER_WORK;
-    if !order.is_empty() {
-        work.push(0);
-    }
-    // Lists reused from state to state.
-    let mut waiting = Vec::new();
-    let mut targets = Vec::new();
-    let mut o = Vec::new();
-    while let Some(p) = work.pop() {
-        let s = order[p];
-        done[s] = true;
-        waiting.clear();
-        waiting.extend_from_slice(&front.members[s]);
-        targets.clear();
-        targets.extend(steps.targets[steps.of(s)].iter().map(|&t| prio[t as usize]));
-        let split = steps.split[s];
-        // The sets of states occupied after this step, each with the waiting states: all the
-        // targets when the step may split the lanes, else each target alone, or none (lanes
-        // that end or run out of budget go nowhere).
-        let sets = if split { 1 } else { targets.len() + 1 };
-        for set in 0..sets {
-            o.clear();
-            o.extend_from_slice(&waiting);
-            if split {
-                o.extend_from_slice(&targets);
-            } else if let Some(&t) = targets.get(set) {
-                o.push(t);
-            }
-            o.sort_unstable();
-            o.dedup();
-            for (i, &next) in o.iter().enumerate() {
-                let ns = order[next as usize];
-                let mut changed = !done[ns];
-                for &x in &o[i + 1..] {
-                    changed |= front.insert(ns, x);
+
+    /// The schedule with the conditions `uniform` compiled as branches of the batch.
+    pub fn plan(&self, uniform: HashSet<NodeId>) -> Plan {
+        let Schedule { steps, order, prio } = self;
+        let n = prio.len();
+        let (order, prio) = (order.clone(), prio.clone());
+        // Frontiers as sets of priorities, per state, their members in the order they came.
+        let mut front = Frontiers::new(n);
+        let mut done = vec![false; n];
+        // The states to visit, lowest priority first, each listed once.
+        let mut work = Worklist::new(order.len());
+        let mut budget = MAX_FRONTIER_WORK;
+        if !order.is_empty() {
+            work.push(0);
+        }
+        // Lists reused from state to state.
+        let mut waiting = Vec::new();
+        let mut targets = Vec::new();
+        let mut o = Vec::new();
+        while let Some(p) = work.pop() {
+            let s = order[p];
+            done[s] = true;
+            waiting.clear();
+            waiting.extend_from_slice(&front.members[s]);
+            targets.clear();
+            targets.extend(steps.targets[steps.of(s)].iter().map(|&t| prio[t as usize]));
+            let split = steps.split(s, &uniform);
+            // The sets of states occupied after this step, each with the waiting states: all the
+            // targets when the step may split the lanes, else each target alone, or none (lanes
+            // that end or run out of budget go nowhere).
+            let sets = if split { 1 } else { targets.len() + 1 };
+            for set in 0..sets {
+                o.clear();
+                o.extend_from_slice(&waiting);
+                if split {
+                    o.extend_from_slice(&targets);
+                } else if let Some(&t) = targets.get(set) {
+                    o.push(t);
                 }
-                match budget.checked_sub(o.len() - i) {
-                    Some(left) => budget = left,
-                    None => {
-                        return Plan {
-                            order,
-                            prio,
-                            frontier: vec![Vec::new(); n],
-                            merge: vec![true; n],
-                            uniform,
-                            coarse: true,
+                o.sort_unstable();
+                o.dedup();
+                for (i, &next) in o.iter().enumerate() {
+                    let ns = order[next as usize];
+                    let mut changed = !done[ns];
+                    for &x in &o[i + 1..] {
+                        changed |= front.insert(ns, x);
+                    }
+                    match budget.checked_sub(o.len() - i) {
+                        Some(left) => budget = left,
+                        None => {
+                            return Plan {
+                                order,
+                                prio,
+                                frontier: vec![Vec::new(); n],
+                                merge: vec![true; n],
+                                uniform,
+                                coarse: true,
+                            }
                         }
                     }
-                }
-                if changed {
-                    work.push(next as usize);
+                    if changed {
+                        work.push(next as usize);
+                    }
                 }
             }
         }
+        let mut merge = vec![false; n];
+        let frontier: Vec<Vec<usize>> = front
+            .members
+            .into_iter()
+            .map(|mut f| {
+                f.sort_unstable();
+                f.iter()
+                    .map(|&p| {
+                        let x = order[p as usize];
+                        merge[x] = true;
+                        x
+                    })
+                    .collect()
+            })
+            .collect();
+        Plan {
+            order,
+            prio,
+            frontier,
+            merge,
+            uniform,
+            coarse: false,
+        }
     }
-    let mut merge = vec![false; n];
-    let frontier: Vec<Vec<usize>> = front
-        .members
-        .into_iter()
-        .map(|mut f| {
-            f.sort_unstable();
-            f.iter()
-                .map(|&p| {
-                    let x = order[p as usize];
-                    merge[x] = true;
-                    x
+}
+
+#[cfg(test)]
+mod tests {
+    use rustc_hash::{FxHashMap, FxHashSet};
+
+    use super::{size, NodeId, Plan, Schedule};
+    use crate::frontend::graph::{self, Cond, Flow};
+    use crate::synthetic::{program, Shape};
+
+    /// True if some cc test or loop test of the tree (node numbers from `id`) is not in
+    /// `uniform`, by walking it: the reference for `Steps::split`.
+    fn split_by_tree(flow: &Flow, s: usize, id: usize, uniform: &FxHashSet<NodeId>) -> bool {
+        match flow {
+            Flow::Do(_, rest) => split_by_tree(rest, s, id + 1, uniform),
+            Flow::Goto(_) => false,
+            Flow::If { cond, then, other } => {
+                (matches!(cond, Cond::Cc(_)) && !uniform.contains(&(s, id)))
+                    || split_by_tree(then, s, id + 1, uniform)
+                    || split_by_tree(other, s, id + 1 + size(then), uniform)
+            }
+            Flow::LoopNext { repeat, exit, .. } => {
+                !uniform.contains(&(s, id))
+                    || split_by_tree(repeat, s, id + 1, uniform)
+                    || split_by_tree(exit, s, id + 1 + size(repeat), uniform)
+            }
+        }
+    }
+
+    fn same(a: &Plan, b: &Plan) -> bool {
+        (&a.order, &a.prio, &a.frontier, &a.merge, a.coarse)
+            == (&b.order, &b.prio, &b.frontier, &b.merge, b.coarse)
+    }
+
+    /// On generated branchy programs, one schedule planned for several choices of uniform
+    /// conditions (none, every other one, all) gives each time the plan a schedule made for
+    /// that choice alone gives, and its steps split the lanes exactly where walking the
+    /// decision trees says.
+    #[test]
+    fn one_schedule_plans_every_round() {
+        let mut splits = 0;
+        for (size, seed) in [(50, 1), (200, 2), (500, 3), (1000, 4)] {
+            let p = program(Shape::Branchy, size, seed).expect("generated");
+            let g = graph::explore(&p, graph::MAX_STATES).expect("explored");
+            let none = FxHashMap::default();
+            let schedule = Schedule::new(&g, &none);
+            let conds: Vec<NodeId> = (0..g.nodes.len())
+                .flat_map(|s| {
+                    let steps = &schedule.steps;
+                    let ids = steps.cond_start[s] as usize..steps.cond_start[s + 1] as usize;
+                    steps.conds[ids].iter().map(move |&id| (s, id as usize))
                 })
-                .collect()
-        })
-        .collect();
-    Plan {
-        order,
-        prio,
-        frontier,
-        merge,
-        uniform,
-        coarse: false,
+                .collect();
+            for pick in 0..3 {
+                let uniform: FxHashSet<NodeId> = conds
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, _)| pick == 2 || (pick == 1 && i % 2 == 0))
+                    .map(|(_, &c)| c)
+                    .collect();
+                for (s, node) in g.nodes.iter().enumerate() {
+                    let split = split_by_tree(&node.flow, s, 0, &uniform);
+                    assert_eq!(schedule.steps.split(s, &uniform), split);
+                    splits += usize::from(split);
+                }
+                let reused = schedule.plan(uniform.clone());
+                let fresh = Schedule::new(&g, &none).plan(uniform);
+                assert!(
+                    same(&reused, &fresh),
+                    "branchy:{size}:{seed}, choice {pick}"
+                );
+            }
+        }
+        assert!(splits > 100, "{splits} splitting steps");
     }
 }

@@ -69,6 +69,14 @@ pub struct Regions {
     forks_at: Vec<Option<(usize, bool)>>,
     /// States visited so far looking for regions (bounded by [`MAX_WORK`]).
     work: usize,
+    /// Forks made so far: the regions change only when this grows.
+    made: u32,
+    /// Per state: the value of `made` when [`Regions::add_fork`] last failed on it
+    /// (`u32::MAX`: never). A try that failed fails again while no fork is made (see
+    /// [`Regions::could_fork`]).
+    failed: Vec<u32>,
+    /// The state graph's edges for the searches ([`Walk`]), made at the first search.
+    walk: Walk,
 }
 
 /// Most states visited looking for regions in one function: beyond it, per-vertex branches
@@ -83,6 +91,9 @@ impl Regions {
             of: vec![None; states],
             forks_at: vec![None; states],
             work: 0,
+            made: 0,
+            failed: vec![u32::MAX; states],
+            walk: Walk::default(),
         }
     }
 
@@ -99,6 +110,23 @@ impl Regions {
     /// Tries to make the per-vertex branch of state `s` a fork (of a new region, or of the
     /// region it is in); true if it did.
     pub fn add_fork(
+        &mut self,
+        graph: &Graph,
+        descs: &[u32],
+        conversions: &rustc_hash::FxHashMap<usize, Conversion>,
+        s: usize,
+    ) -> bool {
+        let made = self.try_fork(graph, descs, conversions, s);
+        match (made, self.failed.get_mut(s)) {
+            (true, _) => self.made += 1,
+            (false, Some(at)) => *at = self.made,
+            (false, None) => {}
+        }
+        made
+    }
+
+    /// [`Regions::add_fork`] without the bookkeeping of what failed.
+    fn try_fork(
         &mut self,
         graph: &Graph,
         descs: &[u32],
@@ -135,7 +163,7 @@ impl Regions {
             if self.work > MAX_WORK {
                 return false;
             }
-            let Some(states) = closure(graph, stay, join, &mut self.work) else {
+            let Some(states) = self.walk.closure(graph, stay, join, &mut self.work) else {
                 continue;
             };
             // Regions already made inside the new one (whole, with their joins) become its
@@ -201,7 +229,26 @@ impl Regions {
     /// The states of `states` that [`Regions::add_fork`] would make a fork now (each tried on
     /// its own, with the work spent so far: a try that fails changes nothing but the work
     /// count).
+    ///
+    /// A state whose last try failed after the last fork made is not tried again: what a try
+    /// looks at is the state graph (fixed), the regions (unchanged since), the conversions
+    /// (only ever added to, and each one added only makes a region's states less likely to
+    /// all run masked) and the work spent (only ever more).
     pub fn could_fork(
+        &self,
+        graph: &Graph,
+        descs: &[u32],
+        conversions: &rustc_hash::FxHashMap<usize, Conversion>,
+        states: impl IntoIterator<Item = usize>,
+    ) -> Vec<usize> {
+        let fresh = states
+            .into_iter()
+            .filter(|&s| self.failed.get(s) != Some(&self.made));
+        self.could_fork_each(graph, descs, conversions, fresh)
+    }
+
+    /// [`Regions::could_fork`], trying every state of `states`.
+    fn could_fork_each(
         &self,
         graph: &Graph,
         descs: &[u32],
@@ -211,7 +258,7 @@ impl Regions {
         let mut trial = self.clone();
         let mut could = Vec::new();
         for s in states {
-            if trial.add_fork(graph, descs, conversions, s) {
+            if trial.try_fork(graph, descs, conversions, s) {
                 could.push(s);
                 trial = self.clone();
             }
@@ -376,8 +423,112 @@ fn loop_edges(
     }
 }
 
+/// The state graph's edges as flat lists, for the searches of [`Regions::add_fork`]: per
+/// state its targets in the order [`Flow::each_target`] gives them (an edge to the end of the
+/// invocation as `u32::MAX`), and marks of the states a search has seen.
+#[derive(Clone, Debug, Default)]
+struct Walk {
+    /// The targets of state `x` are `targets[start[x]..start[x + 1]]`; empty until the first
+    /// search.
+    start: Vec<u32>,
+    targets: Vec<u32>,
+    /// Per state: the number of the last search that saw it.
+    seen: Vec<u32>,
+    /// The number of the current search.
+    search: u32,
+}
+
+/// An edge to the end of the invocation in [`Walk::targets`].
+const TO_EXIT: u32 = u32::MAX;
+
+impl Walk {
+    /// [`closure`], over the flat edges (made the first time): the same states visited in the
+    /// same order, so the same work counted.
+    fn closure(
+        &mut self,
+        graph: &Graph,
+        stay: &Flow,
+        join: Target,
+        work: &mut usize,
+    ) -> Option<Vec<usize>> {
+        let n = graph.nodes.len();
+        if self.start.len() != n + 1 {
+            self.start.clear();
+            self.targets.clear();
+            self.start.push(0);
+            for node in &graph.nodes {
+                node.flow.each_target(&mut |t| {
+                    self.targets.push(match t {
+                        Target::State(x) => x as u32,
+                        Target::Exit => TO_EXIT,
+                    });
+                    true
+                });
+                self.start.push(self.targets.len() as u32);
+            }
+            self.seen = vec![0; n];
+            self.search = 0;
+        }
+        self.search += 1;
+        let Walk {
+            start,
+            targets,
+            seen,
+            search,
+        } = self;
+        let search = *search;
+        let join = match join {
+            Target::State(j) => j as u32,
+            Target::Exit => TO_EXIT,
+        };
+        let mut stack = Vec::new();
+        let mut states = Vec::new();
+        // False for an edge out of the region (to the end, when that is not the join).
+        let mut push = |t: u32, stack: &mut Vec<u32>| -> bool {
+            if t == join {
+                return true;
+            }
+            let Some(mark) = seen.get_mut(t as usize) else {
+                return false;
+            };
+            if *mark != search {
+                *mark = search;
+                stack.push(t);
+                states.push(t as usize);
+            }
+            true
+        };
+        let mut first = true;
+        stay.each_target(&mut |t| {
+            first = push(
+                match t {
+                    Target::State(x) => x as u32,
+                    Target::Exit => TO_EXIT,
+                },
+                &mut stack,
+            );
+            first
+        });
+        if !first {
+            return None;
+        }
+        while let Some(x) = stack.pop() {
+            *work += 1;
+            let x = x as usize;
+            for &t in &targets[start[x] as usize..start[x + 1] as usize] {
+                if !push(t, &mut stack) {
+                    return None;
+                }
+            }
+        }
+        states.sort_unstable();
+        (!states.is_empty()).then_some(states)
+    }
+}
+
 /// The states reachable from `stay` without passing `join` (ascending), if every way out of
-/// them goes to `join` and there is at least one.
+/// them goes to `join` and there is at least one. (The reference for [`Walk::closure`].)
+#[cfg(test)]
 fn closure(graph: &Graph, stay: &Flow, join: Target, work: &mut usize) -> Option<Vec<usize>> {
     let mut seen = vec![false; graph.nodes.len()];
     let mut stack = Vec::new();
@@ -519,4 +670,94 @@ fn al_dead_from(graph: &Graph, j: usize, work: &mut usize) -> bool {
         });
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use rustc_hash::FxHashMap;
+
+    use super::{closure, straight, Regions, Walk};
+    use crate::frontend::graph::{self, Cond, Flow};
+    use crate::synthetic::{program, Shape};
+
+    /// The explored graphs of generated branchy programs, vertex and geometry.
+    fn graphs() -> Vec<(crate::program::Program, graph::Graph)> {
+        [(50, 1), (200, 2), (500, 3), (700, 4), (1000, 5), (2000, 6)]
+            .into_iter()
+            .map(|(size, seed)| {
+                let p = program(Shape::Branchy, size, seed).expect("generated");
+                let g = graph::explore(&p, graph::MAX_STATES).expect("explored");
+                (p, g)
+            })
+            .collect()
+    }
+
+    /// The search over flat edges finds the states the search over the decision trees finds,
+    /// counting the same work, for both arms of every cc branch of generated programs (each
+    /// arm that goes straight to a join: the searches `add_fork` makes), with one `Walk`
+    /// reused for all of them.
+    #[test]
+    fn flat_closure_matches_the_tree_search() {
+        let (mut found, mut failed) = (0, 0);
+        for (_, g) in graphs() {
+            let mut walk = Walk::default();
+            for node in &g.nodes {
+                let Flow::If {
+                    cond: Cond::Cc(_),
+                    then,
+                    other,
+                } = &node.flow
+                else {
+                    continue;
+                };
+                for (leave, stay) in [(then, other), (other, then)] {
+                    let Some((_, join)) = straight(leave) else {
+                        continue;
+                    };
+                    let (mut w1, mut w2) = (7, 7);
+                    let tree = closure(&g, stay, join, &mut w1);
+                    let flat = walk.closure(&g, stay, join, &mut w2);
+                    assert_eq!(flat, tree);
+                    assert_eq!(w2, w1);
+                    match tree {
+                        Some(_) => found += 1,
+                        None => failed += 1,
+                    }
+                }
+            }
+        }
+        assert!(found > 10 && failed > 10, "{found} found, {failed} failed");
+    }
+
+    /// Leaving out the states whose last try failed since the last fork made, `could_fork`
+    /// answers what trying every state answers, after every step of a round that tries each
+    /// cc branch of a generated program in turn (some become forks, most do not).
+    #[test]
+    fn could_fork_skips_only_what_fails() {
+        let mut made = 0;
+        let mut asked = 0;
+        for (p, g) in graphs() {
+            let none = FxHashMap::default();
+            let mut regions = Regions::new(g.nodes.len());
+            let branches: Vec<usize> = (0..g.nodes.len())
+                .filter(|&s| {
+                    matches!(
+                        g.nodes[s].flow,
+                        Flow::If {
+                            cond: Cond::Cc(_),
+                            ..
+                        }
+                    )
+                })
+                .collect();
+            for &s in &branches {
+                made += usize::from(regions.add_fork(&g, &p.descs, &none, s));
+                let all = regions.could_fork_each(&g, &p.descs, &none, branches.clone());
+                let skipping = regions.could_fork(&g, &p.descs, &none, branches.clone());
+                assert_eq!(skipping, all, "state {s}");
+                asked += 1;
+            }
+        }
+        assert!(made > 0 && asked > 50, "{made} forks made, {asked} asked");
+    }
 }

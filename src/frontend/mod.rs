@@ -495,8 +495,11 @@ fn lower_lanes(
     // The ALU code of the previous build (for the first, of the uniform model's build that
     // sent the program here), copied where it is the same.
     let mut prev: Option<bodies::Bodies> = None;
+    // The rounds differ only in the conditions chosen: the steps and priorities are planned
+    // once.
+    let schedule = frontier::Schedule::new(graph, conversions);
     loop {
-        let plan = frontier::plan(graph, conversions, chosen.clone());
+        let plan = schedule.plan(chosen.clone());
         if plan.coarse && graph.nodes.len() > MAX_LANE_STATES {
             // Lanes may wait anywhere in a large graph: every state runs masked and goes
             // through the shared dispatch, a function several times the size of a uniform one.
