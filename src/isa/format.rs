@@ -79,18 +79,8 @@ pub enum AddrIdx {
 }
 
 impl AddrIdx {
-    const fn from_bits(b: u32) -> AddrIdx {
-        match b & 3 {
-            0 => AddrIdx::None,
-            1 => AddrIdx::A0x,
-            2 => AddrIdx::A0y,
-            _ => AddrIdx::AL,
-        }
-    }
-    /// The 2-bit field value.
-    pub const fn bits(self) -> u32 {
-        self as u32
-    }
+    /// All four selectors in encoding order.
+    pub const ALL: [AddrIdx; 4] = [AddrIdx::None, AddrIdx::A0x, AddrIdx::A0y, AddrIdx::AL];
 }
 
 /// CMP comparison operators; 6 and 7 are always true.
@@ -118,13 +108,6 @@ impl CmpOp {
         CmpOp::True6,
         CmpOp::True7,
     ];
-    const fn from_bits(b: u32) -> CmpOp {
-        CmpOp::ALL[(b & 7) as usize]
-    }
-    /// The 3-bit field value.
-    pub const fn bits(self) -> u32 {
-        self as u32
-    }
 }
 
 /// How a format-2 condition combines the two cc tests (`cc.x == REFX`, `cc.y == REFY`).
@@ -137,347 +120,77 @@ pub enum CondOp {
 }
 
 impl CondOp {
-    const fn from_bits(b: u32) -> CondOp {
-        match b & 3 {
-            0 => CondOp::Or,
-            1 => CondOp::And,
-            2 => CondOp::X,
-            _ => CondOp::Y,
+    /// All four combinations in encoding order.
+    pub const ALL: [CondOp; 4] = [CondOp::Or, CondOp::And, CondOp::X, CondOp::Y];
+}
+
+/// A value kept in one bit field of an instruction word. `from_field` receives the field
+/// already masked to its width; `to_field` may return more bits than the field holds (the
+/// encoder truncates).
+trait Field: Copy {
+    fn from_field(bits: u32) -> Self;
+    fn to_field(self) -> u32;
+}
+
+impl Field for u8 {
+    fn from_field(bits: u32) -> u8 {
+        bits as u8
+    }
+    fn to_field(self) -> u32 {
+        u32::from(self)
+    }
+}
+
+impl Field for u16 {
+    fn from_field(bits: u32) -> u16 {
+        bits as u16
+    }
+    fn to_field(self) -> u32 {
+        u32::from(self)
+    }
+}
+
+impl Field for bool {
+    fn from_field(bits: u32) -> bool {
+        bits != 0
+    }
+    fn to_field(self) -> u32 {
+        u32::from(self)
+    }
+}
+
+impl Field for Dst {
+    fn from_field(bits: u32) -> Dst {
+        Dst(bits as u8)
+    }
+    fn to_field(self) -> u32 {
+        u32::from(self.0)
+    }
+}
+
+impl Field for Src {
+    fn from_field(bits: u32) -> Src {
+        Src(bits as u8)
+    }
+    fn to_field(self) -> u32 {
+        u32::from(self.0)
+    }
+}
+
+/// Enums kept by their encoding order: decoded as `ALL[bits]`, encoded as the discriminant.
+macro_rules! enum_fields {
+    ($($ty:ident),*) => {$(
+        impl Field for $ty {
+            fn from_field(bits: u32) -> $ty {
+                $ty::ALL[bits as usize % $ty::ALL.len()]
+            }
+            fn to_field(self) -> u32 {
+                self as u32
+            }
         }
-    }
-    /// The 2-bit field value.
-    pub const fn bits(self) -> u32 {
-        self as u32
-    }
+    )*};
 }
-
-/// Format 0: no operands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct Fmt0;
-
-impl Fmt0 {
-    pub const USED: u32 = OPCODE_BITS;
-    pub const fn decode(_word: u32) -> Fmt0 {
-        Fmt0
-    }
-    pub const fn encode(&self) -> u32 {
-        0
-    }
-}
-
-/// Format 1: `op dst, src1 (wide), src2 (narrow)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct Fmt1 {
-    pub dst: Dst,
-    pub idx: AddrIdx,
-    pub src1: Src,
-    pub src2: Src,
-    pub desc: u8,
-}
-
-impl Fmt1 {
-    pub const USED: u32 = OPCODE_BITS | span(25, 0);
-    pub const fn decode(w: u32) -> Fmt1 {
-        Fmt1 {
-            dst: Dst(field(w, 25, 21) as u8),
-            idx: AddrIdx::from_bits(field(w, 20, 19)),
-            src1: Src(field(w, 18, 12) as u8),
-            src2: Src(field(w, 11, 7) as u8),
-            desc: field(w, 6, 0) as u8,
-        }
-    }
-    pub const fn encode(&self) -> u32 {
-        place(self.dst.0 as u32, 25, 21)
-            | place(self.idx.bits(), 20, 19)
-            | place(self.src1.0 as u32, 18, 12)
-            | place(self.src2.0 as u32, 11, 7)
-            | place(self.desc as u32, 6, 0)
-    }
-}
-
-/// Format 1u: `op dst, src1 (wide)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct Fmt1u {
-    pub dst: Dst,
-    pub idx: AddrIdx,
-    pub src1: Src,
-    pub desc: u8,
-}
-
-impl Fmt1u {
-    pub const USED: u32 = OPCODE_BITS | span(25, 12) | span(6, 0);
-    pub const fn decode(w: u32) -> Fmt1u {
-        Fmt1u {
-            dst: Dst(field(w, 25, 21) as u8),
-            idx: AddrIdx::from_bits(field(w, 20, 19)),
-            src1: Src(field(w, 18, 12) as u8),
-            desc: field(w, 6, 0) as u8,
-        }
-    }
-    pub const fn encode(&self) -> u32 {
-        place(self.dst.0 as u32, 25, 21)
-            | place(self.idx.bits(), 20, 19)
-            | place(self.src1.0 as u32, 18, 12)
-            | place(self.desc as u32, 6, 0)
-    }
-}
-
-/// Format 1i: `op dst, src1 (narrow), src2 (wide)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct Fmt1i {
-    pub dst: Dst,
-    pub idx: AddrIdx,
-    pub src1: Src,
-    pub src2: Src,
-    pub desc: u8,
-}
-
-impl Fmt1i {
-    pub const USED: u32 = OPCODE_BITS | span(25, 0);
-    pub const fn decode(w: u32) -> Fmt1i {
-        Fmt1i {
-            dst: Dst(field(w, 25, 21) as u8),
-            idx: AddrIdx::from_bits(field(w, 20, 19)),
-            src1: Src(field(w, 18, 14) as u8),
-            src2: Src(field(w, 13, 7) as u8),
-            desc: field(w, 6, 0) as u8,
-        }
-    }
-    pub const fn encode(&self) -> u32 {
-        place(self.dst.0 as u32, 25, 21)
-            | place(self.idx.bits(), 20, 19)
-            | place(self.src1.0 as u32, 18, 14)
-            | place(self.src2.0 as u32, 13, 7)
-            | place(self.desc as u32, 6, 0)
-    }
-}
-
-/// Format 1c: `cmp src1 (wide), cmpx, cmpy, src2 (narrow)`. CMPX overlaps opcode bit 26.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Fmt1c {
-    pub cmpx: CmpOp,
-    pub cmpy: CmpOp,
-    pub idx: AddrIdx,
-    pub src1: Src,
-    pub src2: Src,
-    pub desc: u8,
-}
-
-impl Fmt1c {
-    pub const USED: u32 = OPCODE_BITS | span(26, 0);
-    pub const fn decode(w: u32) -> Fmt1c {
-        Fmt1c {
-            cmpx: CmpOp::from_bits(field(w, 26, 24)),
-            cmpy: CmpOp::from_bits(field(w, 23, 21)),
-            idx: AddrIdx::from_bits(field(w, 20, 19)),
-            src1: Src(field(w, 18, 12) as u8),
-            src2: Src(field(w, 11, 7) as u8),
-            desc: field(w, 6, 0) as u8,
-        }
-    }
-    pub const fn encode(&self) -> u32 {
-        place(self.cmpx.bits(), 26, 24)
-            | place(self.cmpy.bits(), 23, 21)
-            | place(self.idx.bits(), 20, 19)
-            | place(self.src1.0 as u32, 18, 12)
-            | place(self.src2.0 as u32, 11, 7)
-            | place(self.desc as u32, 6, 0)
-    }
-}
-
-/// Format 2: a control transfer conditioned on cc.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Fmt2 {
-    pub refx: bool,
-    pub refy: bool,
-    pub condop: CondOp,
-    /// Target word address (12 bits).
-    pub dest: u16,
-    /// Instruction count (8 bits).
-    pub num: u8,
-}
-
-impl Fmt2 {
-    pub const USED: u32 = OPCODE_BITS | span(25, 10) | span(7, 0);
-    pub const fn decode(w: u32) -> Fmt2 {
-        Fmt2 {
-            refx: field(w, 25, 25) != 0,
-            refy: field(w, 24, 24) != 0,
-            condop: CondOp::from_bits(field(w, 23, 22)),
-            dest: field(w, 21, 10) as u16,
-            num: field(w, 7, 0) as u8,
-        }
-    }
-    pub const fn encode(&self) -> u32 {
-        place(self.refx as u32, 25, 25)
-            | place(self.refy as u32, 24, 24)
-            | place(self.condop.bits(), 23, 22)
-            | place(self.dest as u32, 21, 10)
-            | place(self.num as u32, 7, 0)
-    }
-}
-
-/// Format 3 with a bool uniform id (CALLU, IFU, JMPU).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct Fmt3b {
-    /// Bool uniform b0..b15.
-    pub id: u8,
-    pub dest: u16,
-    pub num: u8,
-}
-
-impl Fmt3b {
-    pub const USED: u32 = OPCODE_BITS | span(25, 10) | span(7, 0);
-    pub const fn decode(w: u32) -> Fmt3b {
-        Fmt3b {
-            id: field(w, 25, 22) as u8,
-            dest: field(w, 21, 10) as u16,
-            num: field(w, 7, 0) as u8,
-        }
-    }
-    pub const fn encode(&self) -> u32 {
-        place(self.id as u32, 25, 22)
-            | place(self.dest as u32, 21, 10)
-            | place(self.num as u32, 7, 0)
-    }
-}
-
-/// Format 3 with an int uniform id (LOOP).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct Fmt3i {
-    /// Int uniform i0..i3.
-    pub id: u8,
-    pub dest: u16,
-    pub num: u8,
-}
-
-impl Fmt3i {
-    pub const USED: u32 = OPCODE_BITS | span(23, 10) | span(7, 0);
-    pub const fn decode(w: u32) -> Fmt3i {
-        Fmt3i {
-            id: field(w, 23, 22) as u8,
-            dest: field(w, 21, 10) as u16,
-            num: field(w, 7, 0) as u8,
-        }
-    }
-    pub const fn encode(&self) -> u32 {
-        place(self.id as u32, 23, 22)
-            | place(self.dest as u32, 21, 10)
-            | place(self.num as u32, 7, 0)
-    }
-}
-
-/// Format 4: SETEMIT.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct Fmt4 {
-    /// Emitter slot 0..3.
-    pub vertex: u8,
-    pub primitive: bool,
-    pub winding: bool,
-}
-
-impl Fmt4 {
-    pub const USED: u32 = OPCODE_BITS | span(25, 22);
-    pub const fn decode(w: u32) -> Fmt4 {
-        Fmt4 {
-            vertex: field(w, 25, 24) as u8,
-            primitive: field(w, 23, 23) != 0,
-            winding: field(w, 22, 22) != 0,
-        }
-    }
-    pub const fn encode(&self) -> u32 {
-        place(self.vertex as u32, 25, 24)
-            | place(self.primitive as u32, 23, 23)
-            | place(self.winding as u32, 22, 22)
-    }
-}
-
-/// Format 5: `mad dst, src1 (narrow), src2 (wide), src3 (narrow)`. DST overlaps opcode bits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct Fmt5 {
-    pub dst: Dst,
-    pub idx: AddrIdx,
-    pub src1: Src,
-    pub src2: Src,
-    pub src3: Src,
-    /// Descriptor index, 5 bits (entries 0..31).
-    pub desc: u8,
-}
-
-impl Fmt5 {
-    pub const USED: u32 = u32::MAX;
-    pub const fn decode(w: u32) -> Fmt5 {
-        Fmt5 {
-            dst: Dst(field(w, 28, 24) as u8),
-            idx: AddrIdx::from_bits(field(w, 23, 22)),
-            src1: Src(field(w, 21, 17) as u8),
-            src2: Src(field(w, 16, 10) as u8),
-            src3: Src(field(w, 9, 5) as u8),
-            desc: field(w, 4, 0) as u8,
-        }
-    }
-    pub const fn encode(&self) -> u32 {
-        place(self.dst.0 as u32, 28, 24)
-            | place(self.idx.bits(), 23, 22)
-            | place(self.src1.0 as u32, 21, 17)
-            | place(self.src2.0 as u32, 16, 10)
-            | place(self.src3.0 as u32, 9, 5)
-            | place(self.desc as u32, 4, 0)
-    }
-}
-
-/// Format 5i: `madi dst, src1 (narrow), src2 (narrow), src3 (wide)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct Fmt5i {
-    pub dst: Dst,
-    pub idx: AddrIdx,
-    pub src1: Src,
-    pub src2: Src,
-    pub src3: Src,
-    /// Descriptor index, 5 bits (entries 0..31).
-    pub desc: u8,
-}
-
-impl Fmt5i {
-    pub const USED: u32 = u32::MAX;
-    pub const fn decode(w: u32) -> Fmt5i {
-        Fmt5i {
-            dst: Dst(field(w, 28, 24) as u8),
-            idx: AddrIdx::from_bits(field(w, 23, 22)),
-            src1: Src(field(w, 21, 17) as u8),
-            src2: Src(field(w, 16, 12) as u8),
-            src3: Src(field(w, 11, 5) as u8),
-            desc: field(w, 4, 0) as u8,
-        }
-    }
-    pub const fn encode(&self) -> u32 {
-        place(self.dst.0 as u32, 28, 24)
-            | place(self.idx.bits(), 23, 22)
-            | place(self.src1.0 as u32, 21, 17)
-            | place(self.src2.0 as u32, 16, 12)
-            | place(self.src3.0 as u32, 11, 5)
-            | place(self.desc as u32, 4, 0)
-    }
-}
-
-/// An undefined opcode: the whole word, kept for lossless round trips.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct RawWord(pub u32);
-
-impl RawWord {
-    pub const USED: u32 = u32::MAX;
-    pub const fn decode(w: u32) -> RawWord {
-        RawWord(w)
-    }
-    /// The whole word minus the opcode bits (the table ORs its own value back in).
-    pub const fn encode(&self) -> u32 {
-        self.0 & !OPCODE_BITS
-    }
-    /// The 6-bit opcode value the word carries.
-    pub const fn opcode_value(&self) -> u8 {
-        (self.0 >> 26) as u8
-    }
-}
+enum_fields!(AddrIdx, CmpOp, CondOp);
 
 /// What every format provides to the opcode table's generated decode and encode.
 pub trait Layout: Sized {
@@ -495,13 +208,37 @@ pub trait Layout: Sized {
     }
 }
 
-macro_rules! impl_layout {
-    ($($ty:ident),*) => {$(
+/// Declares each operand format once: its fields and their bit ranges `[hi:lo]`. The struct,
+/// the bits it reads (`USED`), its decoder and its encoder all come from that one list.
+macro_rules! formats {
+    ($(
+        $(#[$doc:meta])*
+        $ty:ident ($($derive:ident),*) {
+            $($(#[$fdoc:meta])* $name:ident: $fty:ty = [$hi:literal : $lo:literal]),+ $(,)?
+        }
+    )*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash $(, $derive)*)]
+        pub struct $ty {
+            $($(#[$fdoc])* pub $name: $fty),+
+        }
+
+        impl $ty {
+            /// Decodes any word (each field masked to its width).
+            pub fn decode(w: u32) -> $ty {
+                $ty { $($name: Field::from_field(field(w, $hi, $lo))),+ }
+            }
+            /// The operand bits of the word (the opcode table ORs the opcode in).
+            pub fn encode(&self) -> u32 {
+                0 $(| place(self.$name.to_field(), $hi, $lo))+
+            }
+        }
+
         impl Layout for $ty {
             const FORMAT: Format = Format::$ty;
-            const USED: u32 = $ty::USED;
-            fn decode_word(word: u32) -> Self {
-                $ty::decode(word)
+            const USED: u32 = OPCODE_BITS $(| span($hi, $lo))+;
+            fn decode_word(w: u32) -> $ty {
+                $ty::decode(w)
             }
             fn encode_fields(&self) -> u32 {
                 self.encode()
@@ -509,16 +246,137 @@ macro_rules! impl_layout {
         }
     )*};
 }
-impl_layout!(Fmt0, Fmt1, Fmt1u, Fmt1i, Fmt1c, Fmt2, Fmt3b, Fmt3i, Fmt4, Fmt5, Fmt5i);
+
+/// Format 0: no operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Fmt0;
+
+impl Layout for Fmt0 {
+    const FORMAT: Format = Format::Fmt0;
+    const USED: u32 = OPCODE_BITS;
+    fn decode_word(_word: u32) -> Fmt0 {
+        Fmt0
+    }
+    fn encode_fields(&self) -> u32 {
+        0
+    }
+}
+
+formats! {
+    /// Format 1: `op dst, src1 (wide), src2 (narrow)`.
+    Fmt1 (Default) {
+        dst: Dst = [25:21],
+        idx: AddrIdx = [20:19],
+        src1: Src = [18:12],
+        src2: Src = [11:7],
+        desc: u8 = [6:0],
+    }
+
+    /// Format 1u: `op dst, src1 (wide)`.
+    Fmt1u (Default) {
+        dst: Dst = [25:21],
+        idx: AddrIdx = [20:19],
+        src1: Src = [18:12],
+        desc: u8 = [6:0],
+    }
+
+    /// Format 1i: `op dst, src1 (narrow), src2 (wide)`.
+    Fmt1i (Default) {
+        dst: Dst = [25:21],
+        idx: AddrIdx = [20:19],
+        src1: Src = [18:14],
+        src2: Src = [13:7],
+        desc: u8 = [6:0],
+    }
+
+    /// Format 1c: `cmp src1 (wide), cmpx, cmpy, src2 (narrow)`. CMPX overlaps opcode bit 26.
+    Fmt1c () {
+        cmpx: CmpOp = [26:24],
+        cmpy: CmpOp = [23:21],
+        idx: AddrIdx = [20:19],
+        src1: Src = [18:12],
+        src2: Src = [11:7],
+        desc: u8 = [6:0],
+    }
+
+    /// Format 2: a control transfer conditioned on cc.
+    Fmt2 () {
+        refx: bool = [25:25],
+        refy: bool = [24:24],
+        condop: CondOp = [23:22],
+        /// Target word address (12 bits).
+        dest: u16 = [21:10],
+        /// Instruction count (8 bits).
+        num: u8 = [7:0],
+    }
+
+    /// Format 3 with a bool uniform id (CALLU, IFU, JMPU).
+    Fmt3b (Default) {
+        /// Bool uniform b0..b15.
+        id: u8 = [25:22],
+        dest: u16 = [21:10],
+        num: u8 = [7:0],
+    }
+
+    /// Format 3 with an int uniform id (LOOP).
+    Fmt3i (Default) {
+        /// Int uniform i0..i3.
+        id: u8 = [23:22],
+        dest: u16 = [21:10],
+        num: u8 = [7:0],
+    }
+
+    /// Format 4: SETEMIT.
+    Fmt4 (Default) {
+        /// Emitter slot 0..3.
+        vertex: u8 = [25:24],
+        primitive: bool = [23:23],
+        winding: bool = [22:22],
+    }
+
+    /// Format 5: `mad dst, src1 (narrow), src2 (wide), src3 (narrow)`. DST overlaps opcode bits.
+    Fmt5 (Default) {
+        dst: Dst = [28:24],
+        idx: AddrIdx = [23:22],
+        src1: Src = [21:17],
+        src2: Src = [16:10],
+        src3: Src = [9:5],
+        /// Descriptor index, 5 bits (entries 0..31).
+        desc: u8 = [4:0],
+    }
+
+    /// Format 5i: `madi dst, src1 (narrow), src2 (narrow), src3 (wide)`.
+    Fmt5i (Default) {
+        dst: Dst = [28:24],
+        idx: AddrIdx = [23:22],
+        src1: Src = [21:17],
+        src2: Src = [16:12],
+        src3: Src = [11:5],
+        /// Descriptor index, 5 bits (entries 0..31).
+        desc: u8 = [4:0],
+    }
+}
+
+/// An undefined opcode: the whole word, kept for lossless round trips.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct RawWord(pub u32);
+
+impl RawWord {
+    /// The 6-bit opcode value the word carries.
+    pub const fn opcode_value(&self) -> u8 {
+        (self.0 >> 26) as u8
+    }
+}
 
 impl Layout for RawWord {
     const FORMAT: Format = Format::Raw;
-    const USED: u32 = RawWord::USED;
-    fn decode_word(word: u32) -> Self {
+    const USED: u32 = u32::MAX;
+    fn decode_word(word: u32) -> RawWord {
         RawWord(word)
     }
+    /// The whole word minus the opcode bits (the table ORs its own value back in).
     fn encode_fields(&self) -> u32 {
-        self.encode()
+        self.0 & !OPCODE_BITS
     }
     fn own_opcode(&self) -> Option<u8> {
         Some(self.opcode_value())
