@@ -12,7 +12,7 @@ use super::number;
 use super::opdesc::DescError;
 use super::operand::{Fail, Operand, RegClass};
 use super::state::{Asm, VERTEX_CODE_LIMIT};
-use super::syntax::{self, care_bits, Fields, Syntax};
+use super::syntax::{self, care_bits, AluSyntax, Fields, Flow, Syntax};
 use super::text::{Args, Piece, Statement};
 use crate::isa::{
     AddrIdx, CmpOp, Dst, Fmt0, Fmt1, Fmt1c, Fmt1i, Fmt1u, Fmt5, Fmt5i, OpDesc, Opcode, Src, SrcMod,
@@ -92,16 +92,20 @@ impl Asm {
                 self.emit(op, Fields::F0(Fmt0));
                 Ok(())
             }
-            Syntax::TwoSources { inverted } => self.two_sources(st, op, inverted),
-            Syntax::OneSource => self.one_source(st, op),
-            Syntax::Mova => self.mova(st, op),
-            Syntax::Cmp => self.cmp(st, op),
-            Syntax::Mad { inverted } => self.mad(st, op, inverted),
-            Syntax::Call | Syntax::CallC | Syntax::BreakC | Syntax::IfC | Syntax::JmpC => {
-                self.flow_cond(st, op)
-            }
-            Syntax::CallU | Syntax::IfU | Syntax::JmpU => self.flow_bool(st, op),
-            Syntax::Loop => self.flow_loop(st, op),
+            Syntax::Alu(alu) => match alu {
+                AluSyntax::TwoSources { inverted } => self.two_sources(st, op, inverted),
+                AluSyntax::OneSource => self.one_source(st, op),
+                AluSyntax::Mova => self.mova(st, op),
+                AluSyntax::Cmp => self.cmp(st, op),
+                AluSyntax::Mad { inverted } => self.mad(st, op, inverted),
+            },
+            Syntax::Flow(flow) => match flow {
+                Flow::Call | Flow::CallC | Flow::BreakC | Flow::IfC | Flow::JmpC => {
+                    self.flow_cond(st, op, flow)
+                }
+                Flow::CallU | Flow::IfU | Flow::JmpU => self.flow_bool(st, op, flow),
+                Flow::Loop => self.flow_loop(st, op),
+            },
             Syntax::SetEmit => self.setemit(st, op),
             // `lookup` folds inverted spellings and never returns undefined opcodes.
             Syntax::InvertedOf(_) | Syntax::RawOnly => Err(Fail::new(
@@ -229,7 +233,7 @@ impl Asm {
     ) -> Result<u8, Fail> {
         let want = OpDesc::new(mask, srcs).0;
         let care = care_bits(op, mask);
-        let is_mad = matches!(syntax::syntax(op), Syntax::Mad { .. });
+        let is_mad = matches!(syntax::syntax(op), Syntax::Alu(AluSyntax::Mad { .. }));
         let result = if is_mad {
             self.descs.get_mad(want, care, explicit).map(|(i, swap)| {
                 if let Some((a, b)) = swap {
@@ -255,7 +259,7 @@ impl Asm {
             let Some(alu) = instr.alu() else { continue };
             if matches!(
                 syntax::syntax(syntax::normal_form(instr.opcode())),
-                Syntax::Mad { .. }
+                Syntax::Alu(AluSyntax::Mad { .. })
             ) {
                 continue;
             }

@@ -10,7 +10,7 @@ use super::emit::{missing, need, no_more};
 use super::number;
 use super::operand::{Fail, Operand, RegClass, IDENTITY};
 use super::state::{Asm, Block, Reloc, RelocKind, TargetRef, MAX_NESTING};
-use super::syntax::{self, Fields, Syntax};
+use super::syntax::{Fields, Flow};
 use super::text::{is_identifier, Args, Piece, Statement};
 use crate::isa::{AddrIdx, CondOp, Fmt2, Fmt3b, Fmt3i, Fmt4, Opcode};
 
@@ -153,12 +153,17 @@ impl Asm {
     }
 
     /// breakc, call, callc, ifc, jmpc.
-    pub(crate) fn flow_cond(&mut self, st: Statement<'_>, op: Opcode) -> Result<(), Fail> {
+    pub(crate) fn flow_cond(
+        &mut self,
+        st: Statement<'_>,
+        op: Opcode,
+        flow: Flow,
+    ) -> Result<(), Fail> {
         let mut args = Args::new(st.rest);
-        let syntax = syntax::syntax(op);
-        let (refx, refy, condop) = match syntax {
-            Syntax::Call => (false, false, CondOp::Or),
-            _ => condition(need(&mut args, &st)?)?,
+        let (refx, refy, condop) = if flow == Flow::Call {
+            (false, false, CondOp::Or)
+        } else {
+            condition(need(&mut args, &st)?)?
         };
         let target = args.comma();
         let count = args.comma();
@@ -170,10 +175,10 @@ impl Asm {
             dest: 0,
             num: 0,
         };
-        match (syntax, target, count) {
+        match (flow, target, count) {
             // picasso forms.
-            (Syntax::BreakC, None, None) => self.emit(op, Fields::F2(word)),
-            (Syntax::IfC, None, None) => {
+            (Flow::BreakC, None, None) => self.emit(op, Fields::F2(word)),
+            (Flow::IfC, None, None) => {
                 let pos = self.code.len();
                 let site = self.site(st.head);
                 self.open(
@@ -186,11 +191,11 @@ impl Asm {
                 )?;
                 self.emit(op, Fields::F2(word));
             }
-            (Syntax::Call | Syntax::CallC, Some(t), None) => {
+            (Flow::Call | Flow::CallC, Some(t), None) => {
                 let target = self.proc_name(t)?;
                 self.emit_targeted(op, Fields::F2(word), Some(target), RelocKind::Proc);
             }
-            (Syntax::JmpC, Some(t), count) => {
+            (Flow::JmpC, Some(t), count) => {
                 if let Some(c) = count {
                     word.num = Self::count(c)?;
                 }
@@ -198,7 +203,7 @@ impl Asm {
                 self.emit_targeted(op, Fields::F2(word), Some(target), RelocKind::Label);
             }
             // Extension: explicit destination and count.
-            (Syntax::BreakC | Syntax::IfC | Syntax::Call | Syntax::CallC, Some(t), Some(c)) => {
+            (Flow::BreakC | Flow::IfC | Flow::Call | Flow::CallC, Some(t), Some(c)) => {
                 word.num = Self::count(c)?;
                 let target = self.target(t)?;
                 self.emit_targeted(op, Fields::F2(word), Some(target), RelocKind::Target);
@@ -216,12 +221,16 @@ impl Asm {
     }
 
     /// callu, ifu, jmpu.
-    pub(crate) fn flow_bool(&mut self, st: Statement<'_>, op: Opcode) -> Result<(), Fail> {
+    pub(crate) fn flow_bool(
+        &mut self,
+        st: Statement<'_>,
+        op: Opcode,
+        flow: Flow,
+    ) -> Result<(), Fail> {
         let mut args = Args::new(st.rest);
-        let syntax = syntax::syntax(op);
         let b = need(&mut args, &st)?;
         let (negate, b) = match b.s.strip_prefix('!') {
-            Some(_) if syntax == Syntax::JmpU => (true, b.from(1).trim()),
+            Some(_) if flow == Flow::JmpU => (true, b.from(1).trim()),
             Some(_) => {
                 return Err(Fail::new(
                     b,
@@ -237,7 +246,7 @@ impl Asm {
         if o.reg.class != RegClass::Bool || o.idx != AddrIdx::None {
             return Err(Fail::new(b, format!("invalid boolean uniform: {}", b.s)));
         }
-        self.plain_register(b, &o, syntax == Syntax::JmpU)?;
+        self.plain_register(b, &o, flow == Flow::JmpU)?;
         let target = args.comma();
         let count = args.comma();
         no_more(&mut args)?;
@@ -246,8 +255,8 @@ impl Asm {
             dest: 0,
             num: u8::from(negate),
         };
-        match (syntax, target, count) {
-            (Syntax::IfU, None, None) => {
+        match (flow, target, count) {
+            (Flow::IfU, None, None) => {
                 let pos = self.code.len();
                 let site = self.site(st.head);
                 self.open(
@@ -260,18 +269,18 @@ impl Asm {
                 )?;
                 self.emit(op, Fields::F3b(word));
             }
-            (Syntax::CallU, Some(t), None) => {
+            (Flow::CallU, Some(t), None) => {
                 let target = self.proc_name(t)?;
                 self.emit_targeted(op, Fields::F3b(word), Some(target), RelocKind::Proc);
             }
-            (Syntax::JmpU, Some(t), count) => {
+            (Flow::JmpU, Some(t), count) => {
                 if let Some(c) = count {
                     word.num |= Self::count(c)?;
                 }
                 let target = self.target(t)?;
                 self.emit_targeted(op, Fields::F3b(word), Some(target), RelocKind::Label);
             }
-            (Syntax::IfU | Syntax::CallU, Some(t), Some(c)) => {
+            (Flow::IfU | Flow::CallU, Some(t), Some(c)) => {
                 word.num = Self::count(c)?;
                 let target = self.target(t)?;
                 self.emit_targeted(op, Fields::F3b(word), Some(target), RelocKind::Target);

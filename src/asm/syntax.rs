@@ -18,6 +18,22 @@ pub(crate) const ALIASES: &[(&str, Opcode)] = &[("for", Opcode::Loop)];
 pub(crate) enum Syntax {
     /// `nop`, `end`, `emit`, `break`.
     NoOperands,
+    /// An ALU instruction written with its normal-form mnemonic.
+    Alu(AluSyntax),
+    /// The inverted form of another opcode: written with the normal form's mnemonic or its own,
+    /// which picasso treats as a pure synonym (the form is chosen from the operands).
+    InvertedOf(Opcode),
+    /// A control-flow instruction with a target, a condition or a uniform.
+    Flow(Flow),
+    /// `setemit vtx[, flags]`.
+    SetEmit,
+    /// Not writable as an instruction (undefined opcode values): only as a raw word.
+    RawOnly,
+}
+
+/// The operands of an ALU instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AluSyntax {
     /// `op dst, src1, src2`; `inverted` is the opcode used when src2 must take the wide slot.
     TwoSources { inverted: Option<Opcode> },
     /// `op dst, src1`.
@@ -28,9 +44,11 @@ pub(crate) enum Syntax {
     Cmp,
     /// `mad dst, src1, src2, src3` (MADI when src3 must take the wide slot).
     Mad { inverted: Opcode },
-    /// The inverted form of another opcode: written with the normal form's mnemonic or its own,
-    /// which picasso treats as a pure synonym (the form is chosen from the operands).
-    InvertedOf(Opcode),
+}
+
+/// The operands of a control-flow instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flow {
     /// `call proc`.
     Call,
     /// `callc cond, proc`.
@@ -49,57 +67,48 @@ pub(crate) enum Syntax {
     JmpC,
     /// `jmpu [!]bN, label`.
     JmpU,
-    /// `setemit vtx[, flags]`.
-    SetEmit,
-    /// Not writable as an instruction (undefined opcode values): only as a raw word.
-    RawOnly,
 }
 
 /// The syntax of every opcode.
 pub(crate) const fn syntax(op: Opcode) -> Syntax {
+    const fn two(inverted: Option<Opcode>) -> Syntax {
+        Syntax::Alu(AluSyntax::TwoSources { inverted })
+    }
     match op {
         Opcode::Add | Opcode::Dp3 | Opcode::Dp4 | Opcode::Mul | Opcode::Max | Opcode::Min => {
-            Syntax::TwoSources { inverted: None }
+            two(None)
         }
-        Opcode::Dph => Syntax::TwoSources {
-            inverted: Some(Opcode::Dphi),
-        },
-        Opcode::Dst => Syntax::TwoSources {
-            inverted: Some(Opcode::Dsti),
-        },
-        Opcode::Sge => Syntax::TwoSources {
-            inverted: Some(Opcode::Sgei),
-        },
-        Opcode::Slt => Syntax::TwoSources {
-            inverted: Some(Opcode::Slti),
-        },
+        Opcode::Dph => two(Some(Opcode::Dphi)),
+        Opcode::Dst => two(Some(Opcode::Dsti)),
+        Opcode::Sge => two(Some(Opcode::Sgei)),
+        Opcode::Slt => two(Some(Opcode::Slti)),
         Opcode::Dphi => Syntax::InvertedOf(Opcode::Dph),
         Opcode::Dsti => Syntax::InvertedOf(Opcode::Dst),
         Opcode::Sgei => Syntax::InvertedOf(Opcode::Sge),
         Opcode::Slti => Syntax::InvertedOf(Opcode::Slt),
         Opcode::Madi => Syntax::InvertedOf(Opcode::Mad),
-        Opcode::Mad => Syntax::Mad {
+        Opcode::Mad => Syntax::Alu(AluSyntax::Mad {
             inverted: Opcode::Madi,
-        },
+        }),
         Opcode::Ex2
         | Opcode::Lg2
         | Opcode::Litp
         | Opcode::Flr
         | Opcode::Rcp
         | Opcode::Rsq
-        | Opcode::Mov => Syntax::OneSource,
-        Opcode::Mova => Syntax::Mova,
-        Opcode::Cmp => Syntax::Cmp,
+        | Opcode::Mov => Syntax::Alu(AluSyntax::OneSource),
+        Opcode::Mova => Syntax::Alu(AluSyntax::Mova),
+        Opcode::Cmp => Syntax::Alu(AluSyntax::Cmp),
         Opcode::Break | Opcode::Nop | Opcode::End | Opcode::Emit => Syntax::NoOperands,
-        Opcode::Call => Syntax::Call,
-        Opcode::Callc => Syntax::CallC,
-        Opcode::Callu => Syntax::CallU,
-        Opcode::Ifu => Syntax::IfU,
-        Opcode::Ifc => Syntax::IfC,
-        Opcode::Loop => Syntax::Loop,
-        Opcode::Breakc => Syntax::BreakC,
-        Opcode::Jmpc => Syntax::JmpC,
-        Opcode::Jmpu => Syntax::JmpU,
+        Opcode::Call => Syntax::Flow(Flow::Call),
+        Opcode::Callc => Syntax::Flow(Flow::CallC),
+        Opcode::Callu => Syntax::Flow(Flow::CallU),
+        Opcode::Ifu => Syntax::Flow(Flow::IfU),
+        Opcode::Ifc => Syntax::Flow(Flow::IfC),
+        Opcode::Loop => Syntax::Flow(Flow::Loop),
+        Opcode::Breakc => Syntax::Flow(Flow::BreakC),
+        Opcode::Jmpc => Syntax::Flow(Flow::JmpC),
+        Opcode::Jmpu => Syntax::Flow(Flow::JmpU),
         Opcode::Setemit => Syntax::SetEmit,
         Opcode::Undefined => Syntax::RawOnly,
     }
@@ -110,20 +119,8 @@ pub(crate) const fn normal_form(op: Opcode) -> Opcode {
     match syntax(op) {
         Syntax::InvertedOf(normal) => normal,
         Syntax::NoOperands
-        | Syntax::TwoSources { .. }
-        | Syntax::OneSource
-        | Syntax::Mova
-        | Syntax::Cmp
-        | Syntax::Mad { .. }
-        | Syntax::Call
-        | Syntax::CallC
-        | Syntax::CallU
-        | Syntax::IfU
-        | Syntax::IfC
-        | Syntax::Loop
-        | Syntax::BreakC
-        | Syntax::JmpC
-        | Syntax::JmpU
+        | Syntax::Alu(_)
+        | Syntax::Flow(_)
         | Syntax::SetEmit
         | Syntax::RawOnly => op,
     }
@@ -145,22 +142,7 @@ pub(crate) fn lookup(mnemonic: &str) -> Option<Opcode> {
     match syntax(found) {
         Syntax::RawOnly => None,
         Syntax::InvertedOf(normal) => Some(normal),
-        Syntax::NoOperands
-        | Syntax::TwoSources { .. }
-        | Syntax::OneSource
-        | Syntax::Mova
-        | Syntax::Cmp
-        | Syntax::Mad { .. }
-        | Syntax::Call
-        | Syntax::CallC
-        | Syntax::CallU
-        | Syntax::IfU
-        | Syntax::IfC
-        | Syntax::Loop
-        | Syntax::BreakC
-        | Syntax::JmpC
-        | Syntax::JmpU
-        | Syntax::SetEmit => Some(found),
+        Syntax::NoOperands | Syntax::Alu(_) | Syntax::Flow(_) | Syntax::SetEmit => Some(found),
     }
 }
 
@@ -203,21 +185,17 @@ pub(crate) fn care_bits(op: Opcode, mask: u8) -> u32 {
     let op = normal_form(op);
     let unwritten = [mask & 8 == 0, mask & 4 == 0, mask & 2 == 0, mask & 1 == 0];
     let base = match syntax(op) {
-        Syntax::TwoSources { .. } => OpDesc::new(0xF, [ALL_BITS, ALL_BITS, NO_BITS]),
-        Syntax::OneSource | Syntax::Mova => OpDesc::new(0xF, [ALL_BITS, NO_BITS, NO_BITS]),
-        Syntax::Cmp => OpDesc::new(0, [ALL_BITS, ALL_BITS, NO_BITS]),
-        Syntax::Mad { .. } => OpDesc::new(0xF, [ALL_BITS; 3]),
+        Syntax::Alu(alu) => match alu {
+            AluSyntax::TwoSources { .. } => OpDesc::new(0xF, [ALL_BITS, ALL_BITS, NO_BITS]),
+            AluSyntax::OneSource | AluSyntax::Mova => {
+                OpDesc::new(0xF, [ALL_BITS, NO_BITS, NO_BITS])
+            }
+            AluSyntax::Cmp => OpDesc::new(0, [ALL_BITS, ALL_BITS, NO_BITS]),
+            AluSyntax::Mad { .. } => OpDesc::new(0xF, [ALL_BITS; 3]),
+        },
         Syntax::InvertedOf(_)
         | Syntax::NoOperands
-        | Syntax::Call
-        | Syntax::CallC
-        | Syntax::CallU
-        | Syntax::IfU
-        | Syntax::IfC
-        | Syntax::Loop
-        | Syntax::BreakC
-        | Syntax::JmpC
-        | Syntax::JmpU
+        | Syntax::Flow(_)
         | Syntax::SetEmit
         | Syntax::RawOnly => OpDesc(0),
     };
@@ -392,41 +370,14 @@ pub(crate) fn with_desc(instr: Instruction, desc: u8) -> Instruction {
 /// Whether a block may not end right after this instruction, so that picasso inserts a padding
 /// NOP: after a jump or call always, after BREAK/BREAKC when the block is a loop.
 pub(crate) const fn needs_padding_after(op: Opcode, closing_loop: bool) -> bool {
-    match op {
-        Opcode::Jmpc | Opcode::Jmpu | Opcode::Call | Opcode::Callc | Opcode::Callu => true,
-        Opcode::Break | Opcode::Breakc => closing_loop,
-        Opcode::Add
-        | Opcode::Dp3
-        | Opcode::Dp4
-        | Opcode::Dph
-        | Opcode::Dst
-        | Opcode::Ex2
-        | Opcode::Lg2
-        | Opcode::Litp
-        | Opcode::Mul
-        | Opcode::Sge
-        | Opcode::Slt
-        | Opcode::Flr
-        | Opcode::Max
-        | Opcode::Min
-        | Opcode::Rcp
-        | Opcode::Rsq
-        | Opcode::Mova
-        | Opcode::Mov
-        | Opcode::Dphi
-        | Opcode::Dsti
-        | Opcode::Sgei
-        | Opcode::Slti
-        | Opcode::Nop
-        | Opcode::End
-        | Opcode::Ifu
-        | Opcode::Ifc
-        | Opcode::Loop
-        | Opcode::Emit
-        | Opcode::Setemit
-        | Opcode::Cmp
-        | Opcode::Madi
-        | Opcode::Mad
-        | Opcode::Undefined => false,
+    match syntax(op) {
+        Syntax::Flow(Flow::JmpC | Flow::JmpU | Flow::Call | Flow::CallC | Flow::CallU) => true,
+        Syntax::Flow(Flow::BreakC) => closing_loop,
+        Syntax::NoOperands => closing_loop && matches!(op, Opcode::Break),
+        Syntax::Flow(Flow::IfU | Flow::IfC | Flow::Loop)
+        | Syntax::Alu(_)
+        | Syntax::InvertedOf(_)
+        | Syntax::SetEmit
+        | Syntax::RawOnly => false,
     }
 }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use super::decls::Names;
 use crate::asm::operand::{RegClass, IDENTITY};
-use crate::asm::syntax::{self, care_bits, normal_form, spelling, Syntax};
+use crate::asm::syntax::{self, care_bits, normal_form, spelling, AluSyntax, Syntax};
 use crate::isa::{
     AddrIdx, AluOperands, CmpOp, CondOp, Control, DstKind, Fmt2, Fmt3b, Fmt3i, Instruction, Kind,
     Math, OpDesc, Opcode, Src, SrcKind, SrcMod,
@@ -274,29 +274,16 @@ pub(crate) fn render(word: u32, ctx: &Ctx<'_>, role: Role) -> Option<Rendered> {
 /// Is `op` the form the assembler picks for these operand classes?
 fn form_matches(op: Opcode, alu: &AluOperands) -> bool {
     let narrow = |s: Src| s.0 < 0x20;
+    let is_mad = |op| matches!(syntax::syntax(op), Syntax::Alu(AluSyntax::Mad { .. }));
     match syntax::syntax(op) {
         // Normal two-source forms: src2 is a narrow slot, so the inverted form is never chosen.
-        Syntax::TwoSources { .. } => true,
+        // MAD: src3 is narrow and carries no index register, so MADI is never chosen.
+        Syntax::Alu(_) => true,
         // DPHI & co.: chosen only when src2 is a float uniform (src1 is narrow by format).
-        Syntax::InvertedOf(normal) if !matches!(syntax::syntax(normal), Syntax::Mad { .. }) => {
-            !narrow(alu.src[1])
-        }
+        Syntax::InvertedOf(normal) if !is_mad(normal) => !narrow(alu.src[1]),
         // MADI: chosen when src3 is a float uniform (an index register needs one anyway).
         Syntax::InvertedOf(_) => !narrow(alu.src[2]),
-        // MAD: src3 is narrow and carries no index register, so MADI is never chosen.
-        Syntax::Mad { .. } | Syntax::OneSource | Syntax::Mova | Syntax::Cmp => true,
-        Syntax::NoOperands
-        | Syntax::Call
-        | Syntax::CallC
-        | Syntax::CallU
-        | Syntax::IfU
-        | Syntax::IfC
-        | Syntax::Loop
-        | Syntax::BreakC
-        | Syntax::JmpC
-        | Syntax::JmpU
-        | Syntax::SetEmit
-        | Syntax::RawOnly => false,
+        Syntax::NoOperands | Syntax::Flow(_) | Syntax::SetEmit | Syntax::RawOnly => false,
     }
 }
 
@@ -324,11 +311,14 @@ fn render_alu(
         return None;
     }
     let normal = normal_form(op);
-    let syn = syntax::syntax(normal);
+    // `normal_form` never gives an inverted opcode; the others have no ALU operands.
+    let Syntax::Alu(syn) = syntax::syntax(normal) else {
+        return None;
+    };
     let mask = entry.mask();
     let mut parts = Vec::new();
     match syn {
-        Syntax::Mova => {
+        AluSyntax::Mova => {
             if alu.dst.0 != 0 {
                 return None;
             }
@@ -342,8 +332,8 @@ fn render_alu(
                 .to_string(),
             );
         }
-        Syntax::Cmp => {}
-        Syntax::TwoSources { .. } | Syntax::OneSource | Syntax::Mad { .. } => {
+        AluSyntax::Cmp => {}
+        AluSyntax::TwoSources { .. } | AluSyntax::OneSource | AluSyntax::Mad { .. } => {
             if mask == 0 {
                 return None;
             }
@@ -360,19 +350,6 @@ fn render_alu(
                 mask_suffix(entry)
             ));
         }
-        Syntax::InvertedOf(_)
-        | Syntax::NoOperands
-        | Syntax::Call
-        | Syntax::CallC
-        | Syntax::CallU
-        | Syntax::IfU
-        | Syntax::IfC
-        | Syntax::Loop
-        | Syntax::BreakC
-        | Syntax::JmpC
-        | Syntax::JmpU
-        | Syntax::SetEmit
-        | Syntax::RawOnly => return None,
     }
     let srcs = entry.srcs();
     for (n, (&src, &m)) in alu.src.iter().zip(&srcs).take(alu.num_src).enumerate() {
@@ -383,12 +360,12 @@ fn render_alu(
         };
         parts.push(ctx.source(src, m, idx));
     }
-    if syn == Syntax::Cmp {
+    if syn == AluSyntax::Cmp {
         let (x, y) = cmp?;
         parts.insert(1, x.to_string());
         parts.insert(2, y.to_string());
     }
-    let cmask = if syn == Syntax::Cmp { 0 } else { mask };
+    let cmask = if syn == AluSyntax::Cmp { 0 } else { mask };
     let mut want_srcs = [SrcMod {
         negate: false,
         select: [0; 4],
@@ -401,7 +378,7 @@ fn render_alu(
         desc: Some(DescUse {
             want,
             care,
-            mad: matches!(syn, Syntax::Mad { .. }),
+            mad: matches!(syn, AluSyntax::Mad { .. }),
             index: usize::from(alu.desc),
         }),
     })

@@ -29,6 +29,7 @@ use self::code::{Ctx, Role};
 use self::decls::{Decls, Shared};
 use self::layout::CodePlan;
 use super::opdesc::DescTable;
+use super::syntax::{syntax, Flow, Syntax};
 use super::{assemble, Source};
 use crate::isa::{Instruction, Opcode};
 use crate::shbin::Shbin;
@@ -202,43 +203,20 @@ fn targets(shbin: &Shbin, plan: &CodePlan, procs: &HashMap<(u32, u32), String>) 
         } else {
             continue;
         };
-        let needed = match instr.opcode() {
-            Opcode::Jmpc | Opcode::Jmpu => true,
-            Opcode::Call | Opcode::Callc | Opcode::Callu => !procs.contains_key(&(dest, num)),
-            Opcode::Ifu | Opcode::Ifc | Opcode::Loop => !openers.contains(&a),
-            Opcode::Breakc => dest != 0 || num != 0,
-            Opcode::Add
-            | Opcode::Dp3
-            | Opcode::Dp4
-            | Opcode::Dph
-            | Opcode::Dst
-            | Opcode::Ex2
-            | Opcode::Lg2
-            | Opcode::Litp
-            | Opcode::Mul
-            | Opcode::Sge
-            | Opcode::Slt
-            | Opcode::Flr
-            | Opcode::Max
-            | Opcode::Min
-            | Opcode::Rcp
-            | Opcode::Rsq
-            | Opcode::Mova
-            | Opcode::Mov
-            | Opcode::Dphi
-            | Opcode::Dsti
-            | Opcode::Sgei
-            | Opcode::Slti
-            | Opcode::Break
-            | Opcode::Nop
-            | Opcode::End
-            | Opcode::Emit
-            | Opcode::Setemit
-            | Opcode::Cmp
-            | Opcode::Madi
-            | Opcode::Mad
-            | Opcode::Undefined => false,
+        let needed = match syntax(instr.opcode()) {
+            Syntax::Flow(Flow::JmpC | Flow::JmpU) => true,
+            Syntax::Flow(Flow::Call | Flow::CallC | Flow::CallU) => {
+                !procs.contains_key(&(dest, num))
+            }
+            Syntax::Flow(Flow::IfU | Flow::IfC | Flow::Loop) => !openers.contains(&a),
+            Syntax::Flow(Flow::BreakC) => dest != 0 || num != 0,
+            Syntax::NoOperands
+            | Syntax::Alu(_)
+            | Syntax::InvertedOf(_)
+            | Syntax::SetEmit
+            | Syntax::RawOnly => false,
         };
+
         if needed {
             out.insert(dest);
         }
