@@ -179,17 +179,7 @@ impl Asm {
             // picasso forms.
             (Flow::BreakC, None, None) => self.emit(op, Fields::F2(word)),
             (Flow::IfC, None, None) => {
-                let pos = self.code.len();
-                let site = self.site(st.head);
-                self.open(
-                    Block::If {
-                        pos,
-                        else_pos: None,
-                        site,
-                    },
-                    st.head,
-                )?;
-                self.emit(op, Fields::F2(word));
+                self.open_if(st.head, op, Fields::F2(word))?;
             }
             (Flow::Call | Flow::CallC, Some(t), None) => {
                 let target = self.proc_name(t)?;
@@ -210,6 +200,22 @@ impl Asm {
             }
             _ => return Err(missing(&st)),
         }
+        Ok(())
+    }
+
+    /// IFC/IFU: opens an IF block at the instruction about to be emitted, then emits it.
+    fn open_if(&mut self, head: Piece<'_>, op: Opcode, fields: Fields) -> Result<(), Fail> {
+        let pos = self.code.len();
+        let site = self.site(head);
+        self.open(
+            Block::If {
+                pos,
+                else_pos: None,
+                site,
+            },
+            head,
+        )?;
+        self.emit(op, fields);
         Ok(())
     }
 
@@ -257,17 +263,7 @@ impl Asm {
         };
         match (flow, target, count) {
             (Flow::IfU, None, None) => {
-                let pos = self.code.len();
-                let site = self.site(st.head);
-                self.open(
-                    Block::If {
-                        pos,
-                        else_pos: None,
-                        site,
-                    },
-                    st.head,
-                )?;
-                self.emit(op, Fields::F3b(word));
+                self.open_if(st.head, op, Fields::F3b(word))?;
             }
             (Flow::CallU, Some(t), None) => {
                 let target = self.proc_name(t)?;
