@@ -725,94 +725,89 @@ pub struct EngineRun {
     pub batch: Option<Result<(), RunError>>,
 }
 
-/// A way to run a program: a name and a function (program, uniforms, inputs, step budget).
+/// A way to run a program: a name and how it runs (program, uniforms, inputs, step budget).
 pub struct Engine {
     pub name: &'static str,
-    pub run: fn(&Program, &Uniforms, &[Regs16], u32) -> EngineRun,
+    runner: Runner,
 }
 
-/// Every engine this host can run. A new backend is one more entry here.
+/// What runs the program for an [`Engine`].
+#[derive(Clone, Copy)]
+enum Runner {
+    /// `run_vertex`, one vertex at a time.
+    InterpSingle,
+    /// The interpreter's batch entry, in parallel or not.
+    InterpBatch { par: bool },
+    /// A JIT backend through the engine API.
+    Native(Backend, Mode),
+}
+
+impl Engine {
+    pub fn run(
+        &self,
+        program: &Program,
+        u: &Uniforms,
+        inputs: &[Regs16],
+        budget: u32,
+    ) -> EngineRun {
+        match self.runner {
+            Runner::InterpSingle => interp_single(program, u, inputs, budget),
+            Runner::InterpBatch { par } => interp_batch(program, u, inputs, budget, par),
+            Runner::Native(backend, mode) => native(program, u, inputs, budget, backend, mode),
+        }
+    }
+}
+
+/// Every JIT engine by backend and entry point; [`engines`] keeps those the host can run.
+/// AVX-512 runs natively on an AVX-512 CPU, elsewhere in the x86-64 emulator (test builds).
+const NATIVE: &[(&str, Backend, Mode)] = &[
+    ("x64-sse41 run", Backend::X64Sse41, Mode::Aos),
+    ("x64-sse41 run_soa", Backend::X64Sse41, Mode::Soa),
+    ("x64-sse41 run_geometry", Backend::X64Sse41, Mode::Geometry),
+    ("x64-avx2 run", Backend::X64Avx2, Mode::Aos),
+    ("x64-avx2 run_soa", Backend::X64Avx2, Mode::Soa),
+    ("x64-avx2 run_par", Backend::X64Avx2, Mode::Par),
+    ("x64-avx2 run_geometry", Backend::X64Avx2, Mode::Geometry),
+    ("x64-avx512 run", Backend::X64Avx512, Mode::Aos),
+    ("x64-avx512 run_soa", Backend::X64Avx512, Mode::Soa),
+    ("x64-avx512 run_par", Backend::X64Avx512, Mode::Par),
+    (
+        "x64-avx512 run_geometry",
+        Backend::X64Avx512,
+        Mode::Geometry,
+    ),
+    ("aarch64 run", Backend::Aarch64, Mode::Aos),
+    ("aarch64 run_soa", Backend::Aarch64, Mode::Soa),
+    ("aarch64 run_geometry", Backend::Aarch64, Mode::Geometry),
+];
+
+/// Every engine this host can run. A new backend is more rows in [`NATIVE`].
 pub fn engines() -> Vec<Engine> {
     let mut all = vec![
         Engine {
             name: "interp run_vertex",
-            run: interp_single,
+            runner: Runner::InterpSingle,
         },
         Engine {
             name: "interp run",
-            run: |p, u, i, b| interp_batch(p, u, i, b, false),
+            runner: Runner::InterpBatch { par: false },
         },
         Engine {
             name: "interp run_par",
-            run: |p, u, i, b| interp_batch(p, u, i, b, true),
+            runner: Runner::InterpBatch { par: true },
         },
     ];
     let available = Backend::runnable();
-    if available.contains(&Backend::X64Sse41) {
-        all.push(Engine {
-            name: "x64-sse41 run",
-            run: |p, u, i, b| native(p, u, i, b, Backend::X64Sse41, Mode::Aos),
-        });
-        all.push(Engine {
-            name: "x64-sse41 run_soa",
-            run: |p, u, i, b| native(p, u, i, b, Backend::X64Sse41, Mode::Soa),
-        });
-        all.push(Engine {
-            name: "x64-sse41 run_geometry",
-            run: |p, u, i, b| native(p, u, i, b, Backend::X64Sse41, Mode::Geometry),
-        });
-    }
-    if available.contains(&Backend::X64Avx2) {
-        all.push(Engine {
-            name: "x64-avx2 run",
-            run: |p, u, i, b| native(p, u, i, b, Backend::X64Avx2, Mode::Aos),
-        });
-        all.push(Engine {
-            name: "x64-avx2 run_soa",
-            run: |p, u, i, b| native(p, u, i, b, Backend::X64Avx2, Mode::Soa),
-        });
-        all.push(Engine {
-            name: "x64-avx2 run_par",
-            run: |p, u, i, b| native(p, u, i, b, Backend::X64Avx2, Mode::Par),
-        });
-        all.push(Engine {
-            name: "x64-avx2 run_geometry",
-            run: |p, u, i, b| native(p, u, i, b, Backend::X64Avx2, Mode::Geometry),
-        });
-    }
-    // Natively on an AVX-512 CPU, elsewhere in the x86-64 emulator (test builds).
-    if available.contains(&Backend::X64Avx512) {
-        all.push(Engine {
-            name: "x64-avx512 run",
-            run: |p, u, i, b| native(p, u, i, b, Backend::X64Avx512, Mode::Aos),
-        });
-        all.push(Engine {
-            name: "x64-avx512 run_soa",
-            run: |p, u, i, b| native(p, u, i, b, Backend::X64Avx512, Mode::Soa),
-        });
-        all.push(Engine {
-            name: "x64-avx512 run_par",
-            run: |p, u, i, b| native(p, u, i, b, Backend::X64Avx512, Mode::Par),
-        });
-        all.push(Engine {
-            name: "x64-avx512 run_geometry",
-            run: |p, u, i, b| native(p, u, i, b, Backend::X64Avx512, Mode::Geometry),
-        });
-    }
-    if available.contains(&Backend::Aarch64) {
-        all.push(Engine {
-            name: "aarch64 run",
-            run: |p, u, i, b| native(p, u, i, b, Backend::Aarch64, Mode::Aos),
-        });
-        all.push(Engine {
-            name: "aarch64 run_soa",
-            run: |p, u, i, b| native(p, u, i, b, Backend::Aarch64, Mode::Soa),
-        });
-        all.push(Engine {
-            name: "aarch64 run_geometry",
-            run: |p, u, i, b| native(p, u, i, b, Backend::Aarch64, Mode::Geometry),
-        });
-    } else {
+    all.extend(
+        NATIVE
+            .iter()
+            .filter(|(_, backend, _)| available.contains(backend))
+            .map(|&(name, backend, mode)| Engine {
+                name,
+                runner: Runner::Native(backend, mode),
+            }),
+    );
+    if !available.contains(&Backend::Aarch64) {
         aarch64_missing();
     }
     all
@@ -1061,7 +1056,7 @@ pub fn run_all_budget(
     let engines = engines();
     let runs: Vec<(&str, EngineRun)> = engines
         .iter()
-        .map(|e| (e.name, (e.run)(program, uniforms, inputs, budget)))
+        .map(|e| (e.name, e.run(program, uniforms, inputs, budget)))
         .collect();
     let (first_name, first) = &runs[0];
     for (name, run) in &runs {
