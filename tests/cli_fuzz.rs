@@ -2,10 +2,14 @@
 //! per engine; `--ops` restricts the arithmetic (and refuses what is not arithmetic);
 //! `--replay` re-checks saved cases; the worker answers its protocol.
 
+#[path = "common/command.rs"]
+mod command;
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+use command::stdout_of;
 use picajit::engine::Backend;
 
 fn picajit() -> Command {
@@ -32,19 +36,13 @@ fn regress_file() -> PathBuf {
 #[test]
 fn a_seeded_slice_passes_on_every_backend() {
     let out = temp_dir("slice");
-    let run = picajit()
-        .args([
-            "fuzz", "--cases", "60", "--seed", "11", "--quiet", "--jobs", "2",
-        ])
-        .arg("--out-dir")
-        .arg(&out)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&run.stderr)
+    let stdout = stdout_of(
+        picajit()
+            .args([
+                "fuzz", "--cases", "60", "--seed", "11", "--quiet", "--jobs", "2",
+            ])
+            .arg("--out-dir")
+            .arg(&out),
     );
     let last = stdout.lines().last().unwrap_or("");
     assert!(last.starts_with("fuzz: 60 cases"), "{last}");
@@ -182,19 +180,13 @@ fn run_takes_the_budget_from_a_saved_case_name() {
 fn agal_slice_passes_and_cases_replay_on_a_backend() {
     let mut backends: Vec<&str> = Backend::runnable().iter().map(|b| b.name()).collect();
     backends.retain(|b| *b != "interp");
-    let run = picajit()
-        .args([
-            "fuzz", "--agal", "--cases", "120", "--seed", "5", "--jobs", "2",
-        ])
-        .arg("--backend")
-        .arg(backends.join(","))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&run.stderr)
+    let stdout = stdout_of(
+        picajit()
+            .args([
+                "fuzz", "--agal", "--cases", "120", "--seed", "5", "--jobs", "2",
+            ])
+            .arg("--backend")
+            .arg(backends.join(",")),
     );
     let last = stdout.lines().last().unwrap_or("");
     assert!(last.starts_with("agal fuzz: 120 cases"), "{last}");
@@ -206,16 +198,11 @@ fn agal_slice_passes_and_cases_replay_on_a_backend() {
     let dir = temp_dir("agal-case");
     let case = dir.join("skin.agcs");
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/agal/skinning.vertex.agal");
-    let made = picajit()
-        .args(["agal", "run", "--count", "9", "--seed", "4", "--save-case"])
-        .arg(&case)
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
+    stdout_of(
+        picajit()
+            .args(["agal", "run", "--count", "9", "--seed", "4", "--save-case"])
+            .arg(&case)
+            .arg(&src),
     );
     let outputs = |backend: &str| {
         let out = dir.join(format!("{backend}.agou"));
@@ -345,38 +332,22 @@ fn a_geometry_case_runs_and_writes_its_triangles_on_every_engine() {
     let dir = temp_dir("geometry-case");
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/shaders/subdivide.g.pica");
     let shbin = dir.join("subdivide.shbin");
-    let asm = picajit()
-        .arg("asm")
-        .arg(&src)
-        .arg("-o")
-        .arg(&shbin)
-        .output()
-        .unwrap();
-    assert!(
-        asm.status.success(),
-        "{}",
-        String::from_utf8_lossy(&asm.stderr)
-    );
+    stdout_of(picajit().arg("asm").arg(&src).arg("-o").arg(&shbin));
     let case_file = dir.join("subdivide.pcas");
-    let save = picajit()
-        .arg("run")
-        .arg(&shbin)
-        .args([
-            "--vertices",
-            "6",
-            "--seed",
-            "3",
-            "--backend",
-            "interp",
-            "--save-case",
-        ])
-        .arg(&case_file)
-        .output()
-        .unwrap();
-    assert!(
-        save.status.success(),
-        "{}",
-        String::from_utf8_lossy(&save.stderr)
+    stdout_of(
+        picajit()
+            .arg("run")
+            .arg(&shbin)
+            .args([
+                "--vertices",
+                "6",
+                "--seed",
+                "3",
+                "--backend",
+                "interp",
+                "--save-case",
+            ])
+            .arg(&case_file),
     );
     let bytes = std::fs::read(&case_file).unwrap();
     assert_eq!(bytes[4..8], 2u32.to_le_bytes(), "PCAS version 2");
@@ -451,29 +422,23 @@ fn every_engine() -> Vec<&'static str> {
 fn a_geometry_slice_passes_on_every_engine() {
     let engines = every_engine();
     let out = temp_dir("geometry-slice");
-    let run = picajit()
-        .args([
-            "fuzz",
-            "--geometry",
-            "--cases",
-            "40",
-            "--seed",
-            "7",
-            "--quiet",
-            "--jobs",
-            "2",
-        ])
-        .arg("--backend")
-        .arg(engines.join(","))
-        .arg("--out-dir")
-        .arg(&out)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&run.stderr)
+    let stdout = stdout_of(
+        picajit()
+            .args([
+                "fuzz",
+                "--geometry",
+                "--cases",
+                "40",
+                "--seed",
+                "7",
+                "--quiet",
+                "--jobs",
+                "2",
+            ])
+            .arg("--backend")
+            .arg(engines.join(","))
+            .arg("--out-dir")
+            .arg(&out),
     );
     let last = stdout.lines().last().unwrap_or("");
     assert!(last.starts_with("fuzz: 40 geometry cases"), "{last}");
@@ -608,17 +573,12 @@ fn a_planted_geometry_failure_is_minimized_saved_and_replays() {
     assert!(text.contains("a geometry case: "), "{text}");
     // `picajit run` replays it too, writing its triangles.
     let pcou = out.join("minimized.pcou");
-    let run = picajit()
-        .arg("run")
-        .arg(minimized[0])
-        .args(["--backend", engine, "-o"])
-        .arg(&pcou)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+    stdout_of(
+        picajit()
+            .arg("run")
+            .arg(minimized[0])
+            .args(["--backend", engine, "-o"])
+            .arg(&pcou),
     );
     let output = picajit::case::CaseOutput::parse(&std::fs::read(&pcou).unwrap()).unwrap();
     let triangles = output.triangles.expect("a geometry output");
@@ -628,16 +588,11 @@ fn a_planted_geometry_failure_is_minimized_saved_and_replays() {
 #[test]
 fn geometry_save_and_keep_slowest_write_the_generator_cases() {
     let out = temp_dir("geometry-save");
-    let save = picajit()
-        .args(["fuzz", "--geometry", "--save", "5,6"])
-        .arg("--out-dir")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        save.status.success(),
-        "{}",
-        String::from_utf8_lossy(&save.stderr)
+    stdout_of(
+        picajit()
+            .args(["fuzz", "--geometry", "--save", "5,6"])
+            .arg("--out-dir")
+            .arg(&out),
     );
     let files = saved(&out, "geometry-seed-");
     assert_eq!(files.len(), 2, "{files:?}");
