@@ -340,12 +340,25 @@ impl Asm {
         let (d, s1) = (need(&mut args, &st)?, need(&mut args, &st)?);
         no_more(&mut args)?;
         let (dst, mask) = self.dest(d)?;
+        let dst = Dst(dst.reg.code() as u8);
+        self.unary(st.head, op, (dst, mask), s1, explicit)
+    }
+
+    /// The one-source format's operand and descriptor, for a destination already parsed.
+    fn unary(
+        &mut self,
+        head: Piece<'_>,
+        op: Opcode,
+        (dst, mask): (Dst, u8),
+        s1: Piece<'_>,
+        explicit: Option<usize>,
+    ) -> Result<(), Fail> {
         let a = self.wide(s1, 1)?;
-        let desc = self.descriptor(st.head, op, mask, [src_mod(&a), NO_SRC, NO_SRC], explicit)?;
+        let desc = self.descriptor(head, op, mask, [src_mod(&a), NO_SRC, NO_SRC], explicit)?;
         self.emit(
             op,
             Fields::F1u(Fmt1u {
-                dst: Dst(dst.reg.code() as u8),
+                dst,
                 idx: a.idx,
                 src1: src(&a),
                 desc,
@@ -370,18 +383,7 @@ impl Asm {
                 ))
             }
         };
-        let a = self.wide(s1, 1)?;
-        let desc = self.descriptor(st.head, op, mask, [src_mod(&a), NO_SRC, NO_SRC], explicit)?;
-        self.emit(
-            op,
-            Fields::F1u(Fmt1u {
-                dst: Dst(0),
-                idx: a.idx,
-                src1: src(&a),
-                desc,
-            }),
-        );
-        Ok(())
+        self.unary(st.head, op, (Dst(0), mask), s1, explicit)
     }
 
     fn cmp(&mut self, st: Statement<'_>, op: Opcode) -> Result<(), Fail> {
