@@ -216,7 +216,10 @@ impl Emit<'_> {
             .iter()
             .find(|(b, _)| *b == bits && self.reuse);
         let v = match earlier {
-            Some(&(_, v)) => v,
+            Some(&(_, v)) => {
+                self.s.reused = true;
+                v
+            }
             None => self.op(Op::FConst, &[], [bits, 0]),
         };
         if self.nconsts < self.consts.len() {
@@ -242,6 +245,7 @@ impl Emit<'_> {
         if let Some(k) = leaf.filter(|_| self.reuse) {
             let earlier = self.s.leaves.vars[k];
             if earlier != UNSET {
+                self.s.reused = true;
                 self.raw[n][comp] = earlier;
                 return earlier;
             }
@@ -475,6 +479,17 @@ pub(super) struct Scratch {
     /// The reads this instruction made (entry of [`Leaves`], variable): at most one per source
     /// and component (the first `Emit::nleaves`).
     new_leaves: [(u16, Var); 12],
+    /// The last instruction lowered reused a read or constant of an earlier one ([`Leaves`]).
+    reused: bool,
+}
+
+impl Scratch {
+    /// True if the last instruction lowered reused a read or constant of an earlier
+    /// instruction of its block: its code then depends on that code, even where it names
+    /// none of its variables (a dead component's read, left out).
+    pub(super) fn reused(&self) -> bool {
+        self.reused
+    }
 }
 
 impl Default for Scratch {
@@ -487,6 +502,7 @@ impl Default for Scratch {
             copies: Vec::with_capacity(8),
             leaves: Leaves::default(),
             new_leaves: [(0, UNSET); 12],
+            reused: false,
         }
     }
 }
@@ -615,6 +631,7 @@ pub(super) fn lower(
     loads: &Loads,
     ins: Lowering<'_>,
 ) {
+    scratch.reused = false;
     let Lowering {
         math,
         ops,

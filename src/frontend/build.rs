@@ -203,11 +203,11 @@ pub(super) fn build_with(
             });
         }
         if let Some(slot) = bodies.get_mut(n) {
-            // Only code lowered first in its block: later code may reuse what earlier code
-            // in the block read (and then lacks instructions without naming them).
-            let first = start == 0;
+            // Code lowered after other code in its block may have reused what that code read
+            // (and then lacks instructions, even without naming that code's variables).
+            let alone = start == 0 || !cx.scratch.reused();
             *slot = range
-                .filter(|_| alu && first && mask.is_none())
+                .filter(|_| alu && alone && mask.is_none())
                 .map(|(start, end)| Body {
                     block,
                     start: start as u32,
