@@ -198,7 +198,7 @@ fn finished_groups(what: &str, st8: &[u32], st16: &[u32], t: &mut Tally) -> Vec<
 }
 
 /// `func`'s draw kernels (every input register with 1..=4 components from one interleaved
-/// array, output slots mapped round-robin with constants between) at W = 16, emulated through
+/// array, output slots as [`emu_support::random_draw_layout`] maps them) at W = 16, emulated through
 /// `ExecCode`, and W = 8 on the CPU, on 64 shuffled indices with repeats.
 fn agree_draw(
     name: &str,
@@ -236,8 +236,8 @@ fn agree_draw(
     let exec = ExecCode::new(&k16).expect("the tier runs, natively or emulated");
     let (mut ctx8, mut ctx16) = (context(uniforms, budget), context(uniforms, budget));
     let (mut out8, mut out16) = (
-        vec![[7.0f32; DRAW_SLOTS]; ids.len()],
-        vec![[7.0f32; DRAW_SLOTS]; ids.len()],
+        emu_support::output_buffer(&layout, ids.len()),
+        emu_support::output_buffer(&layout, ids.len()),
     );
     let (mut st8, mut st16) = (vec![0u32; ids.len() / 8], vec![0u32; ids.len() / 16]);
     native
@@ -300,7 +300,7 @@ fn agree_draw(
     let ids: Vec<u32> = (0..count as u32).collect();
     let run = |code: &ExecCode, vertices: DrawVertices<'_>, w: usize| {
         let mut ctx = context(uniforms, budget);
-        let mut out = vec![[7.0f32; DRAW_SLOTS]; count];
+        let mut out = emu_support::output_buffer(&layout, count);
         let mut st = vec![0u32; count / w];
         code.run_draw(&mut ctx, vertices, &arrays, &mut out, &mut st)
             .unwrap_or_else(|e| panic!("{what}: {e}"));

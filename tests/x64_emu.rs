@@ -155,8 +155,9 @@ fn agree(
 
 /// `func`'s draw kernel on `tier` (every input register with 1..=4 components from one
 /// interleaved array, so the emulator's read-only regions overlap; output slots mapped
-/// round-robin), natively and through [`ExecCode::emulated`], on shuffled indices with
-/// repeats: output vertices, status words and scalar state must agree.
+/// round-robin, or in groups that copied registers' rows can fill: see
+/// [`emu_support::random_draw_layout`]), natively and through [`ExecCode::emulated`], on
+/// shuffled indices with repeats: output vertices, status words and scalar state must agree.
 fn agree_draw(
     name: &str,
     func: &Verified,
@@ -190,8 +191,8 @@ fn agree_draw(
     let exec = ExecCode::emulated(&compiled);
     let (mut ctx_n, mut ctx_x) = (context(uniforms, budget), context(uniforms, budget));
     let (mut out_n, mut out_x) = (
-        vec![[7.0f32; DRAW_SLOTS]; ids.len()],
-        vec![[7.0f32; DRAW_SLOTS]; ids.len()],
+        emu_support::output_buffer(&layout, ids.len()),
+        emu_support::output_buffer(&layout, ids.len()),
     );
     let (mut st_n, mut st_x) = (vec![0u32; 4], vec![0u32; 4]);
     native
@@ -232,7 +233,7 @@ fn agree_draw(
     let exec = ExecCode::emulated(&compiled);
     let indexed = ExecCode::new(&x64::compile(func, tier, IoMode::Draw(layout)).expect("compiled"))
         .expect("host runs the tier");
-    let mut outs = [(); 3].map(|_| vec![[7.0f32; DRAW_SLOTS]; count]);
+    let mut outs = [(); 3].map(|_| emu_support::output_buffer(&layout, count));
     let mut sts = [(); 3].map(|_| vec![0u32; count / w]);
     let mut ctxs = [(); 3].map(|_| context(uniforms, budget));
     let [out_n, out_x, out_i] = &mut outs;

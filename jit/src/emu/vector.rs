@@ -637,6 +637,18 @@ impl Machine {
                 }
                 self.vout(ins, &from_u32s(&v), 16, 4)
             }
+            // SSE4.1: element e from the source where imm bit e is set, else kept.
+            M::Blendps => {
+                let imm = self.imm8(ins)?;
+                let s = u32s(&self.vsrc(ins, 1, 16)?);
+                let mut v = u32s(&self.vsrc(ins, 0, 16)?);
+                for (e, x) in v[..4].iter_mut().enumerate() {
+                    if imm >> e & 1 != 0 {
+                        *x = s[e];
+                    }
+                }
+                self.vout(ins, &from_u32s(&v), 16, 4)
+            }
             M::Movlhps | M::Vmovlhps => {
                 let (a, b) = self.two(ins, 16)?;
                 let mut v = a;
