@@ -672,6 +672,91 @@ fn uniform_only_changes_never_compile_and_reachable_code_changes_do() {
 }
 
 #[test]
+fn draws_after_uniform_changes_that_pick_other_kernels_equal_the_interpreter() {
+    // Uniform uploads between draws that change which multiplies by uniforms may be plain
+    // (a matrix with zeros, infinities, NaN, or all zero: no specialized kernels), back and
+    // forth, so that each kept layout's draw kernel changes from draw to draw: a range of 37
+    // vertices (stepped kernel: whole batches, then a partial last one) and a sparse list
+    // (indexed kernel), three times per upload, on every engine with background compiling
+    // off and on; every draw equals the interpreter's.
+    let shbin = shbin_of(&[("mvp.v.pica", &example("mvp.v.pica"))]);
+    let mut rng = fastrand::Rng::with_seed(61);
+    // Zeros and infinities among the inputs: a PICA multiply of one by an infinite or zero
+    // uniform (0.0) differs from an IEEE one (NaN), so a kernel specialized for other
+    // uniforms would show.
+    let data: Vec<f32> = (0..4 * 64)
+        .map(|k| match k % 9 {
+            0 => 0.0,
+            4 => f32::INFINITY,
+            7 => -0.0,
+            _ => rng.f32() * 4.0 - 2.0,
+        })
+        .collect();
+    let attributes = [
+        Attribute::packed(&data, 4),
+        Attribute::Array {
+            data: &data,
+            offset: 1,
+            stride: 4,
+            components: 4,
+        },
+    ];
+    let plain: Vec<Vec4> = (0..4)
+        .map(|r| std::array::from_fn(|c| 0.5 + (r * 4 + c) as f32 * 0.25))
+        .collect();
+    let mut zeros = plain.clone();
+    zeros[1][2] = 0.0;
+    zeros[3][0] = -0.0;
+    let mut special = plain.clone();
+    special[0][1] = f32::INFINITY;
+    special[2][3] = f32::NAN;
+    let nothing = vec![[0.0; 4]; 4];
+    let sets = [&plain, &zeros, &plain, &special, &nothing, &zeros, &plain];
+    let sparse: Vec<u16> = (0..21u16).map(|k| (k * 7) % 60).collect();
+    let draws = [
+        Indices::Range {
+            first: 2,
+            count: 37,
+        },
+        Indices::U16(&sparse),
+    ];
+    let setup = |p: &mut Pipeline, rows: &[Vec4]| {
+        let regs = p.regs_mut();
+        regs.set_input_attributes(Unit::Vertex, 2, false);
+        regs.set_permutation(Unit::Vertex, std::array::from_fn(|k| k as u8));
+        regs.upload_floats(Unit::Vertex, 0, FloatMode::F32, rows);
+    };
+    for background in [false, true] {
+        for backend in Backend::runnable() {
+            let engine = Engine::new(backend).unwrap();
+            let mut p = Pipeline::new(Arc::new(engine.with_background_compile(background)));
+            load(&mut p, &shbin, 0);
+            let mut out = DrawOutput::new();
+            for (k, rows) in sets.iter().enumerate() {
+                let mut reference = Pipeline::with_backend(Backend::Interp).unwrap();
+                load(&mut reference, &shbin, 0);
+                setup(&mut reference, rows);
+                setup(&mut p, rows);
+                for round in 0..3 {
+                    for indices in draws {
+                        let mut want = DrawOutput::new();
+                        reference.draw(indices, &attributes, &mut want).unwrap();
+                        p.draw(indices, &attributes, &mut out).unwrap();
+                        let what = format!(
+                            "{backend:?} background {background}, uniforms {k}, round {round}, \
+                             {} indices",
+                            indices.len()
+                        );
+                        assert_eq!(out.indices(), want.indices(), "{what}");
+                        assert_same_vertices(&out, &want, &what);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn the_first_draw_of_a_new_shader_runs_at_once_and_matches() {
     // Background compiling (the default): the first draws run the generic AoS kernel while
     // the specialized kernels compile; every draw gives the same vertices.

@@ -27,7 +27,7 @@ mod agal;
 mod backend;
 mod cache;
 mod draw;
-pub(crate) use draw::DrawVertices;
+pub(crate) use draw::{DrawMemo, DrawSite, DrawVertices};
 mod geometry;
 mod kernels;
 mod lowered;

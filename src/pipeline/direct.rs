@@ -14,7 +14,7 @@ use super::layouts::Layout;
 use super::semantic::Slot;
 use super::types::{DrawError, OutputVertex};
 use super::vertex::Feed;
-use crate::engine::{DrawVertices, Shader};
+use crate::engine::{DrawMemo, DrawSite, DrawVertices, Shader};
 use crate::pica::{Unit, SEMANTIC_SLOTS};
 use crate::program::{Uniforms, Vec4};
 
@@ -80,13 +80,14 @@ pub(super) fn layout(
 /// (the draw's [`Layout`]) into `vertices` (resized to `ids.len()`; `constants` says what
 /// their constant slots hold), or
 /// returns `None` if it has none for this draw (then `ids` is as it was and `vertices` is to
-/// be filled by the record path). `words` is scratch; only vertices `referenced` names count
-/// in a budget error.
+/// be filled by the record path). `words` is scratch; `memo` is the indexed layout's
+/// ([`DrawMemo`]); only vertices `referenced` names count in a budget error.
 pub(super) fn run(
     stage: Stage<'_>,
     ids: &mut Vec<u32>,
     (vertices, constants): (&mut Vec<OutputVertex>, &mut Constants),
     buffers: &mut Buffers,
+    memo: &mut DrawMemo,
     referenced: &mut Referenced,
 ) -> Option<Result<(), DrawError>> {
     let (vs, uniforms, feeds, layout) = (stage.vs, stage.uniforms, stage.feeds, stage.layout);
@@ -101,9 +102,13 @@ pub(super) fn run(
     let padded = n.div_ceil(w) * w;
     ids.resize(padded, last);
     constants.resize(vertices, padded, &layout.constants);
+    let site = DrawSite {
+        layout: &layout.indexed,
+        memo,
+    };
     let ran = vs.run_draw(
         uniforms,
-        &layout.indexed,
+        site,
         DrawVertices::Ids(ids),
         &inputs,
         OutputVertex::as_slots(vertices),
@@ -170,8 +175,9 @@ fn inputs_from<'a>(
 }
 
 /// Runs the vertex shader for the `count` consecutive vertices from `first` through its
-/// stepped draw kernel for `layout` into `vertices` (resized to `count`, their constant slots as
-/// `constants` says): the whole batches in one run,
+/// stepped draw kernel for `layout` (`memo`: the stepped layout's [`DrawMemo`]) into
+/// `vertices` (resized to `count`, their constant slots as `constants` says): the whole
+/// batches in one run,
 /// then a partial last batch as the last W vertices (recomputing some: a shader has no side
 /// effects). `None` if the range is shorter than a batch (the indexed kernel pads such a
 /// draw with no copies) or the shader has no stepped kernel for this draw (a stride above
@@ -184,6 +190,7 @@ pub(super) fn run_range(
     count: usize,
     (vertices, constants): (&mut Vec<OutputVertex>, &mut Constants),
     buffers: &mut Buffers,
+    memo: &mut DrawMemo,
     referenced: &mut Referenced,
 ) -> Option<Result<(), DrawError>> {
     let (vs, uniforms, feeds, layout) = (stage.vs, stage.uniforms, stage.feeds, stage.layout);
@@ -202,9 +209,13 @@ pub(super) fn run_range(
     if full > 0 {
         let inputs = inputs_from(feeds, &read, &fixed, first);
         let out = OutputVertex::as_slots(&mut vertices[..full]);
+        let site = DrawSite {
+            layout: stepped,
+            memo: &mut *memo,
+        };
         vs.run_draw(
             uniforms,
-            stepped,
+            site,
             DrawVertices::Range(full),
             &inputs,
             out,
@@ -216,14 +227,11 @@ pub(super) fn run_range(
     if full < count {
         let out = OutputVertex::as_slots(&mut vertices[from..from + w]);
         let inputs = inputs_from(feeds, &read, &fixed, first + from);
-        vs.run_draw(
-            uniforms,
-            stepped,
-            DrawVertices::Range(w),
-            &inputs,
-            out,
-            tail,
-        )?;
+        let site = DrawSite {
+            layout: stepped,
+            memo,
+        };
+        vs.run_draw(uniforms, site, DrawVertices::Range(w), &inputs, out, tail)?;
     } else {
         tail.clear();
     }

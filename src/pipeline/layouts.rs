@@ -4,7 +4,8 @@
 //! reads: array or fixed value, component count, stride — not the data or offsets), the
 //! output registers the shader writes, and the output map and mask — not on which shader it
 //! is: a draw whose key equals a kept one's reuses its entry instead of decoding the output
-//! map and building the layouts again, and entries hold no shader alive.
+//! map and building the layouts again. Each entry also remembers the draw kernels its last
+//! draws ran ([`Memos`]): their code, not their shader.
 
 use picajit_codegen::x64::{DrawLayout, DrawOrder};
 
@@ -12,7 +13,7 @@ use super::constants::{self, Slots};
 use super::direct;
 use super::semantic::{self, Slot};
 use super::vertex::Feed;
-use crate::engine::Shader;
+use crate::engine::{DrawMemo, Shader};
 use crate::pica::{GpuRegs, Unit, SEMANTIC_SLOTS};
 
 /// Entries kept (an emulator alternating a few shaders or vertex formats hits them all).
@@ -79,18 +80,31 @@ pub(super) struct Layout {
     pub(super) stepped: Option<DrawLayout>,
 }
 
+/// The draw kernels the last draws with an entry's layouts ran, one per layout: a draw whose
+/// uniforms pick the same kernels runs them without looking them up.
+#[derive(Debug, Default)]
+pub(super) struct Memos {
+    pub(super) indexed: DrawMemo,
+    pub(super) stepped: DrawMemo,
+}
+
 /// The kept entries, most recently added last.
 #[derive(Debug, Default)]
 pub(super) struct Layouts {
-    entries: Vec<(Key, Layout)>,
+    entries: Vec<(Key, Layout, Memos)>,
     /// The slot the next new entry replaces once all are taken.
     next: usize,
 }
 
 impl Layouts {
     /// The layout of a vertex-only draw of `vs` with `feeds` under `regs`' output map and
-    /// mask: a kept entry if one has the same key, else built and kept.
-    pub(super) fn get(&mut self, regs: &GpuRegs, vs: &Shader, feeds: &[Feed; 16]) -> &Layout {
+    /// mask, and its memos: a kept entry if one has the same key, else built and kept.
+    pub(super) fn get(
+        &mut self,
+        regs: &GpuRegs,
+        vs: &Shader,
+        feeds: &[Feed; 16],
+    ) -> (&Layout, &mut Memos) {
         let read = vs.input_components();
         let shape = Shape::of(feeds, &read);
         let written = vs.outputs_written();
@@ -99,9 +113,10 @@ impl Layouts {
         if let Some(i) = self
             .entries
             .iter()
-            .position(|(key, _)| key.matches(&shape, written, &map, mask))
+            .position(|(key, ..)| key.matches(&shape, written, &map, mask))
         {
-            return &self.entries[i].1;
+            let (_, layout, memos) = &mut self.entries[i];
+            return (layout, memos);
         }
         let table = semantic::table(&regs.output_map(), mask, written);
         let layout = Layout {
@@ -117,15 +132,17 @@ impl Layouts {
             output_map: map,
             output_mask: mask,
         };
+        let entry = (key, layout, Memos::default());
         let i = if self.entries.len() < ENTRIES {
-            self.entries.push((key, layout));
+            self.entries.push(entry);
             self.entries.len() - 1
         } else {
             let i = self.next;
-            self.entries[i] = (key, layout);
+            self.entries[i] = entry;
             self.next = (i + 1) % ENTRIES;
             i
         };
-        &self.entries[i].1
+        let (_, layout, memos) = &mut self.entries[i];
+        (layout, memos)
     }
 }

@@ -204,7 +204,7 @@ impl Pipeline {
             read,
             None,
         )?;
-        let layout = self.scratch.layouts.get(&self.regs, &vs, &feeds);
+        let (layout, _) = self.scratch.layouts.get(&self.regs, &vs, &feeds);
         let uniforms = self.regs.uniforms(Unit::Vertex);
         if let Some(stepped) = &layout.stepped {
             vs.prepare_draw(uniforms, stepped);
@@ -235,7 +235,7 @@ impl Pipeline {
             vs.input_components(),
             None,
         )?;
-        let layout = self.scratch.layouts.get(&self.regs, &vs, &feeds);
+        let (layout, _) = self.scratch.layouts.get(&self.regs, &vs, &feeds);
         let uniforms = self.regs.uniforms(Unit::Vertex);
         let stepped = layout.stepped.as_ref().map(|l| ("stepped", l));
         Ok([("indexed", &layout.indexed)]
@@ -341,7 +341,7 @@ fn vertex_only(
         Some(max_id),
     )?;
     let n = out.vertex_ids.list().len();
-    let layout = scratch.layouts.get(regs, vs, &feeds);
+    let (layout, memos) = scratch.layouts.get(regs, vs, &feeds);
     let mut referenced = match dense {
         Some(_) => Referenced::by(out.indices.list()),
         None => Referenced::all(),
@@ -364,6 +364,7 @@ fn vertex_only(
                     n,
                     (&mut out.vertices, &mut out.constants),
                     &mut scratch.direct,
+                    &mut memos.stepped,
                     &mut referenced,
                 )
             }
@@ -372,6 +373,7 @@ fn vertex_only(
                 out.vertex_ids.list_mut(),
                 (&mut out.vertices, &mut out.constants),
                 &mut scratch.direct,
+                &mut memos.indexed,
                 &mut referenced,
             ),
         };
