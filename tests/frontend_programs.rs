@@ -965,3 +965,41 @@ fn dead_components_are_not_built() {
     }
     assert_eq!(built[0], built[1]);
 }
+
+#[test]
+fn a_negated_source_component_is_negated_once_per_instruction() {
+    // The same program with the sources of ADD, MAX and MOV negated or not, each selecting x
+    // and y twice (`xxyy`). ADD and MAX negate r0.x and r0.y (v1.x and v1.y) once each, for
+    // both destination components that select them: 2 negations each. MOV copies each
+    // negation straight into its own destination component, as its plain copy would copy
+    // the value: as many instructions as without the negation.
+    let build = |negate: bool| {
+        let descs = [
+            desc(0xF),
+            desc_sw(0xF, [(negate, "xxyy"), (false, "xyzw"), (false, "xyzw")]),
+        ];
+        let code = [
+            f1(Instruction::Mul, rd(0), c(1), v(0), 0),
+            f1(Instruction::Add, rd(1), r(0), v(2), 1),
+            f1(Instruction::Max, rd(2), v(1), v(3), 1),
+            f1u(Instruction::Mov, rd(3), r(0), 1),
+            f1u(Instruction::Mov, o(0), r(1), 0),
+            f1u(Instruction::Mov, o(1), r(2), 0),
+            f1u(Instruction::Mov, o(2), r(3), 0),
+            end(),
+        ];
+        program(&code, &descs)
+    };
+    let u = uniforms([[0; 4]; 4], 0);
+    let negated = agree(&build(true), &u);
+    let plain = agree(&build(false), &u);
+    assert_eq!(
+        negated.stats.insts_before_dce - plain.stats.insts_before_dce,
+        4,
+        "negated:\n{}\nplain:\n{}",
+        negated.func,
+        plain.func
+    );
+    let text = negated.func.to_string();
+    assert_eq!(text.matches("neg").count(), 4, "{text}");
+}

@@ -118,6 +118,11 @@ struct Emit<'a> {
     /// ([`UNSET`]: not fetched yet).
     raw: [[Var; 4]; 3],
     modified: [[Var; 4]; 3],
+    /// Per source and register component: its negation, made once for every destination
+    /// component that selects it ([`UNSET`]: none yet). Only where the instruction may reuse
+    /// values (`reuse`): a negation that reaches a register copy unchanged folds into the
+    /// register write, once per copy (`fold_copies`).
+    negated: [[Var; 4]; 3],
     /// The constants emitted so far (bits, variable); an instruction uses at most four.
     consts: [(u32, Var); 4],
     nconsts: usize,
@@ -293,14 +298,21 @@ impl Emit<'_> {
     #[inline(never)]
     fn fetch(&mut self, n: usize, i: usize) -> Var {
         let m = self.mods[n];
-        let raw = self.raw(n, m.select[i] as usize & 3);
+        let comp = m.select[i] as usize & 3;
+        let raw = self.raw(n, comp);
         if raw == NOT_EMITTED {
             return raw;
         }
-        let v = if m.negate {
-            self.op(Op::Neg, &[raw], [0, 0])
-        } else {
+        let v = if !m.negate {
             raw
+        } else if self.reuse && self.negated[n][comp] != UNSET {
+            // The same negation as another destination component's: common-subexpression
+            // elimination would merge the two, so the function after the passes is the same.
+            self.negated[n][comp]
+        } else {
+            let v = self.op(Op::Neg, &[raw], [0, 0]);
+            self.negated[n][comp] = v;
+            v
         };
         self.modified[n][i] = v;
         v
@@ -664,6 +676,7 @@ pub(super) fn lower(
         pred,
         raw: [[UNSET; 4]; 3],
         modified: [[UNSET; 4]; 3],
+        negated: [[UNSET; 4]; 3],
         consts: [(0, UNSET); 4],
         nconsts: 0,
         dead: false,

@@ -54,12 +54,15 @@ impl Loads {
         }
     }
 
-    fn add(&mut self, ops: &AluOperands, n: usize, comp: usize) {
+    /// Adds the components in `comps` (bit `c`: component `c`) of source `n` of `ops`.
+    fn add(&mut self, ops: &AluOperands, n: usize, comps: u8) {
+        let comps = u64::from(comps);
         match load(ops, n) {
-            Load::Input(v) => self.inputs |= 1 << (4 * usize::from(v) + comp),
+            Load::Input(v) => self.inputs |= comps << (4 * u32::from(v)),
             Load::Uniform(u) => {
-                let bit = 4 * usize::from(u) + comp;
-                self.uniforms[bit / 64] |= 1 << (bit % 64);
+                // A uniform's four bits never straddle two words.
+                let bit = 4 * usize::from(u);
+                self.uniforms[bit / 64] |= comps << (bit % 64);
             }
             Load::Other => {}
         }
@@ -152,21 +155,15 @@ impl Transfer {
             if r == 0 {
                 continue;
             }
+            // The register components behind the swizzled components read.
             let select = desc.src(k).select;
+            let mut comps = 0u8;
+            for (i, &c) in select.iter().enumerate() {
+                comps |= (r >> i & 1) << (c & 3);
+            }
             match ops.src[k].kind() {
-                SrcKind::Temp(t) => {
-                    let base = 4 * u32::from(t);
-                    for (i, &c) in select.iter().enumerate() {
-                        live |= u64::from(r >> i & 1) << (base + u32::from(c & 3));
-                    }
-                }
-                SrcKind::Input(_) | SrcKind::Uniform(_) => {
-                    for (i, &c) in select.iter().enumerate() {
-                        if r >> i & 1 != 0 {
-                            loads.add(&ops, k, usize::from(c & 3));
-                        }
-                    }
-                }
+                SrcKind::Temp(t) => live |= u64::from(comps) << (4 * u32::from(t)),
+                SrcKind::Input(_) | SrcKind::Uniform(_) => loads.add(&ops, k, comps),
             }
         }
         kept | live
