@@ -494,7 +494,7 @@ struct Feed {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::{
         compact, drop_and_compact, has_back_edge, prune_from, single_block, solve, useless,
     };
@@ -509,7 +509,7 @@ mod tests {
 
     /// [`random_acyclic`], with some branches going back to an earlier block (or the same one)
     /// if `loops`: accumulators that only feed themselves around a cycle appear.
-    fn random_function(seed: u64, blocks: usize, loops: bool) -> Function {
+    pub(in crate::opt) fn random_function(seed: u64, blocks: usize, loops: bool) -> Function {
         let mut next = super::super::tests::xorshift(seed);
         let mut b = Builder::new();
         let pool: Vec<Var> = (0..6).map(|_| b.var(Ty::F32)).collect();
