@@ -14,8 +14,9 @@ use super::VarSet;
 pub struct Liveness {
     /// Dense sets live on entry to each block.
     live_in: Rows,
-    /// Dense sets live on exit from each block (the terminator's operand included when it
-    /// crosses blocks).
+    /// Dense sets live on exit from each block: the union of the successors' live-in sets. The
+    /// terminator's operand is read inside its block, so it is here only if a successor reads
+    /// it too ([`Liveness::live_after`] adds it to the block's last entry).
     live_out: Rows,
     /// Per variable: its dense number, `u32::MAX` if it never crosses a block boundary.
     dense: Vec<u32>,
