@@ -441,6 +441,14 @@ struct Walk {
 /// An edge to the end of the invocation in [`Walk::targets`].
 const TO_EXIT: u32 = u32::MAX;
 
+/// A target as [`Walk::targets`] lists it.
+fn flat(t: Target) -> u32 {
+    match t {
+        Target::State(x) => x as u32,
+        Target::Exit => TO_EXIT,
+    }
+}
+
 impl Walk {
     /// [`closure`], over the flat edges (made the first time): the same states visited in the
     /// same order, so the same work counted.
@@ -458,10 +466,7 @@ impl Walk {
             self.start.push(0);
             for node in &graph.nodes {
                 node.flow.each_target(&mut |t| {
-                    self.targets.push(match t {
-                        Target::State(x) => x as u32,
-                        Target::Exit => TO_EXIT,
-                    });
+                    self.targets.push(flat(t));
                     true
                 });
                 self.start.push(self.targets.len() as u32);
@@ -477,10 +482,7 @@ impl Walk {
             search,
         } = self;
         let search = *search;
-        let join = match join {
-            Target::State(j) => j as u32,
-            Target::Exit => TO_EXIT,
-        };
+        let join = flat(join);
         let mut stack = Vec::new();
         let mut states = Vec::new();
         // False for an edge out of the region (to the end, when that is not the join).
@@ -500,13 +502,7 @@ impl Walk {
         };
         let mut first = true;
         stay.each_target(&mut |t| {
-            first = push(
-                match t {
-                    Target::State(x) => x as u32,
-                    Target::Exit => TO_EXIT,
-                },
-                &mut stack,
-            );
+            first = push(flat(t), &mut stack);
             first
         });
         if !first {
