@@ -1,6 +1,6 @@
 //! From the state graph to an IR function: block 0 initializes the registers, every abstract
-//! state gets a head block holding its instruction's ALU code followed by its step's decision
-//! tree; conditions become terminators (`BranchBool`, `BranchUniform` on a mask computed from
+//! state gets a head block (unless its code surely goes on in the block before it, `heads`)
+//! holding its instruction's ALU code followed by its step's decision tree; conditions become terminators (`BranchBool`, `BranchUniform` on a mask computed from
 //! cc, `LoopNext`), effects become `LoopPush`/`AlInc`/`AlRestore`/`Budget` on the path they
 //! belong to, each arm of a condition in its own (edge) block. A state whose only way in is
 //! the block built just before it goes on in that block (`chain`); CFG simplification later
@@ -25,6 +25,8 @@ use super::ifconv::{self, Conversion};
 use super::live::Liveness;
 use super::masked::Regions;
 use super::regs::Regs;
+
+mod heads;
 
 /// The function, and for each `BranchUniform` the block holding it and the state whose
 /// instruction branches.
@@ -64,6 +66,8 @@ pub(super) struct Ctx<'a> {
     /// The ALU lowering's lists, reused from one instruction to the next.
     pub(super) scratch: alu::Scratch,
     pub(super) regs: Regs,
+    /// Per state: its head block ([`heads::UNMADE`] for a state whose code surely goes on in
+    /// the block before it).
     pub(super) heads: Vec<BlockId>,
     pub(super) exit: BlockId,
     pub(super) descs: &'a [u32],
@@ -108,18 +112,33 @@ pub(super) fn build(
     conversions: &HashMap<usize, Conversion>,
     regions: &Regions,
 ) -> Built {
-    build_with(program, graph, live, conversions, regions, true)
+    let layout = Layout {
+        chained: true,
+        sparse: true,
+    };
+    build_with(program, graph, live, conversions, regions, layout)
 }
 
-/// [`build`] with chaining on or off (off: a block per state and per arm, as CFG
-/// simplification expects to find them; the tests compare the two).
+/// How [`build_with`] lays out blocks; [`build`] does both. The tests compare each against
+/// the build without it, after the passes.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Layout {
+    /// Straight chains go on in one block ([`Chain`]); off: a block per state and per arm,
+    /// as CFG simplification expects to find them.
+    pub chained: bool,
+    /// No head block for the states whose code surely goes on in the block before them
+    /// ([`heads`]), and no exit block where one jump enters it last; off: every head.
+    pub sparse: bool,
+}
+
+/// [`build`] with the block [`Layout`] `layout`.
 pub(super) fn build_with(
     program: &Program,
     graph: &Graph,
     live: &Liveness,
     conversions: &HashMap<usize, Conversion>,
     regions: &Regions,
-    chained: bool,
+    layout: Layout,
 ) -> Built {
     // Straight code is built into the entry block: room for the register initialization and
     // a few instructions per state (an ALU instruction lowers to about four and a half).
@@ -153,10 +172,15 @@ pub(super) fn build_with(
         lb
     });
     let entry = b.current();
-    let heads: Vec<BlockId> = graph.nodes.iter().map(|_| b.block()).collect();
+    let chain = layout
+        .chained
+        .then(|| Chain::new(graph, conversions, entry));
+    let heads = heads::make(
+        &mut b,
+        graph.nodes.len(),
+        chain.as_ref().filter(|_| layout.sparse),
+    );
     let exit = b.block();
-    let chain =
-        chained.then(|| Chain::new(graph, conversions, heads.last().copied().unwrap_or(entry)));
     let mut cx = Ctx {
         b,
         scratch: alu::Scratch::default(),
@@ -183,13 +207,14 @@ pub(super) fn build_with(
     // Spans are only asked for about the states of if-converted arms and masked regions.
     let mut record = !conversions.is_empty() || !regions.list.is_empty();
     cx.b.switch_to(entry);
-    let first = cx.enter(None, graph.entry);
-    if !cx.chains(graph.entry, 0) {
-        cx.b.terminate(Terminator::Jump(first));
-    }
+    cx.go(None, graph.entry, 0);
     for (n, node) in graph.nodes.iter().enumerate() {
         let start = cx.chain.as_mut().and_then(|c| c.start(n));
-        cx.b.switch_to(start.unwrap_or(cx.heads[n]));
+        let start = start.unwrap_or_else(|| cx.head(n));
+        if let Some(c) = cx.chain.as_mut() {
+            c.begin(start);
+        }
+        cx.b.switch_to(start);
         let mask = cx.mask_of(n);
         record = record || !cx.cc_branches.is_empty();
         let (block, start, vars) = (cx.b.current(), cx.b.current_len(), cx.b.vars_len());
@@ -265,8 +290,12 @@ pub(super) fn build_with(
         cx.b.effect(Op::Retire, &[lb.live], [0, 0]);
     }
     cx.b.terminate(Terminator::Exit);
+    let mut func = cx.b.finish();
+    if layout.sparse {
+        heads::drop_lone_exit(&mut func, exit);
+    }
     Built {
-        func: cx.b.finish(),
+        func,
         cc_branches: cx.cc_branches,
         spans,
         bodies,
@@ -274,9 +303,14 @@ pub(super) fn build_with(
 }
 
 impl Ctx<'_> {
-    fn target(&self, t: Target) -> BlockId {
+    /// The head block of state `s` ([`heads::made`]).
+    pub(super) fn head(&mut self, s: usize) -> BlockId {
+        heads::made(&mut self.b, &mut self.heads[s])
+    }
+
+    fn target(&mut self, t: Target) -> BlockId {
         match t {
-            Target::State(s) => self.heads[s],
+            Target::State(s) => self.head(s),
             Target::Exit => self.exit,
         }
     }
@@ -295,10 +329,17 @@ impl Ctx<'_> {
             .map(|r| self.masks[r])
     }
 
-    /// The block of target `t` reached from state `from` (`None`: the entry). Entering masked
-    /// regions from outside them sets their masks (in the current block, outermost first): a
-    /// region's mask starts as its parent's, or every lane — unless a fork is entering it.
+    /// The block of target `t` reached from state `from` (`None`: the entry), after
+    /// [`Ctx::set_masks`].
     fn enter(&mut self, from: Option<usize>, t: Target) -> BlockId {
+        self.set_masks(from, t);
+        self.target(t)
+    }
+
+    /// Entering masked regions from outside them on the way from state `from` (`None`: the
+    /// entry) to `t` sets their masks (in the current block, outermost first): a region's
+    /// mask starts as its parent's, or every lane — unless a fork is entering it.
+    fn set_masks(&mut self, from: Option<usize>, t: Target) {
         if let Target::State(x) = t {
             let chain = |mut r: Option<usize>| {
                 let mut all = Vec::new();
@@ -327,7 +368,6 @@ impl Ctx<'_> {
                 }
             }
         }
-        self.target(t)
     }
 
     /// The instruction of state `s`, under `pred` ([`alu::step`]: flow instructions and those
@@ -522,12 +562,7 @@ impl Ctx<'_> {
                 self.effect(e, state);
                 self.flow(rest, state);
             }
-            Flow::Goto(t) => {
-                let block = self.enter(Some(state), *t);
-                if !self.chains(*t, state + 1) {
-                    self.b.terminate(Terminator::Jump(block));
-                }
-            }
+            Flow::Goto(t) => self.go(Some(state), *t, state + 1),
             Flow::If { cond, then, other } => {
                 let term = |t: BlockId, o: BlockId, cx: &mut Self| match *cond {
                     Cond::Bool(id) => Terminator::BranchBool {
@@ -561,6 +596,17 @@ impl Ctx<'_> {
                 self.arm(r, repeat, state);
                 self.arm(x, exit, state);
             }
+        }
+    }
+
+    /// Goes from state `from` (`None`: the entry) to `to`, state `next` being the one built
+    /// next: in this block if it chains ([`Chain`]), else by a jump (whose target block is
+    /// made only then).
+    fn go(&mut self, from: Option<usize>, to: Target, next: usize) {
+        self.set_masks(from, to);
+        if !self.chains(to, next) {
+            let block = self.target(to);
+            self.b.terminate(Terminator::Jump(block));
         }
     }
 

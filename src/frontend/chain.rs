@@ -16,32 +16,38 @@
 //!   order as before;
 //! - the jumping block is the entry, a head block or not empty: an empty arm block would have
 //!   been skipped by forwarding, leaving the target's code at the place of its head block.
+//!   (The block a state's code starts in is the entry, a head or a block that already held
+//!   code when the state chained into it, so it qualifies; any other block the state's
+//!   decision tree jumps from is one of its arms.)
+//!
+//! A state whose only way in is the entry (state 0) or the straight end of the state before it
+//! (its effects, then a jump to it, outside any condition) surely chains ([`Chain::sure`]):
+//! the builder makes no head block for it.
 
 use rustc_hash::FxHashMap as HashMap;
 
 use picajit_codegen::ir::{BlockId, Builder};
 
-use super::graph::{Graph, Target};
+use super::graph::{Flow, Graph, Target};
 use super::ifconv::Conversion;
 
 /// Where chaining is allowed, and the block the next state continues.
 pub(super) struct Chain {
     /// Per state: edges into it in the state graph (the entry counts as one), saturating.
     preds: Vec<u8>,
-    /// Blocks at or below this id are the entry and the head blocks.
-    last_head: BlockId,
+    /// Per state: whether it surely chains ([`Chain::sure`]).
+    sure: Vec<bool>,
+    /// The block the code of the state being built started in: the entry, a head block, or
+    /// one that held code when the state chained into it.
+    origin: BlockId,
     /// The state whose code goes on in an earlier block, and that block.
     carry: Option<(usize, BlockId)>,
 }
 
 impl Chain {
-    /// Chaining over `graph` with the branches of `conversions` if-converted, whose head
-    /// blocks end at `last_head`.
-    pub fn new(
-        graph: &Graph,
-        conversions: &HashMap<usize, Conversion>,
-        last_head: BlockId,
-    ) -> Chain {
+    /// Chaining over `graph` with the branches of `conversions` if-converted, from the
+    /// `entry` block.
+    pub fn new(graph: &Graph, conversions: &HashMap<usize, Conversion>, entry: BlockId) -> Chain {
         let mut preds = vec![0u8; graph.nodes.len()];
         let mut count = |t: Target| {
             if let Target::State(s) = t {
@@ -56,11 +62,35 @@ impl Chain {
         for conv in conversions.values() {
             count(Target::State(conv.join));
         }
+        // Per state: the target its flow reaches outside any condition, after its effects
+        // (what the state before the next one reaches first: the entry).
+        let mut sure = vec![false; graph.nodes.len()];
+        let mut reached = Some(graph.entry);
+        for (s, node) in graph.nodes.iter().enumerate() {
+            sure[s] = preds[s] == 1 && reached == Some(Target::State(s));
+            let mut flow = &node.flow;
+            reached = loop {
+                match flow {
+                    Flow::Do(_, rest) => flow = rest,
+                    Flow::Goto(t) => break Some(*t),
+                    Flow::If { .. } | Flow::LoopNext { .. } => break None,
+                }
+            };
+        }
         Chain {
             preds,
-            last_head,
+            sure,
+            origin: entry,
             carry: None,
         }
+    }
+
+    /// Whether state `s` surely goes on in the block before it: its one way in is the entry
+    /// (state 0), or the straight end of state `s − 1` (which the builder lowers just before
+    /// it, and whose decision tree then jumps to it from the block the state started in, or
+    /// from a non-empty block after a budget spend). [`Chain::join`] then always chains it.
+    pub fn sure(&self, s: usize) -> bool {
+        self.sure[s]
     }
 
     /// Whether a jump from the current block of `b` to state `to`, where state `next` is the
@@ -70,9 +100,8 @@ impl Chain {
             return false;
         };
         let here = b.current();
-        let chained = s == next
-            && self.preds[s] == 1
-            && (here.0 <= self.last_head.0 || !b.current_is_empty());
+        let chained =
+            s == next && self.preds[s] == 1 && (here == self.origin || !b.current_is_empty());
         if chained {
             self.carry = Some((s, here));
         }
@@ -86,6 +115,12 @@ impl Chain {
             Some(_) | None => None,
         }
     }
+
+    /// Records that the state built next starts in `block` (its head, or the block
+    /// [`Chain::start`] gave).
+    pub fn begin(&mut self, block: BlockId) {
+        self.origin = block;
+    }
 }
 
 #[cfg(test)]
@@ -93,7 +128,7 @@ mod tests {
     use picajit_codegen::ir::{Function, Terminator};
     use picajit_codegen::opt;
 
-    use super::super::build::build_with;
+    use super::super::build::{build_with, Layout};
     use super::super::graph::{self, Cond, Flow, Graph};
     use super::super::ifconv;
     use super::super::masked::Regions;
@@ -121,36 +156,47 @@ mod tests {
             .count()
     }
 
+    /// Every block layout's build of `program` ([`Layout`]).
+    fn builds(
+        program: &Program,
+        graph: &Graph,
+        conversions: &HashMap<usize, ifconv::Conversion>,
+        regions: &Regions,
+    ) -> [Function; 4] {
+        let live = super::super::live::analyze(program, graph);
+        [(false, false), (true, false), (false, true), (true, true)].map(|(chained, sparse)| {
+            let layout = Layout { chained, sparse };
+            build_with(program, graph, &live, conversions, regions, layout).func
+        })
+    }
+
     /// Chained and unchained builds of `program` are the same function once CFG
-    /// simplification and the passes have run ([`simplified`]); returns the jumps the chained
-    /// build saved.
+    /// simplification and the passes have run ([`simplified`]), and builds with sparse head
+    /// blocks are the same as those with every head made up front once CFG simplification
+    /// alone has run; returns the jumps the chained build saved.
     fn same_after_simplify(
         program: &Program,
         graph: &Graph,
         conversions: &HashMap<usize, ifconv::Conversion>,
         regions: &Regions,
     ) -> usize {
-        let chained = build_with(
-            program,
-            graph,
-            &super::super::live::analyze(program, graph),
-            conversions,
-            regions,
-            true,
-        )
-        .func;
-        let plain = build_with(
-            program,
-            graph,
-            &super::super::live::analyze(program, graph),
-            conversions,
-            regions,
-            false,
-        )
-        .func;
+        let [plain, chained, sparse_plain, sparse_chained] =
+            builds(program, graph, conversions, regions);
         assert_eq!(chained.blocks.len(), plain.blocks.len());
+        assert!(sparse_chained.blocks.len() <= sparse_plain.blocks.len());
+        assert!(sparse_plain.blocks.len() <= plain.blocks.len());
         let saved = jumps(&plain) - jumps(&chained);
-        assert_eq!(simplified(chained), simplified(plain));
+        let cfg = |mut f: Function| {
+            f.verify().unwrap();
+            opt::simplify_cfg(&mut f);
+            f
+        };
+        assert_eq!(cfg(sparse_plain.clone()), cfg(plain.clone()));
+        assert_eq!(cfg(sparse_chained.clone()), cfg(chained.clone()));
+        let reference = simplified(plain);
+        assert_eq!(simplified(chained), reference);
+        assert_eq!(simplified(sparse_plain), reference);
+        assert_eq!(simplified(sparse_chained), reference);
         saved
     }
 
@@ -174,35 +220,23 @@ mod tests {
             let p = synthetic::program(Shape::Straight, size, seed).unwrap();
             let g = graph::explore(&p, graph::MAX_STATES).unwrap();
             let (none, regions) = (HashMap::default(), Regions::new(g.nodes.len()));
-            let f = build_with(
-                &p,
-                &g,
-                &super::super::live::analyze(&p, &g),
-                &none,
-                &regions,
-                true,
-            )
-            .func;
+            let [plain, chained, _, f] = builds(&p, &g, &none, &regions);
             f.verify().unwrap();
-            // Block 0 holds every instruction and jumps to the (empty) exit block; the head
-            // blocks the states would have had are left empty and unreachable.
-            let Terminator::Jump(exit) = f.blocks[0].term else {
-                panic!("block 0 ends in {:?}", f.blocks[0].term);
-            };
-            assert_eq!(f.blocks[exit.0 as usize].term, Terminator::Exit);
-            let rest: usize = f.blocks[1..].iter().map(|b| b.insts.len()).sum();
-            assert_eq!(rest, 0);
+            // Block 0 holds every instruction and ends the invocation: no head block and no
+            // exit block is made.
+            assert_eq!(f.blocks.len(), 1);
+            assert_eq!(f.blocks[0].term, Terminator::Exit);
             assert!(f.blocks[0].insts.len() > size);
-            let plain = build_with(
-                &p,
-                &g,
-                &super::super::live::analyze(&p, &g),
-                &none,
-                &regions,
-                false,
-            )
-            .func;
-            assert_eq!(plain.blocks.len(), f.blocks.len());
+            // Made up front, the heads are left empty and unreachable, and block 0 jumps to
+            // the exit block.
+            let Terminator::Jump(exit) = chained.blocks[0].term else {
+                panic!("block 0 ends in {:?}", chained.blocks[0].term);
+            };
+            assert_eq!(chained.blocks[exit.0 as usize].term, Terminator::Exit);
+            let rest: usize = chained.blocks[1..].iter().map(|b| b.insts.len()).sum();
+            assert_eq!(rest, 0);
+            assert_eq!(chained.blocks[0].insts, f.blocks[0].insts);
+            assert_eq!(plain.blocks.len(), chained.blocks.len());
             assert_eq!(simplified(f), simplified(plain));
         }
     }

@@ -31,6 +31,12 @@ pub fn simplify_cfg(func: &mut Function) {
     if func.blocks.is_empty() {
         return;
     }
+    if let [only] = &mut func.blocks[..] {
+        // One block (straight code as the frontend builds it): threading, reachability and
+        // merging have nothing to change; only a branch to it twice becomes a jump.
+        only.term = fold(only.term);
+        return;
+    }
     for block in &mut func.blocks {
         block.term = fold(block.term);
     }
