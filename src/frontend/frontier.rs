@@ -45,8 +45,11 @@ pub struct Plan {
     /// Per state: its priority, `u32::MAX` if it is not scheduled (reached only through an
     /// if-converted branch).
     pub prio: Vec<u32>,
-    /// Per state: the states where other lanes may wait while it runs, by priority.
-    pub frontier: Vec<Vec<usize>>,
+    /// The states where other lanes may wait while state `s` runs, by priority:
+    /// `frontiers[frontier_start[s]..frontier_start[s + 1]]` (one list for all states; see
+    /// [`Plan::frontier`]).
+    frontiers: Vec<usize>,
+    frontier_start: Vec<u32>,
     /// Per state: it is in some frontier.
     pub merge: Vec<bool>,
     /// Per-vertex conditions (cc branches and loop tests) known to be the same in every lane
@@ -60,7 +63,17 @@ pub struct Plan {
 impl Plan {
     /// True if every running lane is at `s` when it runs.
     pub fn converged(&self, s: usize) -> bool {
-        !self.coarse && self.frontier[s].is_empty()
+        !self.coarse && self.frontier(s).is_empty()
+    }
+
+    /// The states where other lanes may wait while state `s` runs, by priority (none in a
+    /// coarse plan).
+    pub fn frontier(&self, s: usize) -> &[usize] {
+        let (Some(&from), Some(&to)) = (self.frontier_start.get(s), self.frontier_start.get(s + 1))
+        else {
+            return &[];
+        };
+        &self.frontiers[from as usize..to as usize]
     }
 }
 
@@ -348,7 +361,8 @@ impl Schedule {
                             return Plan {
                                 order,
                                 prio,
-                                frontier: vec![Vec::new(); n],
+                                frontiers: Vec::new(),
+                                frontier_start: Vec::new(),
                                 merge: vec![true; n],
                                 uniform,
                                 coarse: true,
@@ -362,24 +376,24 @@ impl Schedule {
             }
         }
         let mut merge = vec![false; n];
-        let frontier: Vec<Vec<usize>> = front
-            .members
-            .into_iter()
-            .map(|mut f| {
-                f.sort_unstable();
-                f.iter()
-                    .map(|&p| {
-                        let x = order[p as usize];
-                        merge[x] = true;
-                        x
-                    })
-                    .collect()
-            })
-            .collect();
+        let total = front.members.iter().map(Vec::len).sum();
+        let mut frontiers = Vec::with_capacity(total);
+        let mut frontier_start = Vec::with_capacity(n + 1);
+        for f in &mut front.members {
+            frontier_start.push(frontiers.len() as u32);
+            f.sort_unstable();
+            frontiers.extend(f.iter().map(|&p| {
+                let x = order[p as usize];
+                merge[x] = true;
+                x
+            }));
+        }
+        frontier_start.push(frontiers.len() as u32);
         Plan {
             order,
             prio,
-            frontier,
+            frontiers,
+            frontier_start,
             merge,
             uniform,
             coarse: false,
@@ -415,8 +429,9 @@ mod tests {
     }
 
     fn same(a: &Plan, b: &Plan) -> bool {
-        (&a.order, &a.prio, &a.frontier, &a.merge, a.coarse)
-            == (&b.order, &b.prio, &b.frontier, &b.merge, b.coarse)
+        let frontiers = |p: &Plan| (0..p.prio.len()).map(|s| p.frontier(s).to_vec()).collect();
+        let (fa, fb): (Vec<Vec<usize>>, Vec<Vec<usize>>) = (frontiers(a), frontiers(b));
+        (&a.order, &a.prio, &fa, &a.merge, a.coarse) == (&b.order, &b.prio, &fb, &b.merge, b.coarse)
     }
 
     /// On generated branchy programs, one schedule planned for several choices of uniform

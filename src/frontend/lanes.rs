@@ -81,12 +81,14 @@ pub struct Lanes<'a> {
 }
 
 /// The lists of [`Ctx::schedule`]: per target state the mask of its lanes, the candidates
-/// to go to next, and the targets no lane waits at.
+/// to go to next, and the targets no lane waits at; and the emptied lists of targets reached
+/// (`Ctx::lp_flow`'s `leaves`) that a schedule handed back, for the next steps to fill.
 #[derive(Default)]
 pub struct ScheduleLists {
     targets: Vec<(usize, Var)>,
     candidates: Vec<usize>,
     direct: Vec<(usize, Var)>,
+    spare: Vec<Vec<(Target, Path)>>,
 }
 
 /// A pending arm of a step split by a per-lane condition: its tree, node number and lanes.
@@ -230,13 +232,8 @@ pub(super) fn build(
                 },
             ) => {
                 let mut pending = Vec::new();
-                cx.lp_flow(
-                    n,
-                    (&node.flow, 0, Path::Full),
-                    &mut pending,
-                    Vec::new(),
-                    false,
-                );
+                let leaves = cx.leaves_like(&[]);
+                cx.lp_flow(n, (&node.flow, 0, Path::Full), &mut pending, leaves, false);
             }
         }
     }
@@ -353,8 +350,10 @@ impl<'a> Ctx<'a> {
                     for (blk, sub, sid) in [(tb, then, t_id), (ob, other, o_id)] {
                         self.b.switch_to(blk);
                         let mut p = pending.clone();
-                        self.lp_flow(s, (sub, sid, path), &mut p, leaves.clone(), retiring);
+                        let copy = self.leaves_like(&leaves);
+                        self.lp_flow(s, (sub, sid, path), &mut p, copy, retiring);
                     }
+                    self.spare_leaves(leaves);
                 } else {
                     let c = c.expect("a per-lane condition is on cc");
                     let base = self.path_mask(path);
@@ -389,7 +388,8 @@ impl<'a> Ctx<'a> {
                     let less = self.b.binary(Op::IAdd, down, minus_one);
                     self.set_int(s, path, down, less);
                     let mut p = pending.clone();
-                    self.lp_flow(s, (repeat, r_id, path), &mut p, leaves.clone(), retiring);
+                    let copy = self.leaves_like(&leaves);
+                    self.lp_flow(s, (repeat, r_id, path), &mut p, copy, retiring);
                     self.b.switch_to(xb);
                     self.lp_flow(s, (exit, x_id, path), pending, leaves, retiring);
                 } else {
@@ -481,6 +481,21 @@ impl<'a> Ctx<'a> {
         let mut lists = std::mem::take(&mut self.lanes.as_mut().expect("lanes").lists);
         self.schedule_in(s, &leaves, retiring, &mut lists);
         self.lanes.as_mut().expect("lanes").lists = lists;
+        self.spare_leaves(leaves);
+    }
+
+    /// A list of targets reached holding `leaves`, made from a spare one when there is one.
+    fn leaves_like(&mut self, leaves: &[(Target, Path)]) -> Vec<(Target, Path)> {
+        let spare = &mut self.lanes.as_mut().expect("lanes").lists.spare;
+        let mut list = spare.pop().unwrap_or_default();
+        list.extend_from_slice(leaves);
+        list
+    }
+
+    /// Keeps the list `leaves`, emptied, for [`Ctx::leaves_like`].
+    fn spare_leaves(&mut self, mut leaves: Vec<(Target, Path)>) {
+        leaves.clear();
+        self.lanes.as_mut().expect("lanes").lists.spare.push(leaves);
     }
 
     /// [`Ctx::schedule`] in `lists`.
@@ -514,7 +529,7 @@ impl<'a> Ctx<'a> {
                 },
             }
         }
-        let frontier = &plan.frontier[s];
+        let frontier = plan.frontier(s);
         let prio = |x: usize| plan.prio[x];
         if plan.coarse {
             // Lanes may wait anywhere: every lane records its target, the shared dispatch

@@ -3,10 +3,12 @@
 //! instruction's operands do not count as used. Effects (`output`, loop and aL operations,
 //! `budget`) always stay.
 //!
-//! Liveness keeps a variable that only feeds itself around a loop (`v = f(v)`, an accumulator
-//! nothing reads): a first pass marks the *useful* variables — read by an effect or a
-//! terminator, or by an instruction writing a useful variable — and removes every pure
-//! instruction writing another one.
+//! The data flow starts from empty sets and only grows them (the least solution), so a value
+//! that only feeds itself around a loop (`v = f(v)`, an accumulator nothing else reads) never
+//! becomes live: every instruction kept is read, along some path, by an effect, a terminator
+//! or another kept instruction, and by induction on the order the facts were found, by an
+//! effect or a terminator in the end. So strong liveness alone removes everything a search
+//! for the variables effects and terminators depend on would remove, cycles or not.
 
 use crate::ir::{Function, Var};
 
@@ -33,9 +35,8 @@ pub fn dce_renumber(func: &mut Function) -> usize {
     if let Some(removed) = single_block(func) {
         return removed;
     }
-    let cyclic = has_back_edge(func);
-    let (removed, crossing, keep) = solve(func, cyclic);
-    removed + drop_and_compact(func, &keep, &crossing)
+    let (crossing, keep) = solve(func);
+    drop_and_compact(func, &keep, &crossing)
 }
 
 /// Per variable in [`single_block`]: read by a kept instruction after the point of the walk
@@ -220,33 +221,19 @@ impl Names {
 /// on entry reads it before writing it (`u32::MAX` if none does).
 ///
 /// Those are the only variables whose liveness can cross blocks, so the data flow tracks only
-/// them in its sets (under their dense numbers). Counting the reads of instructions the first
-/// step removes as well only adds variables no remaining block reads before writing them: they
-/// never enter a set at a block's start, so the solution is the same.
+/// them in its sets (under their dense numbers). Counting the reads of instructions that go
+/// as well only adds variables no remaining block reads before writing them: they never enter
+/// a set at a block's start, so the solution is the same.
 fn prune(func: &mut Function) -> (usize, Vec<u32>) {
-    // Without a cycle in the CFG, strong liveness already removes every instruction `useless`
-    // would: a kept pure instruction's result is read, on a path forward, by an effect, a
-    // terminator or another kept pure instruction, so it is useful; and a useless variable is
-    // live nowhere, so taking its definitions out first changes no other decision.
-    let cyclic = has_back_edge(func);
-    prune_from(func, cyclic)
+    let (dense, keep) = solve(func);
+    (drop_unkept(func, &keep, None), dense)
 }
 
-/// [`prune`], removing the useless instructions first if `useful_first`.
-fn prune_from(func: &mut Function, useful_first: bool) -> (usize, Vec<u32>) {
-    let (removed, dense, keep) = solve(func, useful_first);
-    (removed + drop_unkept(func, &keep, None), dense)
-}
-
-/// The data flow of [`prune_from`] without its last step: returns how many useless
-/// instructions went (if `useful_first`), the dense numbers of the block-crossing variables,
-/// and per remaining instruction (blocks one after another) whether strong liveness keeps it.
-fn solve(func: &mut Function, useful_first: bool) -> (usize, Vec<u32>, Vec<bool>) {
-    let (removed, dense) = if useful_first {
-        useless(func)
-    } else {
-        (0, crossing(func))
-    };
+/// The data flow of [`prune`] without its last step: returns the dense numbers of the
+/// block-crossing variables and per instruction (blocks one after another) whether strong
+/// liveness keeps it.
+fn solve(func: &Function) -> (Vec<u32>, Vec<bool>) {
+    let dense = crossing(func);
     let n = func.blocks.len();
     let order = BackwardOrder::new(func);
     let mut walk = Walk {
@@ -279,7 +266,7 @@ fn solve(func: &mut Function, useful_first: bool) -> (usize, Vec<u32>, Vec<bool>
             work.push_preds(&order, b);
         }
     }
-    (removed, dense, keep)
+    (dense, keep)
 }
 
 /// Drops the instructions of `func` whose `keep` flag (blocks one after another) is false,
@@ -356,15 +343,6 @@ impl Walk<'_> {
     }
 }
 
-/// True if some block jumps to itself or to a block before it: the only way the CFG can have a
-/// cycle (a function whose edges all go forward is acyclic).
-fn has_back_edge(func: &Function) -> bool {
-    func.blocks
-        .iter()
-        .enumerate()
-        .any(|(b, block)| block.term.successors().iter().any(|s| s.0 as usize <= b))
-}
-
 /// Per variable, a dense number if some block reads it before writing it (`u32::MAX`: none),
 /// numbered in the order of those first reads.
 struct Crossing {
@@ -421,83 +399,9 @@ fn crossing(func: &Function) -> Vec<u32> {
     crossing.dense
 }
 
-/// Removes the pure instructions whose variable nothing useful reads (see the module docs);
-/// returns how many, and per variable a dense number if some block reads it before writing it
-/// (found before anything is removed; `u32::MAX`: none).
-fn useless(func: &mut Function) -> (usize, Vec<u32>) {
-    let n = func.vars.len();
-    let mut crossing = Crossing::new(n);
-    // The pure instructions' operands, each with the previous pure instruction writing the same
-    // variable (`u32::MAX`: none): per variable a chain of its definitions from `latest`, built
-    // in the one pass that also finds the roots and the block-crossing variables.
-    let mut latest = vec![u32::MAX; n];
-    let mut feeds: Vec<Feed> = Vec::with_capacity(func.blocks.iter().map(|b| b.insts.len()).sum());
-    let mut useful = vec![false; n];
-    let mut work = Vec::with_capacity(n);
-    let mark = |v: Var, useful: &mut Vec<bool>, work: &mut Vec<Var>| {
-        if let Some(u) = useful.get_mut(v.0 as usize) {
-            if !*u {
-                *u = true;
-                work.push(v);
-            }
-        }
-    };
-    for (b, block) in func.blocks.iter().enumerate() {
-        crossing.block(b, block);
-        for inst in &block.insts {
-            match inst.dst.and_then(|d| latest.get_mut(d.0 as usize)) {
-                Some(last) if inst.is_pure() => {
-                    feeds.push(Feed {
-                        prev: *last,
-                        args: inst.args,
-                        len: inst.uses().len(),
-                    });
-                    *last = feeds.len() as u32 - 1;
-                }
-                _ => {
-                    for &u in inst.uses() {
-                        mark(u, &mut useful, &mut work);
-                    }
-                }
-            }
-        }
-        if let Some(m) = block.term.uses() {
-            mark(m, &mut useful, &mut work);
-        }
-    }
-    while let Some(v) = work.pop() {
-        let mut next = latest[v.0 as usize];
-        while let Some(feed) = feeds.get(next as usize) {
-            for &u in &feed.args[..feed.len] {
-                mark(u, &mut useful, &mut work);
-            }
-            next = feed.prev;
-        }
-    }
-    let mut removed = 0;
-    for block in &mut func.blocks {
-        let before = block.insts.len();
-        block
-            .insts
-            .retain(|i| !(i.is_pure() && i.dst.is_some_and(|d| !useful[d.0 as usize])));
-        removed += before - block.insts.len();
-    }
-    (removed, crossing.dense)
-}
-
-/// A pure instruction's operands in [`useless`], with the previous pure instruction writing the
-/// same variable.
-struct Feed {
-    prev: u32,
-    args: [Var; 3],
-    len: usize,
-}
-
 #[cfg(test)]
 pub(super) mod tests {
-    use super::{
-        compact, drop_and_compact, has_back_edge, prune_from, single_block, solve, useless,
-    };
+    use super::{compact, drop_and_compact, prune, single_block, solve};
     use crate::ir::{Builder, Function, Op, Terminator, Ty, Var};
 
     /// A function of `blocks` blocks whose edges all go forward, each block a few random
@@ -558,7 +462,7 @@ pub(super) mod tests {
         for seed in 0..400 {
             let f = random_acyclic(seed, 1);
             let mut general = f.clone();
-            let (count, crossing) = prune_from(&mut general, false);
+            let (count, crossing) = prune(&mut general);
             compact(&mut general, &crossing);
             let mut single = f;
             assert_eq!(single_block(&mut single), Some(count), "seed {seed}");
@@ -571,29 +475,8 @@ pub(super) mod tests {
         );
     }
 
-    /// On a CFG without cycles, strong liveness alone removes what the useful-variable pass
-    /// and strong liveness together remove, and numbers the same variables as crossing.
-    #[test]
-    fn acyclic_prune_needs_no_useful_pass() {
-        let mut removed = 0;
-        for seed in 0..400 {
-            let f = random_acyclic(seed, 1 + (seed as usize % 7));
-            assert!(!has_back_edge(&f));
-            let (mut with, mut without) = (f.clone(), f);
-            let a = prune_from(&mut with, true);
-            let b = prune_from(&mut without, false);
-            assert_eq!(a, b, "seed {seed}");
-            assert_eq!(with, without, "seed {seed}");
-            removed += a.0;
-        }
-        assert!(
-            removed > 400,
-            "the functions have dead code to remove: {removed}"
-        );
-    }
-
     /// The variables a useful-variable pass must keep, by repeating a round over every
-    /// instruction until nothing changes: the reference for [`useless`].
+    /// instruction until nothing changes.
     fn useful_by_rounds(func: &Function) -> Vec<bool> {
         let mut useful = vec![false; func.vars.len()];
         let mut changed = true;
@@ -614,29 +497,49 @@ pub(super) mod tests {
         useful
     }
 
-    /// The useful-variable pass removes exactly the pure instructions writing a variable the
-    /// reference finds useless, on functions with cycles.
+    /// True if some block of `func` jumps to itself or to a block before it.
+    fn has_back_edge(func: &Function) -> bool {
+        func.blocks
+            .iter()
+            .enumerate()
+            .any(|(b, block)| block.term.successors().iter().any(|s| s.0 as usize <= b))
+    }
+
+    /// Strong liveness removes the pure instructions writing a variable no effect or
+    /// terminator depends on (the reference: [`useful_by_rounds`]) without a pass of its own
+    /// for them, on functions with and without cycles: removing those first and then the dead
+    /// code gives the same function and count.
     #[test]
-    fn useless_matches_rounds() {
-        let mut removed = 0;
-        for seed in 0..400 {
-            let f = random_function(seed, 2 + (seed as usize % 7), true);
+    fn strong_liveness_removes_useless_code() {
+        let (mut useless, mut cyclic, mut removed) = (0, 0, 0);
+        for seed in 0..600 {
+            let loops = seed % 3 != 0;
+            let f = random_function(seed, 1 + (seed as usize % 9), loops);
+            cyclic += usize::from(has_back_edge(&f));
             let useful = useful_by_rounds(&f);
             let mut expected = f.clone();
+            let mut gone = 0;
             for block in &mut expected.blocks {
+                let before = block.insts.len();
                 block
                     .insts
                     .retain(|i| !(i.is_pure() && i.dst.is_some_and(|d| !useful[d.0 as usize])));
+                gone += before - block.insts.len();
             }
+            let (dead, _) = prune(&mut expected);
             let mut got = f;
-            let (count, _) = useless(&mut got);
+            let (count, _) = prune(&mut got);
             assert_eq!(got, expected, "seed {seed}");
+            assert_eq!(count, gone + dead, "seed {seed}");
+            useless += gone;
             removed += count;
         }
-        assert!(removed > 50, "the functions have useless code: {removed}");
+        assert!(cyclic > 200, "functions with cycles: {cyclic}");
+        assert!(useless > 100, "the functions have useless code: {useless}");
+        assert!(removed > 1000, "the functions have dead code: {removed}");
     }
 
-    /// Dropping and renumbering in one pass gives what [`prune_from`] then [`compact`] give,
+    /// Dropping and renumbering in one pass gives what [`prune`] then [`compact`] give,
     /// on multi-block functions with and without cycles.
     #[test]
     fn fused_drop_matches_prune_then_compact() {
@@ -644,13 +547,12 @@ pub(super) mod tests {
         for seed in 0..400 {
             let loops = seed % 2 == 0;
             let f = random_function(seed, 1 + (seed as usize % 9), loops);
-            let cyclic = has_back_edge(&f);
             let mut general = f.clone();
-            let (count, crossing) = prune_from(&mut general, cyclic);
+            let (count, crossing) = prune(&mut general);
             compact(&mut general, &crossing);
             let mut fused = f;
-            let (gone, crossing, keep) = solve(&mut fused, cyclic);
-            assert_eq!(gone + drop_and_compact(&mut fused, &keep, &crossing), count);
+            let (crossing, keep) = solve(&fused);
+            assert_eq!(drop_and_compact(&mut fused, &keep, &crossing), count);
             assert_eq!(fused, general, "seed {seed}");
             removed += count;
         }
