@@ -8,7 +8,9 @@
 //!   where aL is a per-lane variable, `UniformIdx` with it).
 //! - Every source is read before any destination is written (results go to fresh variables,
 //!   then to the register); a local peephole then lets a result's defining instruction write
-//!   the register directly when nothing in between reads or writes it.
+//!   the register directly when nothing in between reads or writes it. Where the function is
+//!   one straight block (`Regs::forward`), a write instead makes the result the register's
+//!   value: no copy at all, and every variable is written once.
 //! - An input or directly addressed uniform component (or a constant) an earlier instruction of
 //!   the same block read (made) into a fresh variable is taken from that variable (`Leaves`)
 //!   instead of being read again: the passes would merge the two anyway.
@@ -102,7 +104,7 @@ fn cmp_kind(op: CmpOp) -> CmpKind {
 /// Collects the IR of one PICA instruction before it goes into the block.
 struct Emit<'a> {
     b: &'a mut Builder,
-    regs: &'a Regs,
+    regs: &'a mut Regs,
     ops: &'a AluOperands,
     /// Per source: negation and swizzle, decoded once.
     mods: [SrcMod; 3],
@@ -404,6 +406,7 @@ impl Emit<'_> {
             DstKind::Temp(r) => {
                 let reg = self.regs.r[r as usize][i];
                 match self.pred {
+                    None if self.regs.forward => self.regs.r[r as usize][i] = value,
                     None => self.op_to(Op::Mov, reg, &[value], [0, 0]),
                     Some(p) => self.op_to(Op::Select, reg, &[p, value, reg], [0, 0]),
                 }
@@ -415,6 +418,7 @@ impl Emit<'_> {
     fn write_cc(&mut self, i: usize, value: Var) {
         let cc = self.regs.cc[i];
         match self.pred {
+            None if self.regs.forward => self.regs.cc[i] = value,
             None => self.op_to(Op::MaskMov, cc, &[value], [0, 0]),
             Some(p) => {
                 let taken = self.op(Op::MaskAnd, &[p, value], [0, 0]);
@@ -638,7 +642,7 @@ pub(super) struct Lowering<'a> {
 pub(super) fn lower(
     b: &mut Builder,
     scratch: &mut Scratch,
-    regs: &Regs,
+    regs: &mut Regs,
     descs: &[u32],
     loads: &Loads,
     ins: Lowering<'_>,
@@ -666,6 +670,8 @@ pub(super) fn lower(
     scratch.insts.clear();
     scratch.readers.clear();
     scratch.copies.clear();
+    // With forwarded registers no read folds into a register write (`Leaves`).
+    let reuse = regs.forward || !matches!(math, Math::Mov | Math::Dst | Math::Litp);
     let mut e = Emit {
         b,
         regs,
@@ -681,7 +687,7 @@ pub(super) fn lower(
         nconsts: 0,
         dead: false,
         loads,
-        reuse: !matches!(math, Math::Mov | Math::Dst | Math::Litp),
+        reuse,
         nleaves: 0,
     };
     e.s.leaves.enter(e.b.current());
@@ -756,9 +762,11 @@ pub(super) fn lower(
             }
             for (i, v) in moves.into_iter().enumerate() {
                 let Some(v) = v else { continue };
+                let a0 = e.regs.a0[i];
                 match pred {
-                    None => e.op_to(Op::IMov, regs.a0[i], &[v], [0, 0]),
-                    Some(p) => e.op_to(Op::ISelect, regs.a0[i], &[p, v, regs.a0[i]], [0, 0]),
+                    None if e.regs.forward => e.regs.a0[i] = v,
+                    None => e.op_to(Op::IMov, a0, &[v], [0, 0]),
+                    Some(p) => e.op_to(Op::ISelect, a0, &[p, v, a0], [0, 0]),
                 }
             }
             [None; 4]
@@ -777,13 +785,14 @@ pub(super) fn lower(
         }
     };
     // A result that is itself a register variable this instruction overwrites is copied first,
-    // so that every write sees the values from before the instruction.
+    // so that every write sees the values from before the instruction. (Forwarded writes
+    // overwrite no variable.)
     let mut results = results;
     for v in results.iter_mut().flatten() {
         let clobbered = match ops.dst.kind() {
             DstKind::Temp(r) => enabled
                 .iter()
-                .any(|&j| dst >> j & 1 != 0 && regs.r[r as usize][j] == *v),
+                .any(|&j| dst >> j & 1 != 0 && !e.regs.forward && e.regs.r[r as usize][j] == *v),
             DstKind::Output(_) => false,
         };
         if clobbered {

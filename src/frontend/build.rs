@@ -115,6 +115,7 @@ pub(super) fn build(
     let layout = Layout {
         chained: true,
         sparse: true,
+        forward: true,
     };
     build_with(program, graph, live, conversions, regions, layout)
 }
@@ -129,6 +130,10 @@ pub(super) struct Layout {
     /// No head block for the states whose code surely goes on in the block before them
     /// ([`heads`]), and no exit block where one jump enters it last; off: every head.
     pub sparse: bool,
+    /// Where every state goes on in the block before it (the function is one block, in
+    /// program order) and no write is under a lane predicate, register writes make the value
+    /// the register's instead of copying it ([`Regs::forward`]); off: copies.
+    pub forward: bool,
 }
 
 /// [`build`] with the block [`Layout`] `layout`.
@@ -181,6 +186,7 @@ pub(super) fn build_with(
         chain.as_ref().filter(|_| layout.sparse),
     );
     let exit = b.block();
+    regs.forward = layout.forward && plain && chain.as_ref().is_some_and(|c| c.all_sure());
     let mut cx = Ctx {
         b,
         scratch: alu::Scratch::default(),
@@ -401,7 +407,7 @@ impl Ctx<'_> {
         alu::lower(
             &mut self.b,
             &mut self.scratch,
-            &self.regs,
+            &mut self.regs,
             self.descs,
             &self.live.loads,
             ins,

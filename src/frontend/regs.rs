@@ -1,5 +1,7 @@
 //! The IR variables that stand for PICA registers: one per component of r0–r15, a0.x, a0.y,
-//! cc.x, cc.y. Inputs and uniforms are not variables: they are read (`Input`, `Uniform*`) at
+//! cc.x, cc.y. Where the function is one straight block, a write to a register component does
+//! not copy the value into the component's variable: the component is pointed at the value
+//! (`Regs::forward`), and later reads take it from there. Inputs and uniforms are not variables: they are read (`Input`, `Uniform*`) at
 //! each use. Outputs are stored (`Output`) at each write; an output component that an
 //! if-converted arm writes also has a variable holding its current value, because a predicated
 //! write needs the old value for the lanes that do not take the arm. In a geometry shader every
@@ -14,12 +16,18 @@ use super::live::Liveness;
 /// The register variables of one function.
 #[derive(Clone, Debug)]
 pub(super) struct Regs {
-    /// r0..r15, components x..w (F32).
+    /// r0..r15, components x..w (F32): the variable holding each component's value now (see
+    /// `forward`).
     pub r: [[Var; 4]; 16],
-    /// a0.x, a0.y (I32).
+    /// a0.x, a0.y (I32), as `r`.
     pub a0: [Var; 2],
-    /// cc.x, cc.y (Mask).
+    /// cc.x, cc.y (Mask), as `r`.
     pub cc: [Var; 2],
+    /// Writes to r, a0 and cc not under a lane predicate replace the component's entry by the
+    /// written variable instead of copying the value into the component's own variable (which
+    /// the entry names until the first write): only where the function is one block built in
+    /// program order, so that no other block needs the values in the registers' variables.
+    pub forward: bool,
     /// Tracked output components (F32), see the module docs.
     pub o: [[Option<Var>; 4]; 16],
     /// aL as a per-lane variable (I32) in the lane-position model; `None`: batch-scalar.
@@ -41,6 +49,7 @@ impl Regs {
             }),
             al: None,
             emitter: None,
+            forward: false,
         }
     }
 

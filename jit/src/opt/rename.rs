@@ -21,11 +21,22 @@ use super::liveness;
 /// Renames block-local values of variables written more than once (see the module docs).
 /// Returns how many definitions got a fresh variable.
 pub fn split_defs(func: &mut Function) -> usize {
+    let n = func.vars.len();
+    let mut defs = vec![0u32; n];
+    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
+        if let Some(d) = inst.dst {
+            defs[d.0 as usize] += 1;
+        }
+    }
+    // Every variable has one value (straight code whose builder forwarded its register
+    // writes): nothing to rename.
+    if defs.iter().all(|&d| d <= 1) {
+        return 0;
+    }
     // A function whose blocks all end without a successor (one block that exits) has nothing
     // live out of any block: its liveness need not be computed.
     let crossing = func.blocks.iter().any(|b| !b.term.successors().is_empty());
     let live = crossing.then(|| liveness(func));
-    let n = func.vars.len();
     // Per variable, stamped by block: index of its last definition in the block, and its
     // current fresh name.
     // (`last_def` only matters where a value can escape: not without liveness.)
@@ -34,12 +45,6 @@ pub fn split_defs(func: &mut Function) -> usize {
         None => Vec::new(),
     };
     let mut current: Vec<(u32, Var)> = vec![(u32::MAX, Var(0)); n];
-    let mut defs = vec![0u32; n];
-    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
-        if let Some(d) = inst.dst {
-            defs[d.0 as usize] += 1;
-        }
-    }
     let mut renamed = 0;
     let mut vars = std::mem::take(&mut func.vars);
     for (b, block) in func.blocks.iter_mut().enumerate() {
