@@ -2,13 +2,15 @@
 //! written, allocate registers — and the labels every kernel's batch loop has. The IR itself is
 //! verified once, where it is made ([`crate::ir::Verified`]).
 
+use std::borrow::Cow;
+
 use dynasmrt::{DynamicLabel, VecAssembler};
 
 use crate::abi;
 #[cfg(doc)]
 use crate::facts::Facts;
 use crate::facts::Leaf;
-use crate::ir::{Function, Op};
+use crate::ir::{Function, Op, Verified};
 use crate::opt;
 use crate::regalloc::{self, Allocation, Class};
 use crate::timings::Clock;
@@ -47,6 +49,27 @@ pub(crate) fn allocate(
     })?;
     clock.lap("regalloc");
     Ok(alloc)
+}
+
+/// The function a backend emits for `func`: its one block ordered for latency within `regs`
+/// registers ([`opt::schedule`]), or `func` as it is. Variables the backend computes once per
+/// run ([`Facts::hoisted`]) take no register, nor, where it re-reads them (`remat`), those with
+/// a leaf ([`Facts::leaves`]).
+pub(crate) fn scheduled(func: &Verified, regs: usize, remat: bool) -> Cow<'_, Function> {
+    let facts = func.facts();
+    let free = |v: crate::ir::Var| {
+        let i = v.0 as usize;
+        (remat && facts.leaves.get(i).is_some_and(Option::is_some))
+            || facts.hoisted.get(i) == Some(&true)
+    };
+    match opt::schedule(func, &free, regs) {
+        Some(insts) => {
+            let mut f: Function = Function::clone(func);
+            f.blocks[0].insts = insts;
+            Cow::Owned(f)
+        }
+        None => Cow::Borrowed(func),
+    }
 }
 
 /// The per-batch state a kernel resets at the start of each batch: the step budget if the

@@ -120,7 +120,8 @@ pub fn compile_timed(
     clock: &mut Clock<'_>,
 ) -> Result<Compiled, CompileError> {
     let facts = func.facts();
-    let func: &Function = func;
+    let scheduled = crate::kernel::scheduled(func, ALLOCATABLE.len(), false);
+    let func: &Function = &scheduled;
     let (ins, outs) = io_sets(func);
     let geometry = func
         .blocks

@@ -17,6 +17,8 @@
 //!   can run more than once per batch.
 //! - [`specialize_pmul`]: PICA multiplies by uniform components known (for a run) to be finite
 //!   and non-zero become plain multiplies; [`square_pmul`]: so do squares.
+//! - [`schedule`]: orders the pure instructions of a one-block function for latency (long
+//!   chains first, independent work in their shadow) within the backend's registers.
 //! - [`budget_bounds_cycles`]: checks that every cycle of the CFG spends step budget, which is
 //!   what makes any execution of the function terminate.
 
@@ -27,6 +29,7 @@ mod invariant;
 mod liveness;
 mod place;
 mod rename;
+mod sched;
 mod specialize;
 mod varset;
 
@@ -38,6 +41,7 @@ pub(crate) use invariant::invariant_def;
 pub use liveness::{liveness, Liveness};
 pub use place::{group_inputs, on_cycles, place_io, reread_copies, sink_outputs};
 pub use rename::{renumber, split_defs};
+pub use sched::{latency, schedule};
 pub(crate) use specialize::uniform_def;
 pub use specialize::{pmul_uniform_operands, specialize_pmul, square_pmul, ComponentSet};
 pub use varset::VarSet;

@@ -233,7 +233,8 @@ pub fn compile_timed(
     clock: &mut Clock<'_>,
 ) -> Result<Compiled, CompileError> {
     let facts = func.facts();
-    let func: &Function = func;
+    let scheduled = crate::kernel::scheduled(func, tier.allocatable().len(), true);
+    let func: &Function = &scheduled;
     let (ins, outs) = io_sets(func);
     let geometry = func
         .blocks
