@@ -62,13 +62,15 @@ impl Emitter<'_> {
         self.finish(d, r);
     }
 
-    /// `1 / sqrt(a)` with two roundings (never RSQRTPS).
+    /// `1 / sqrt(a)` with two roundings (never RSQRTPS). The square root is in scratch before
+    /// the result register is written, so 1.0 is loaded straight into it (on SSE4.1 the
+    /// division then needs no copy).
     pub(super) fn rsq(&mut self, d: Var, a: Var) {
         let x = self.src(a, S0);
         asm::sqrt_ps(&mut self.ops, self.tier, S2, x);
-        self.load_f32(S3, 1.0);
         let r = self.dst(d);
-        asm::vop(&mut self.ops, self.tier, VOp::DivPs, r, S3, S2);
+        self.load_f32(r, 1.0);
+        asm::vop(&mut self.ops, self.tier, VOp::DivPs, r, r, S2);
         self.finish(d, r);
     }
 
