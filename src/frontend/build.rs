@@ -1,13 +1,13 @@
-//! From the state graph to an IR function: block 0 initializes the registers, every abstract
-//! state gets a head block (unless its code surely goes on in the block before it, `heads`)
-//! holding its instruction's ALU code followed by its step's decision tree; conditions become terminators (`BranchBool`, `BranchUniform` on a mask computed from
-//! cc, `LoopNext`), effects become `LoopPush`/`AlInc`/`AlRestore`/`Budget` on the path they
-//! belong to, each arm of a condition in its own (edge) block. A state whose only way in is
-//! the block built just before it goes on in that block (`chain`); CFG simplification later
-//! merges what chains remain. A state whose per-vertex branch is if-converted (`ifconv`) instead
-//! runs both arms' arithmetic under lane predicates and jumps to the join state. The states of
-//! a masked region (`masked`) run their arithmetic under the region's lane mask; its forks
-//! narrow the mask and leave with `BranchAny`.
+//! From the state graph to an IR function: block 0 initializes the registers, every abstract state
+//! gets a head block (unless its code surely goes on in the block before it, `heads`) holding its
+//! instruction's ALU code followed by its step's decision tree; conditions become terminators
+//! (`BranchBool`, `BranchUniform` on a mask computed from cc, `LoopNext`), effects become
+//! `LoopPush`/`AlInc`/`AlRestore`/`Budget` on the path they belong to, each arm of a condition in
+//! its own (edge) block. A state whose only way in is the block built just before it goes on in
+//! that block (`chain`); CFG simplification later merges what chains remain. A state whose
+//! per-vertex branch is if-converted (`ifconv`) instead runs both arms' arithmetic under lane
+//! predicates and jumps to the join state. The states of a masked region (`masked`) run their
+//! arithmetic under the region's lane mask; its forks narrow the mask and leave with `BranchAny`.
 
 use rustc_hash::FxHashMap as HashMap;
 

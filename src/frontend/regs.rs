@@ -1,12 +1,12 @@
-//! The IR variables that stand for PICA registers: one per component of r0–r15, a0.x, a0.y,
-//! cc.x, cc.y. Where the function is one straight block, a write to a register component does
-//! not copy the value into the component's variable: the component is pointed at the value
-//! (`Regs::forward`), and later reads take it from there. Inputs and uniforms are not variables: they are read (`Input`, `Uniform*`) at
-//! each use. Outputs are stored (`Output`) at each write; an output component that an
-//! if-converted arm writes also has a variable holding its current value, because a predicated
-//! write needs the old value for the lanes that do not take the arm. In a geometry shader every
-//! output component it writes is tracked, and also has a variable for its other bank
-//! ([`Emitter`]).
+//! The IR variables that stand for PICA registers: one per component of r0–r15, a0.x, a0.y, cc.x,
+//! cc.y. Where the function is one straight block, a write to a register component does not copy
+//! the value into the component's variable: the component is pointed at the value
+//! (`Regs::forward`), and later reads take it from there. Inputs and uniforms are not variables:
+//! they are read (`Input`, `Uniform*`) at each use. Outputs are stored (`Output`) at each write; an
+//! output component that an if-converted arm writes also has a variable holding its current value,
+//! because a predicated write needs the old value for the lanes that do not take the arm. In a
+//! geometry shader every output component it writes is tracked, and also has a variable for its
+//! other bank ([`Emitter`]).
 
 use picajit_codegen::ir::{Builder, Op, Ty, Var};
 

@@ -483,7 +483,7 @@ impl<'v, 'a> Segment<'v, 'a> {
     fn release(&self, j: u32, free: &mut Vec<u32>, waiting: &mut BinaryHeap<WaitKey>) {
         match self.latency[j as usize] {
             0 => free.push(j),
-            _ => waiting.push(Reverse((self.earliest[j as usize], j))),
+            1.. => waiting.push(Reverse((self.earliest[j as usize], j))),
         }
     }
 
