@@ -1,6 +1,7 @@
-//! What every backend does before it emits a kernel — check that nothing is read before it is
-//! written, allocate registers — and the labels every kernel's batch loop has. The IR itself is
-//! verified once, where it is made ([`crate::ir::Verified`]).
+//! What every backend does before it emits a kernel — order a straight block for latency, check
+//! that nothing is read before it is written, allocate registers — and the labels every kernel's
+//! batch loop has. The IR itself is verified once, where it is made ([`crate::ir::Verified`]),
+//! and so are the facts and the schedule its kernels share.
 
 use std::borrow::Cow;
 
@@ -10,7 +11,7 @@ use crate::abi;
 #[cfg(doc)]
 use crate::facts::Facts;
 use crate::facts::Leaf;
-use crate::ir::{Function, Op, Verified};
+use crate::ir::{Block, Function, Op, Verified};
 use crate::opt;
 use crate::regalloc::{self, Allocation, Class};
 use crate::timings::Clock;
@@ -51,25 +52,52 @@ pub(crate) fn allocate(
     Ok(alloc)
 }
 
-/// The function a backend emits for `func`: its one block ordered for latency within `regs`
-/// registers ([`opt::schedule`]), or `func` as it is. Variables the backend computes once per
-/// run ([`Facts::hoisted`]) take no register, nor, where it re-reads them (`remat`), those with
-/// a leaf ([`Facts::leaves`]).
-pub(crate) fn scheduled(func: &Verified, regs: usize, remat: bool) -> Cow<'_, Function> {
-    let facts = func.facts();
-    let free = |v: crate::ir::Var| {
-        let i = v.0 as usize;
-        (remat && facts.leaves.get(i).is_some_and(Option::is_some))
-            || facts.hoisted.get(i) == Some(&true)
-    };
-    match opt::schedule(func, &free, regs) {
-        Some(insts) => {
-            let mut f: Function = Function::clone(func);
-            f.blocks[0].insts = insts;
-            Cow::Owned(f)
-        }
-        None => Cow::Borrowed(func),
+/// The order a backend emits a function in, for one register count and rematerialization
+/// rule: what several kernels of one function share ([`Verified::schedule`]).
+pub(crate) struct Schedule {
+    regs: usize,
+    remat: bool,
+    /// The function with its one block in scheduled order; `None` keeps the order.
+    func: Option<Function>,
+}
+
+impl Schedule {
+    /// The schedule of `func` within `regs` registers ([`opt::schedule`]). Variables the
+    /// backend computes once per run ([`Facts::hoisted`]) take no register, nor, where it
+    /// re-reads them (`remat`), those with a leaf ([`Facts::leaves`]).
+    fn of(func: &Verified, regs: usize, remat: bool) -> Schedule {
+        let facts = func.facts();
+        let free = |v: crate::ir::Var| {
+            let i = v.0 as usize;
+            (remat && facts.leaves.get(i).is_some_and(Option::is_some))
+                || facts.hoisted.get(i) == Some(&true)
+        };
+        // Only a one-block function is reordered: the new function is that block's new order.
+        let func = opt::schedule(func, &free, regs).map(|insts| Function {
+            blocks: vec![Block {
+                insts,
+                term: func.blocks[0].term,
+            }],
+            vars: func.vars.clone(),
+            loop_slots: func.loop_slots,
+        });
+        Schedule { regs, remat, func }
     }
+}
+
+/// The function a backend emits for `func`: its one block ordered for latency within `regs`
+/// registers ([`Schedule::of`]), or `func` as it is. The first schedule asked for is kept with
+/// `func` for its other kernels (each backend asks with the same arguments every time).
+pub(crate) fn scheduled(func: &Verified, regs: usize, remat: bool) -> Cow<'_, Function> {
+    let kept = func.schedule(|| Schedule::of(func, regs, remat));
+    if (kept.regs, kept.remat) == (regs, remat) {
+        return kept
+            .func
+            .as_ref()
+            .map_or(Cow::Borrowed(&**func), Cow::Borrowed);
+    }
+    let other = Schedule::of(func, regs, remat);
+    other.func.map_or(Cow::Borrowed(&**func), Cow::Owned)
 }
 
 /// The per-batch state a kernel resets at the start of each batch: the step budget if the

@@ -8,13 +8,15 @@
 //! [`Function`] but changed only by the edits defined here, each of which keeps it valid.
 //!
 //! It also keeps what every kernel compiled from it needs to know about its variables
-//! ([`Facts`]), found on first use and shared by all of them.
+//! ([`Facts`]) and the order its kernels emit it in ([`Schedule`]), each found on first use
+//! and shared by all of them.
 
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
 
 use super::{Function, Inst, Op, Ty, Var, VerifyError};
 use crate::facts::Facts;
+use crate::kernel::Schedule;
 
 /// A function that passed [`Function::verify`]; read it through `Deref`.
 #[derive(Clone)]
@@ -22,6 +24,8 @@ pub struct Verified {
     func: Function,
     /// The function's [`Facts`], once some kernel asked for them.
     facts: OnceLock<Arc<Facts>>,
+    /// The function's [`Schedule`], once some kernel asked for one.
+    schedule: OnceLock<Arc<Schedule>>,
 }
 
 impl Verified {
@@ -31,6 +35,7 @@ impl Verified {
         Ok(Verified {
             func,
             facts: OnceLock::new(),
+            schedule: OnceLock::new(),
         })
     }
 
@@ -44,12 +49,18 @@ impl Verified {
         self.facts.get_or_init(|| Arc::new(Facts::of(&self.func)))
     }
 
+    /// The schedule the first kernel asked for, made by `make` on the first call.
+    pub(crate) fn schedule(&self, make: impl FnOnce() -> Schedule) -> &Schedule {
+        self.schedule.get_or_init(|| Arc::new(make()))
+    }
+
     /// Makes the entry block store `+0.0` to every component of the output registers in
     /// `regs` (bit r: register r) before anything else, so that those registers are defined
     /// on every path. Adds one variable.
     pub fn mark_outputs(&mut self, regs: u16) {
-        // A new variable and definitions: the facts are found again when asked.
+        // A new variable and definitions: the facts and schedule are found again when asked.
         self.facts = OnceLock::new();
+        self.schedule = OnceLock::new();
         let func = &mut self.func;
         let Some(entry) = func.blocks.first_mut() else {
             return;
@@ -92,9 +103,17 @@ impl Verified {
             }
         }
         // A `Mul` is what a `PMul` is to every fact (neither a leaf nor a uniform, invariant
-        // when its operands are): the facts carry over.
+        // when its operands are): the facts carry over. Not the schedule: a `Mul` is quicker.
         let facts = self.facts.clone();
-        (Verified { func: out, facts }, rewritten)
+        let schedule = OnceLock::new();
+        (
+            Verified {
+                func: out,
+                facts,
+                schedule,
+            },
+            rewritten,
+        )
     }
 }
 

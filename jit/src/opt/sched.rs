@@ -26,11 +26,12 @@
 //! `const.idx`) keep their relative order, so a fetch that reused the rows of the one before
 //! still does.
 //!
-//! Cost: linear in the block plus a heap operation per instruction; a pick under pressure scans
-//! the instructions available at that point.
+//! Cost: each segment's graph is built once and shared by the tries; a try is linear in the
+//! block plus a sorted insertion per instruction into a queue of the few dozen available; a
+//! pick under pressure scans those. The result is kept with the function for its other kernels
+//! ([`crate::kernel::scheduled`]).
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 use crate::ir::{Function, Inst, Op, Var};
 
@@ -106,7 +107,7 @@ pub fn schedule(func: &Function, free: &dyn Fn(Var) -> bool, regs: usize) -> Opt
     let uses = Uses::of(func, insts)?;
     let nvars = func.vars.len();
     let counted: Vec<bool> = (0..nvars as u32).map(|v| !free(Var(v))).collect();
-    if pressure(insts, &counted) > regs {
+    if uses.pressure(&counted, n) > regs {
         return None;
     }
     // Registers in use before each instruction in the original order (a segment starts with
@@ -124,53 +125,29 @@ pub fn schedule(func: &Function, free: &dyn Fn(Var) -> bool, regs: usize) -> Opt
             enter[l as usize + 1] -= 1;
         }
     }
+    // The segments' graphs do not depend on the limit: built once for every try.
+    let block = Graph::new(insts, &uses, &counted);
+    let mut reads_left = vec![0u32; nvars];
     // The greedy picks can overshoot the limit: tighter limits leave them more room.
     for tighter in 0..TRIES.min(regs) {
-        let view = View {
-            insts,
-            uses: &uses,
-            counted: &counted,
-            regs: regs - tighter,
-        };
-        let order = order(&view, &enter);
+        let order = block.order(regs - tighter, &enter, &mut reads_left);
         if order.len() != n || order.iter().enumerate().all(|(i, &k)| i == k as usize) {
             return None;
         }
-        let scheduled: Vec<Inst> = order.iter().map(|&k| insts[k as usize]).collect();
-        if pressure(&scheduled, &counted) <= regs {
-            return Some(scheduled);
+        let scheduled = order.iter().map(|&k| &insts[k as usize]);
+        if pressure(scheduled, &counted) <= regs {
+            return Some(order.iter().map(|&k| insts[k as usize]).collect());
         }
     }
     None
-}
-
-/// The block's instructions in scheduled order (indices), segment by segment; `enter` steps
-/// the registers in use before each instruction (see [`schedule`]).
-fn order(view: &View<'_>, enter: &[i32]) -> Vec<u32> {
-    let insts = view.insts;
-    let n = insts.len();
-    let mut reads_left = vec![0u32; view.uses.def.len()];
-    let mut order: Vec<u32> = Vec::with_capacity(n);
-    let (mut lo, mut live) = (0, 0i32);
-    while lo < n {
-        live += enter[lo];
-        if !insts[lo].is_pure() {
-            order.push(lo as u32);
-            lo += 1;
-            continue;
-        }
-        let hi = lo + insts[lo..].iter().take_while(|i| i.is_pure()).count();
-        Segment::new(view, lo, hi).run(live.max(0) as usize, &mut reads_left, &mut order);
-        live += enter[lo + 1..hi].iter().sum::<i32>();
-        lo = hi;
-    }
-    order
 }
 
 /// Where each variable of the block is defined and last read (instruction indices).
 struct Uses {
     def: Vec<u32>,
     last: Vec<u32>,
+    /// The variable the terminator reads, and where an instruction last read it before.
+    term: Option<(u32, u32)>,
 }
 
 impl Uses {
@@ -196,21 +173,43 @@ impl Uses {
                 *slot = i as u32;
             }
         }
+        let mut term = None;
         if let Some(u) = func.blocks[0].term.uses() {
-            *last.get_mut(u.0 as usize)? = insts.len() as u32;
+            let slot = last.get_mut(u.0 as usize)?;
+            term = Some((u.0, *slot));
+            *slot = insts.len() as u32;
         }
-        Some(Uses { def, last })
+        Some(Uses { def, last, term })
+    }
+
+    /// [`pressure`] of the block's `len` instructions in their original order, from where
+    /// its variables are defined and read.
+    fn pressure(&self, counted: &[bool], len: usize) -> usize {
+        let ranges = (0..self.def.len() as u32).filter_map(|v| {
+            let d = self.def[v as usize];
+            if d == NONE || !counted[v as usize] {
+                return None;
+            }
+            // The terminator's read is not an instruction's.
+            let read = match self.term {
+                Some((t, before)) if t == v => before,
+                Some(_) | None => self.last[v as usize],
+            };
+            Some((2 * d + 1, if read == NONE { 0 } else { 2 * read }))
+        });
+        most_live(ranges, len)
     }
 }
 
 /// The most registers live at once when `insts` run in this order, counting the variables
 /// `counted` holds for: a value is live from its definition through its last read, and a
 /// result may take the register of an operand read for the last time (the allocator's rule).
-fn pressure(insts: &[Inst], counted: &[bool]) -> usize {
+fn pressure<'i>(insts: impl ExactSizeIterator<Item = &'i Inst>, counted: &[bool]) -> usize {
     let nvars = counted.len();
+    let len = insts.len();
     let mut def = vec![NONE; nvars];
     let mut last = vec![0u32; nvars];
-    for (i, inst) in insts.iter().enumerate() {
+    for (i, inst) in insts.enumerate() {
         let i = i as u32;
         for &u in inst.uses() {
             last[u.0 as usize] = 2 * i;
@@ -219,13 +218,19 @@ fn pressure(insts: &[Inst], counted: &[bool]) -> usize {
             def[d.0 as usize] = 2 * i + 1;
         }
     }
-    // Live ranges [def, max(def, last)] as +1/−1 steps over the positions.
-    let mut step = vec![0i32; 2 * insts.len() + 2];
-    for ((&d, &l), _) in def.iter().zip(&last).zip(counted).filter(|c| *c.1) {
-        if d != NONE {
-            step[d as usize] += 1;
-            step[d.max(l) as usize + 1] -= 1;
-        }
+    let ranges = def.iter().zip(&last).zip(counted);
+    let ranges = ranges.filter(|&((&d, _), &c)| c && d != NONE);
+    most_live(ranges.map(|((&d, &l), _)| (d, l)), len)
+}
+
+/// The most registers live at once over `len` instructions, given the (definition, last
+/// read) positions of the values that take one: 2i + 1 for a definition by instruction i,
+/// 2i for a read by it, a value live over [definition, max(definition, last read)].
+fn most_live(ranges: impl Iterator<Item = (u32, u32)>, len: usize) -> usize {
+    let mut step = vec![0i32; 2 * len + 2];
+    for (d, l) in ranges {
+        step[d as usize] += 1;
+        step[d.max(l) as usize + 1] -= 1;
     }
     let mut live = 0i32;
     let mut most = 0i32;
@@ -236,326 +241,441 @@ fn pressure(insts: &[Inst], counted: &[bool]) -> usize {
     most as usize
 }
 
-/// The block a segment belongs to, and what the pass knows of it.
-struct View<'a> {
+/// The dependence graphs of a block's segments, and the effects between them.
+struct Graph<'a> {
     insts: &'a [Inst],
-    uses: &'a Uses,
-    /// Per variable: it takes a register.
-    counted: &'a [bool],
-    regs: usize,
+    /// Segments in block order.
+    segments: Vec<Segment>,
 }
 
-/// A unit of scheduling: one instruction, or a run of `Input` reads of one register.
+impl<'a> Graph<'a> {
+    /// The graphs of `insts`' segments; `counted` says which variables take a register.
+    fn new(insts: &'a [Inst], uses: &Uses, counted: &[bool]) -> Self {
+        let n = insts.len();
+        let mut segments = Vec::new();
+        let mut lo = 0;
+        while lo < n {
+            if !insts[lo].is_pure() {
+                lo += 1;
+                continue;
+            }
+            let hi = lo + insts[lo..].iter().take_while(|i| i.is_pure()).count();
+            segments.push(Segment::new(insts, uses, counted, lo, hi));
+            lo = hi;
+        }
+        Graph { insts, segments }
+    }
+
+    /// The block's instructions in scheduled order (indices) within `regs` registers,
+    /// segment by segment; `enter` steps the registers in use before each instruction (see
+    /// [`schedule`]). `reads_left` is all zeros, and is again when the order is complete.
+    fn order(&self, regs: usize, enter: &[i32], reads_left: &mut [u32]) -> Vec<u32> {
+        let insts = self.insts;
+        let n = insts.len();
+        let mut order: Vec<u32> = Vec::with_capacity(n);
+        let mut segments = self.segments.iter();
+        let (mut lo, mut live) = (0, 0i32);
+        while lo < n {
+            live += enter[lo];
+            if !insts[lo].is_pure() {
+                order.push(lo as u32);
+                lo += 1;
+                continue;
+            }
+            let Some(segment) = segments.next() else {
+                return order;
+            };
+            let hi = segment.hi;
+            let run = Run::new(segment, regs);
+            run.run(live.max(0) as usize, reads_left, &mut order);
+            live += enter[lo + 1..hi].iter().sum::<i32>();
+            lo = hi;
+        }
+        order
+    }
+}
+
+/// A unit of scheduling: one instruction, or a run of `Input` reads of one register; with
+/// what the pass knows of it.
 #[derive(Clone, Copy)]
 struct Node {
     first: u32,
     len: u32,
+    /// Its modelled latency: none for a result that takes no register.
+    latency: u32,
+    /// Latency-weighted length of the longest path from the node to the segment's end.
+    height: u32,
+    /// Its predecessors: none for a load (it reads no value its segment computes).
+    preds: u32,
+    /// Registers its results take: all of them, and those read later.
+    made: u32,
+    kept: u32,
+    /// How many entries of `dying` are operands.
+    operands: u32,
+    /// The operands that take a register and are last read in the segment, each with how
+    /// many times the node reads it: it frees the register when those are its last reads.
+    dying: [(u32, u32); 3],
 }
 
-/// A node's place in the ready heap: the longest path first, then the earliest in the
-/// original order.
-type ReadyKey = (u32, Reverse<u32>);
-/// A node's place in the waiting heap: the earliest cycle its operands are ready, then the
-/// earliest in the original order.
-type WaitKey = Reverse<(u32, u32)>;
+impl Node {
+    /// The node's operands that may be read for the last time here.
+    fn dying(&self) -> &[(u32, u32)] {
+        &self.dying[..self.operands as usize]
+    }
+}
 
-/// One segment's dependence graph and scheduling state.
-struct Segment<'v, 'a> {
-    view: &'v View<'a>,
+/// Nodes waiting their turn, as keys sorted in ascending order: the next one is the last. A
+/// segment has a few dozen nodes at once, so a sorted vector beats a heap, and it can be
+/// scanned best first.
+struct Queue {
+    keys: Vec<u64>,
+}
+
+impl Queue {
+    /// The key of a ready node: the longest path first, then the earliest in the original
+    /// order.
+    fn ready(height: u32, j: u32) -> u64 {
+        u64::from(height) << 32 | u64::from(!j)
+    }
+
+    /// The node of a [`Queue::ready`] key.
+    fn ready_node(key: u64) -> u32 {
+        !(key as u32)
+    }
+
+    /// The key of a node waiting for its operands: the earliest cycle they are ready, then
+    /// the earliest in the original order.
+    fn waiting(earliest: u32, j: u32) -> u64 {
+        !(u64::from(earliest) << 32 | u64::from(j))
+    }
+
+    /// The node of a [`Queue::waiting`] key, and the cycle its operands are ready.
+    fn waiting_node(key: u64) -> (u32, u32) {
+        (!key as u32, (!key >> 32) as u32)
+    }
+
+    fn with_capacity(n: usize) -> Queue {
+        Queue {
+            keys: Vec::with_capacity(n),
+        }
+    }
+
+    fn push(&mut self, key: u64) {
+        let at = self.keys.partition_point(|&k| k < key);
+        self.keys.insert(at, key);
+    }
+}
+
+/// One segment's dependence graph: what every try at scheduling it shares.
+struct Segment {
     /// Instructions `lo..hi` of the block.
-    lo: usize,
     hi: usize,
     nodes: Vec<Node>,
     /// Successors of node `j`: `succ[succ_at[j]..succ_at[j + 1]]`.
     succ_at: Vec<u32>,
     succ: Vec<u32>,
-    /// Unscheduled predecessors per node.
-    preds: Vec<u32>,
-    latency: Vec<u32>,
-    /// The node reads no value its segment computes (a load).
-    root: Vec<bool>,
-    /// Registers the node's results take: all of them, and those read later.
-    defs: Vec<(usize, usize)>,
-    /// Latency-weighted length of the longest path from the node to the segment's end.
-    height: Vec<u32>,
-    /// The earliest cycle a node's operands are ready (as far as its scheduled predecessors
-    /// say).
-    earliest: Vec<u32>,
 }
 
-impl<'v, 'a> Segment<'v, 'a> {
-    /// The graph of instructions `lo..hi` of `view`'s block (all pure).
-    fn new(view: &'v View<'a>, lo: usize, hi: usize) -> Self {
-        let insts = view.insts;
+impl Segment {
+    /// The graph of instructions `lo..hi` of `insts` (all pure).
+    fn new(insts: &[Inst], uses: &Uses, counted: &[bool], lo: usize, hi: usize) -> Self {
         let mut nodes: Vec<Node> = Vec::with_capacity(hi - lo);
-        let mut node_of = Vec::with_capacity(hi - lo);
-        for i in lo..hi {
-            let inst = &insts[i];
-            let joins = i > lo
-                && inst.op == Op::Input
-                && insts[i - 1].op == Op::Input
-                && insts[i - 1].imm[0] & 15 == inst.imm[0] & 15;
-            match nodes.last_mut() {
-                Some(last) if joins => last.len += 1,
-                Some(_) | None => nodes.push(Node {
-                    first: i as u32,
-                    len: 1,
-                }),
-            }
-            node_of.push(nodes.len() as u32 - 1);
-        }
-        let m = nodes.len();
+        let mut node_of: Vec<u32> = Vec::with_capacity(hi - lo);
         // Edges from the node defining an operand to the node reading it (operands defined
         // before the segment are ready at its start), and from each per-lane row fetch to the
         // next: the backends keep the rows of the last fetch for the next one with the same
         // offset, so the fetches keep their order.
         let mut edges: Vec<(u32, u32)> = Vec::with_capacity(2 * (hi - lo));
         let mut last_fetch = None;
-        for i in lo..hi {
-            let j = node_of[i - lo];
-            for &u in insts[i].uses() {
-                let d = view.uses.def[u.0 as usize] as usize;
+        for (i, inst) in insts.iter().enumerate().take(hi).skip(lo) {
+            let joins = i > lo
+                && inst.op == Op::Input
+                && insts[i - 1].op == Op::Input
+                && insts[i - 1].imm[0] & 15 == inst.imm[0] & 15;
+            let counts = inst.dst.filter(|&d| counted[d.0 as usize]);
+            match nodes.last_mut() {
+                Some(last) if joins => last.len += 1,
+                Some(_) | None => nodes.push(Node {
+                    first: i as u32,
+                    len: 1,
+                    latency: counts.map_or(0, |_| latency(inst.op)),
+                    height: 0,
+                    preds: 0,
+                    made: 0,
+                    kept: 0,
+                    operands: 0,
+                    dying: [(0, 0); 3],
+                }),
+            }
+            let j = nodes.len() as u32 - 1;
+            node_of.push(j);
+            let node = &mut nodes[j as usize];
+            // Results that take a register, and of those the ones read later. A node of
+            // several instructions is a run of inputs, which read nothing.
+            if let Some(d) = counts {
+                node.made += 1;
+                node.kept += u32::from(uses.last[d.0 as usize] != NONE);
+            }
+            let args = inst.uses();
+            for (k, &u) in args.iter().enumerate() {
+                let d = uses.def[u.0 as usize] as usize;
                 if (lo..hi).contains(&d) && node_of[d - lo] != j {
                     edges.push((node_of[d - lo], j));
                 }
+                let last = uses.last[u.0 as usize] as usize;
+                if args[..k].contains(&u) || !counted[u.0 as usize] || last >= hi {
+                    continue;
+                }
+                let here = args.iter().filter(|&&x| x == u).count() as u32;
+                node.dying[node.operands as usize] = (u.0, here);
+                node.operands += 1;
             }
-            if matches!(insts[i].op, Op::UniformIdx | Op::ConstIdx) {
+            if matches!(inst.op, Op::UniformIdx | Op::ConstIdx) {
                 if let Some(p) = last_fetch.filter(|&p| p != j) {
                     edges.push((p, j));
                 }
                 last_fetch = Some(j);
             }
         }
+        let m = nodes.len();
         let mut succ_at = vec![0u32; m + 1];
-        let mut preds = vec![0u32; m];
         for &(p, j) in &edges {
             succ_at[p as usize + 1] += 1;
-            preds[j as usize] += 1;
+            nodes[j as usize].preds += 1;
         }
         for j in 0..m {
             succ_at[j + 1] += succ_at[j];
         }
-        let mut fill = succ_at.clone();
+        // Filled from each node's end backwards: `succ_at[p]` ends at its start.
         let mut succ = vec![0u32; edges.len()];
-        for &(p, j) in &edges {
-            succ[fill[p as usize] as usize] = j;
-            fill[p as usize] += 1;
+        for &(p, j) in edges.iter().rev() {
+            succ_at[p as usize + 1] -= 1;
+            succ[succ_at[p as usize + 1] as usize] = j;
         }
-        let latency: Vec<u32> = nodes
-            .iter()
-            .map(|n| {
-                let inst = &insts[n.first as usize];
-                match inst.dst {
-                    Some(d) if !view.counted[d.0 as usize] => 0,
-                    Some(_) | None => latency(inst.op),
-                }
-            })
-            .collect();
+        for j in 0..m {
+            succ_at[j] = succ_at[j + 1];
+        }
+        succ_at[m] = edges.len() as u32;
         // Successors come later in the original order: one backward walk settles heights.
-        let mut height = vec![0u32; m];
         for j in (0..m).rev() {
             let below = succ[succ_at[j] as usize..succ_at[j + 1] as usize]
                 .iter()
-                .map(|&s| height[s as usize])
+                .map(|&s| nodes[s as usize].height)
                 .max()
                 .unwrap_or(0);
-            height[j] = latency[j] + below;
+            nodes[j].height = nodes[j].latency + below;
         }
-        let root = preds.iter().map(|&p| p == 0).collect();
-        let defs = nodes
-            .iter()
-            .map(|n| {
-                let results = insts[n.first as usize..(n.first + n.len) as usize]
-                    .iter()
-                    .filter_map(|i| i.dst)
-                    .filter(|&d| view.counted[d.0 as usize]);
-                results.fold((0, 0), |(made, kept), d| {
-                    let read = view.uses.last[d.0 as usize] != NONE;
-                    (made + 1, kept + usize::from(read))
-                })
-            })
-            .collect();
         Segment {
-            view,
-            lo,
             hi,
             nodes,
             succ_at,
             succ,
-            preds,
-            root,
-            defs,
-            latency,
-            height,
-            earliest: vec![0; m],
         }
     }
+}
 
-    /// The instructions of node `j`.
-    fn insts(&self, j: u32) -> &'a [Inst] {
-        let n = self.nodes[j as usize];
-        &self.view.insts[n.first as usize..(n.first + n.len) as usize]
+/// A candidate under pressure: ((registers after it, node), in the ready queue, index there).
+type Least = ((usize, u32), bool, usize);
+
+/// One try at scheduling a segment within a register limit.
+struct Run<'s> {
+    segment: &'s Segment,
+    regs: usize,
+    /// Unscheduled predecessors per node.
+    preds: Vec<u32>,
+    /// The earliest cycle a node's operands are ready (as far as its scheduled predecessors
+    /// say).
+    earliest: Vec<u32>,
+}
+
+impl<'s> Run<'s> {
+    fn new(segment: &'s Segment, regs: usize) -> Self {
+        Run {
+            segment,
+            regs,
+            preds: segment.nodes.iter().map(|n| n.preds).collect(),
+            earliest: vec![0; segment.nodes.len()],
+        }
     }
 
     /// What scheduling node `j` now does to the live count `live`: the registers in use
     /// right after it (results that are never read included), and those that stay in use.
     fn effect(&self, j: u32, live: usize, reads_left: &[u32]) -> (usize, usize) {
-        let insts = self.insts(j);
-        let counted = self.view.counted;
-        // A node of several instructions is a run of inputs, which read nothing.
-        let args = insts[0].uses();
-        let mut dying = 0;
-        for (k, &u) in args.iter().enumerate() {
-            if args[..k].contains(&u) || !counted[u.0 as usize] {
-                continue;
-            }
-            let here = args.iter().filter(|&&x| x == u).count() as u32;
-            let last = self.view.uses.last[u.0 as usize];
-            if reads_left[u.0 as usize] == here && (last as usize) < self.hi {
-                dying += 1;
-            }
-        }
-        let (made, kept) = self.defs[j as usize];
+        let node = &self.segment.nodes[j as usize];
+        let dying = node
+            .dying()
+            .iter()
+            .filter(|&&(u, here)| reads_left[u as usize] == here)
+            .count();
         (
-            (live + made).saturating_sub(dying),
-            (live + kept).saturating_sub(dying),
+            (live + node.made as usize).saturating_sub(dying),
+            (live + node.kept as usize).saturating_sub(dying),
         )
     }
 
     /// Whether node `j`, leaving `after` registers in use where `live` were, fits: no more
     /// than there are (a load that adds to them: no more than there are less [`RESERVE`]).
     fn fits(&self, j: u32, live: usize, after: usize) -> bool {
-        let limit = match self.root[j as usize] && after > live {
-            true => self.view.regs.saturating_sub(RESERVE),
-            false => self.view.regs,
+        let root = self.segment.nodes[j as usize].preds == 0;
+        let limit = match root && after > live {
+            true => self.regs.saturating_sub(RESERVE),
+            false => self.regs,
         };
         after <= limit
+    }
+
+    /// The registers in use after node `j` if it fits now.
+    fn fitting(&self, j: u32, live: usize, reads_left: &[u32]) -> Result<usize, usize> {
+        let after = self.effect(j, live, reads_left).0;
+        match self.fits(j, live, after) {
+            true => Ok(after),
+            false => Err(after),
+        }
     }
 
     /// The node to schedule when the best ready one would need more registers than there
     /// are: of every node whose operands are scheduled, the best one that fits (a ready one
     /// before one still waiting for its operands), else the one that needs the fewest. It
-    /// leaves its heap; `None` when both are empty.
+    /// leaves its queue; `None` when both are empty.
     fn pick_under_pressure(
         &self,
         live: usize,
         reads_left: &[u32],
-        heaps: (&mut BinaryHeap<ReadyKey>, &mut BinaryHeap<WaitKey>),
+        ready: &mut Queue,
+        waiting: &mut Queue,
     ) -> Option<u32> {
-        let (ready, waiting) = heaps;
-        // Ready nodes first (waiting ones are all later than `t`): the best that fits among
-        // them, else among the waiting ones, else the one that needs the fewest registers.
-        let mut least = None;
-        let ready_ids = ready.iter().map(|&(_, Reverse(j))| j);
-        let mut best = self.best_fit(ready_ids, live, reads_left, &mut least);
-        if best.is_none() {
-            let waiting_ids = waiting.iter().map(|&Reverse((_, j))| j);
-            best = self.best_fit(waiting_ids, live, reads_left, &mut least);
+        // The ready queue best first: the first that fits is the best.
+        let mut least: Option<Least> = None;
+        for (at, &key) in ready.keys.iter().enumerate().rev() {
+            let j = Queue::ready_node(key);
+            match self.fitting(j, live, reads_left) {
+                Ok(_) => {
+                    ready.keys.remove(at);
+                    return Some(j);
+                }
+                Err(after) => least = Some(Run::fewer(least, ((after, j), true, at))),
+            }
         }
-        let j = best.or(least.map(|(_, j)| j))?;
-        ready.retain(|&(_, Reverse(k))| k != j);
-        waiting.retain(|&Reverse((_, k))| k != j);
-        Some(j)
+        // Waiting nodes are all later than now: the fitting one with the longest path.
+        let mut best: Option<(u32, Reverse<u32>, usize)> = None;
+        for (at, &key) in waiting.keys.iter().enumerate() {
+            let (j, _) = Queue::waiting_node(key);
+            let after = match self.fitting(j, live, reads_left) {
+                Ok(after) => {
+                    let height = self.segment.nodes[j as usize].height;
+                    best = best.max(Some((height, Reverse(j), at)));
+                    after
+                }
+                Err(after) => after,
+            };
+            least = Some(Run::fewer(least, ((after, j), false, at)));
+        }
+        if let Some((_, Reverse(j), at)) = best {
+            waiting.keys.remove(at);
+            return Some(j);
+        }
+        let (_, in_ready, at) = least?;
+        let queue = match in_ready {
+            true => ready,
+            false => waiting,
+        };
+        let key = queue.keys.remove(at);
+        Some(match in_ready {
+            true => Queue::ready_node(key),
+            false => Queue::waiting_node(key).0,
+        })
     }
 
-    /// Of `ids`, the fitting node with the longest path (then the earliest); `least` keeps the
-    /// (registers after, node) of the one that needs the fewest so far.
-    fn best_fit(
-        &self,
-        ids: impl Iterator<Item = u32>,
-        live: usize,
-        reads_left: &[u32],
-        least: &mut Option<(usize, u32)>,
-    ) -> Option<u32> {
-        let mut best = None;
-        for j in ids {
-            let after = self.effect(j, live, reads_left).0;
-            if self.fits(j, live, after) {
-                best = best.max(Some((self.height[j as usize], Reverse(j))));
-            }
-            *least = Some(least.map_or((after, j), |l| l.min((after, j))));
-        }
-        best.map(|(_, Reverse(j))| j)
+    /// Of `least` and `other`, the one that leaves fewer registers in use (then the earliest
+    /// node): each is ((registers after, node), in the ready queue, index in its queue).
+    fn fewer(least: Option<Least>, other: Least) -> Least {
+        least.map_or(other, |l| l.min(other))
     }
 
     /// Queues node `j`, whose operands are all scheduled: one that costs nothing (it takes
     /// no register and emits no code) goes at once, others wait for their operands.
-    fn release(&self, j: u32, free: &mut Vec<u32>, waiting: &mut BinaryHeap<WaitKey>) {
-        match self.latency[j as usize] {
+    fn release(&self, j: u32, free: &mut Vec<u32>, waiting: &mut Queue) {
+        match self.segment.nodes[j as usize].latency {
             0 => free.push(j),
-            1.. => waiting.push(Reverse((self.earliest[j as usize], j))),
+            1.. => waiting.push(Queue::waiting(self.earliest[j as usize], j)),
         }
     }
 
     /// Appends the segment's instructions to `order` in scheduled order; `live` registers are
-    /// in use at its start.
+    /// in use at its start. Every read counted into `reads_left` here is counted out again
+    /// when every node is scheduled.
     fn run(mut self, mut live: usize, reads_left: &mut [u32], order: &mut Vec<u32>) {
-        let m = self.nodes.len() as u32;
-        for i in self.lo..self.hi {
-            for &u in self.view.insts[i].uses() {
-                reads_left[u.0 as usize] += 1;
+        let segment = self.segment;
+        let m = segment.nodes.len() as u32;
+        for node in &segment.nodes {
+            for &(u, here) in node.dying() {
+                reads_left[u as usize] += here;
             }
         }
-        let mut ready: BinaryHeap<ReadyKey> = BinaryHeap::new();
-        let mut waiting: BinaryHeap<WaitKey> = BinaryHeap::new();
-        let mut free = Vec::new();
+        let mut ready = Queue::with_capacity(m as usize);
+        let mut waiting = Queue::with_capacity(m as usize);
+        let mut free = Vec::with_capacity(m as usize);
         for j in (0..m).filter(|&j| self.preds[j as usize] == 0) {
             self.release(j, &mut free, &mut waiting);
         }
         let (mut t, mut issued) = (0u32, 0u32);
         for _ in 0..m {
-            let j = match free.pop() {
-                Some(j) => j,
+            // The node, and the registers in use after it.
+            let (j, stays) = match free.pop() {
+                Some(j) => (j, self.effect(j, live, reads_left).1),
                 None => {
-                    while let Some(&Reverse((_, j))) = waiting.peek().filter(|w| w.0 .0 <= t) {
-                        waiting.pop();
-                        ready.push((self.height[j as usize], Reverse(j)));
+                    while let Some(&key) = waiting.keys.last() {
+                        let (j, at) = Queue::waiting_node(key);
+                        if at > t {
+                            break;
+                        }
+                        waiting.keys.pop();
+                        ready.push(Queue::ready(segment.nodes[j as usize].height, j));
                     }
                     // Nothing ready: the machine waits for the earliest operand.
-                    let (top, is_ready) = match (ready.peek(), waiting.peek()) {
-                        (Some(&(_, Reverse(j))), _) => (j, true),
-                        (None, Some(&Reverse((_, j)))) => (j, false),
-                        (None, None) => return,
+                    let top = match (ready.keys.last(), waiting.keys.last()) {
+                        (Some(&key), _) => Some((Queue::ready_node(key), &mut ready)),
+                        (None, Some(&key)) => Some((Queue::waiting_node(key).0, &mut waiting)),
+                        (None, None) => None,
                     };
-                    let after = self.effect(top, live, reads_left).0;
+                    let Some((top, queue)) = top else {
+                        return;
+                    };
+                    let (after, stays) = self.effect(top, live, reads_left);
                     if self.fits(top, live, after) {
-                        match is_ready {
-                            true => ready.pop().map(|_| ()),
-                            false => waiting.pop().map(|_| ()),
-                        };
-                        top
+                        queue.keys.pop();
+                        (top, stays)
                     } else {
-                        let heaps = (&mut ready, &mut waiting);
-                        let Some(j) = self.pick_under_pressure(live, reads_left, heaps) else {
+                        let picked =
+                            self.pick_under_pressure(live, reads_left, &mut ready, &mut waiting);
+                        let Some(j) = picked else {
                             return;
                         };
-                        j
+                        (j, self.effect(j, live, reads_left).1)
                     }
                 }
             };
             let at = self.earliest[j as usize];
-            if at > t && self.latency[j as usize] > 0 {
+            let node = &segment.nodes[j as usize];
+            if at > t && node.latency > 0 {
                 (t, issued) = (at, 0);
             }
-            live = self.effect(j, live, reads_left).1;
-            for inst in self.insts(j) {
-                for &u in inst.uses() {
-                    reads_left[u.0 as usize] -= 1;
-                }
+            live = stays;
+            for &(u, here) in node.dying() {
+                reads_left[u as usize] -= here;
             }
-            let n = self.nodes[j as usize];
-            order.extend(n.first..n.first + n.len);
-            let done = t.max(at) + self.latency[j as usize];
-            let (a, b) = (self.succ_at[j as usize], self.succ_at[j as usize + 1]);
-            for k in a..b {
-                let s = self.succ[k as usize] as usize;
+            order.extend(node.first..node.first + node.len);
+            let done = t.max(at) + node.latency;
+            let (a, b) = (segment.succ_at[j as usize], segment.succ_at[j as usize + 1]);
+            for &s in &segment.succ[a as usize..b as usize] {
+                let s = s as usize;
                 self.earliest[s] = self.earliest[s].max(done);
                 self.preds[s] -= 1;
                 if self.preds[s] == 0 {
                     self.release(s as u32, &mut free, &mut waiting);
                 }
             }
-            if self.latency[j as usize] > 0 {
+            if node.latency > 0 {
                 issued += 1;
                 if issued == WIDTH {
                     (t, issued) = (t + 1, 0);
@@ -611,7 +731,7 @@ mod tests {
         };
         assert_eq!(fetches(old), fetches(new), "row fetches keep their order");
         let counted: Vec<bool> = (0..f.vars.len() as u32).map(|v| !free(Var(v))).collect();
-        assert!(pressure(new, &counted) <= regs);
+        assert!(pressure(new.iter(), &counted) <= regs);
     }
 
     /// Position work (a 3×3 matrix by an input) before a normalization (`rsq` of a dot
@@ -679,7 +799,7 @@ mod tests {
         let (f, free) = transform_then_normalize();
         let is_free = |v: Var| free.contains(&v);
         let counted: Vec<bool> = (0..f.vars.len() as u32).map(|v| !is_free(Var(v))).collect();
-        let need = pressure(&f.blocks[0].insts, &counted);
+        let need = pressure(f.blocks[0].insts.iter(), &counted);
         assert_eq!(schedule(&f, &is_free, need - 1), None);
         if let Some(new) = schedule(&f, &is_free, need) {
             check(&f, &is_free, need, &new);
@@ -783,9 +903,15 @@ mod tests {
                     .iter()
                     .any(|i| i.dst == Some(v) && matches!(i.op, Op::Uniform | Op::FConst))
             };
+            let insts = &f.blocks[0].insts;
+            let uses = Uses::of(&f, insts).expect("single definitions");
             for regs in [4, 8, 11, 24] {
                 let frees: [&dyn Fn(Var) -> bool; 2] = [&|_| false, &uniform];
                 for free in frees {
+                    let counted: Vec<bool> =
+                        (0..f.vars.len() as u32).map(|v| !free(Var(v))).collect();
+                    let known = uses.pressure(&counted, insts.len());
+                    assert_eq!(known, pressure(insts.iter(), &counted), "block {seed}");
                     if let Some(new) = schedule(&f, free, regs) {
                         check(&f, free, regs, &new);
                         changed += 1;
