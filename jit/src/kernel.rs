@@ -11,7 +11,7 @@ use crate::abi;
 #[cfg(doc)]
 use crate::facts::Facts;
 use crate::facts::Leaf;
-use crate::ir::{Block, Function, Op, Verified};
+use crate::ir::{Block, Function, Inst, Op, Verified};
 use crate::opt;
 use crate::regalloc::{self, Allocation, Class};
 use crate::timings::Clock;
@@ -98,6 +98,12 @@ pub(crate) fn scheduled(func: &Verified, regs: usize, remat: bool) -> Cow<'_, Fu
     }
     let other = Schedule::of(func, regs, remat);
     other.func.map_or(Cow::Borrowed(&**func), Cow::Owned)
+}
+
+/// The instructions of `func` in the order a kernel emits them, `scheduled` (what [`scheduled`]
+/// returned for it), where that is not the IR's order.
+pub(crate) fn reordered(func: &Function, scheduled: &Function) -> Option<Vec<Inst>> {
+    (scheduled.blocks != func.blocks).then(|| scheduled.blocks[0].insts.clone())
 }
 
 /// The per-batch state a kernel resets at the start of each batch: the step budget if the

@@ -38,6 +38,8 @@ mod memory;
 mod special;
 mod transcend;
 
+use std::borrow::Cow;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use dynasmrt::{DynamicLabel, DynasmApi};
@@ -45,7 +47,7 @@ use dynasmrt::{DynamicLabel, DynasmApi};
 use crate::abi;
 use crate::facts::Leaf;
 use crate::io_plan::DrawOrder;
-use crate::ir::{BlockId, Function, Op, Terminator, Var, Verified};
+use crate::ir::{BlockId, Function, Inst, Op, Terminator, Var, Verified};
 use crate::regalloc::{Allocation, Loc};
 use crate::timings::Clock;
 pub use crate::x64::{io_sets, CompileError, IoMode};
@@ -112,6 +114,18 @@ pub fn compile(func: &Verified, io: IoMode) -> Result<Compiled, CompileError> {
     compile_timed(func, io, &mut Clock::off())
 }
 
+/// The order [`compile`] emits `func`'s instructions in, if it is not the IR's: its one block
+/// ordered for latency ([`crate::opt::schedule`]).
+pub fn emitted_order(func: &Verified) -> Option<Vec<Inst>> {
+    crate::kernel::reordered(func, &schedule(func))
+}
+
+/// The function [`compile`] emits (constants and uniforms take registers: NEON arithmetic
+/// reads no memory operand).
+fn schedule(func: &Verified) -> Cow<'_, Function> {
+    crate::kernel::scheduled(func, ALLOCATABLE.len(), false)
+}
+
 /// [`compile`], lapping `clock` at its phase boundaries (backend prepare, liveness, regalloc,
 /// emit, assemble).
 pub fn compile_timed(
@@ -120,7 +134,7 @@ pub fn compile_timed(
     clock: &mut Clock<'_>,
 ) -> Result<Compiled, CompileError> {
     let facts = func.facts();
-    let scheduled = crate::kernel::scheduled(func, ALLOCATABLE.len(), false);
+    let scheduled = schedule(func);
     let func: &Function = &scheduled;
     let (ins, outs) = io_sets(func);
     let geometry = func

@@ -38,6 +38,8 @@ pub(crate) mod special;
 pub mod transcend;
 mod zmm;
 
+use std::borrow::Cow;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use dynasmrt::{DynamicLabel, DynasmApi};
@@ -45,7 +47,7 @@ use thiserror::Error;
 
 use crate::abi;
 use crate::facts::Leaf;
-use crate::ir::{BlockId, Function, Op, Terminator, Var, Verified};
+use crate::ir::{BlockId, Function, Inst, Op, Terminator, Var, Verified};
 use crate::regalloc::{self, Allocation, Loc};
 use crate::timings::Clock;
 
@@ -224,6 +226,17 @@ pub fn compile(func: &Verified, tier: Tier, io: IoMode) -> Result<Compiled, Comp
     compile_timed(func, tier, io, &mut Clock::off())
 }
 
+/// The order [`compile`] emits `func`'s instructions in for `tier`, if it is not the IR's: its
+/// one block ordered for latency ([`crate::opt::schedule`]).
+pub fn emitted_order(func: &Verified, tier: Tier) -> Option<Vec<Inst>> {
+    crate::kernel::reordered(func, &schedule(func, tier))
+}
+
+/// The function [`compile`] emits for `tier` (re-read constants and uniforms take no register).
+fn schedule(func: &Verified, tier: Tier) -> Cow<'_, Function> {
+    crate::kernel::scheduled(func, tier.allocatable().len(), true)
+}
+
 /// [`compile`], lapping `clock` at its phase boundaries (backend prepare, liveness, regalloc,
 /// emit, assemble).
 pub fn compile_timed(
@@ -233,7 +246,7 @@ pub fn compile_timed(
     clock: &mut Clock<'_>,
 ) -> Result<Compiled, CompileError> {
     let facts = func.facts();
-    let scheduled = crate::kernel::scheduled(func, tier.allocatable().len(), true);
+    let scheduled = schedule(func, tier);
     let func: &Function = &scheduled;
     let (ins, outs) = io_sets(func);
     let geometry = func
