@@ -79,6 +79,29 @@ fn add() {
     );
 }
 
+/// PICA multiply cases: (a, b, a * b).
+fn mul_cases() -> [(f32, f32, f32); 17] {
+    [
+        (1.0, -1.0, -1.0),
+        (-1.0, 1.0, -1.0),
+        (INF, 0.0, 0.0), // 0 * inf = +0 (pmul)
+        (0.0, INF, 0.0),
+        (-INF, 0.0, 0.0), // +0 whatever the signs
+        (INF, -0.0, 0.0),
+        (-0.0, -INF, 0.0),
+        (NAN, 0.0, NAN), // a NaN operand stays NaN
+        (0.0, NAN, NAN),
+        (NAN, INF, NAN),
+        (INF, INF, INF),
+        (INF, -INF, -INF),
+        (-0.0, 5.0, -0.0),     // ordinary products keep their sign
+        (sub(3), 0.5, sub(2)), // subnormal result, ties to even
+        (1e-30, 1e-30, 0.0),
+        (-1e-30, 1e-30, -0.0),
+        (f32::MAX, 2.0, INF),
+    ]
+}
+
 #[test]
 fn mul() {
     // [0] mul o0, v0, v1
@@ -88,26 +111,56 @@ fn mul() {
         |b| {
             b.mul(o(0), v(0), v(1));
         },
-        &[
-            (1.0, -1.0, -1.0),
-            (-1.0, 1.0, -1.0),
-            (INF, 0.0, 0.0), // 0 * inf = +0 (pmul)
-            (0.0, INF, 0.0),
-            (-INF, 0.0, 0.0), // +0 whatever the signs
-            (INF, -0.0, 0.0),
-            (-0.0, -INF, 0.0),
-            (NAN, 0.0, NAN), // a NaN operand stays NaN
-            (0.0, NAN, NAN),
-            (NAN, INF, NAN),
-            (INF, INF, INF),
-            (INF, -INF, -INF),
-            (-0.0, 5.0, -0.0),     // ordinary products keep their sign
-            (sub(3), 0.5, sub(2)), // subnormal result, ties to even
-            (1e-30, 1e-30, 0.0),
-            (-1e-30, 1e-30, -0.0),
-            (f32::MAX, 2.0, INF),
-        ],
+        &mul_cases(),
     );
+}
+
+#[test]
+fn mul_by_a_uniform_and_into_a_source() {
+    // The uniform operand read from memory as the first source (AVX-512 swaps it to the
+    // second, a `{1to16}` scalar), and a product written over the register of one of its
+    // sources (r0 = r0 * v1: the compares must read r0 before the product replaces it).
+    // [0] mul o0, c4, v1
+    // [1] mov r0, v0
+    // [2] mul r0, r0, v1
+    // [3] mov o1, r0
+    // [4] end
+    let mut b = Builder::new();
+    b.mul(o(0), c(4), v(1))
+        .mov(r(0), v(0))
+        .mul(r(0), r(0), v(1))
+        .mov(o(1), r(0))
+        .end();
+    let cases = mul_cases();
+    let inputs: Vec<Regs16> = cases
+        .iter()
+        .map(|&(x, y, _)| vecs(&[splat(x), splat(y)]))
+        .collect();
+    for &(x, _, _) in &cases {
+        let mut u = Uniforms::default();
+        u.f[4] = splat(x);
+        let outs = run_ok(&b.program(), &u, &inputs);
+        for (&(v0, v1, want), out) in cases.iter().zip(&outs) {
+            check_bits(
+                &out[1],
+                &splat(want),
+                &format!("mul r0, r0 = {v0:?}, v1 = {v1:?}"),
+            );
+            // 0 * inf = +0, a NaN operand stays NaN, else the IEEE product.
+            let product = if x.is_nan() || v1.is_nan() {
+                f32::NAN
+            } else if (x == 0.0 && v1.is_infinite()) || (x.is_infinite() && v1 == 0.0) {
+                0.0
+            } else {
+                x * v1
+            };
+            check_bits(
+                &out[0],
+                &splat(product),
+                &format!("mul o0, c4 = {x:?}, v1 = {v1:?}"),
+            );
+        }
+    }
 }
 
 /// `mad o0, v0, v1, v2` hand-encoded (format 5): opcode 0x38 in [31:26] (0b111 in [31:29],

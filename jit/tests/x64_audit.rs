@@ -607,7 +607,7 @@ fn sse_column_and_half_row_forms() {
         asm::load_attribute_counted(o, Tier::Avx2, 9, 4, 15, 0x30)
     });
     check(&["vinsertf128 ymm9, ymm9, [rbx+60h], 1"], |o| {
-        asm::insert_attribute_at(o, 9, 3, 0x60)
+        asm::insert_attribute_at(o, Tier::Avx2, 9, 1, 3, 0x60)
     });
     check(&["mov [rdi+17100h], r14", "mov r14, [rdi+14FC0h]"], |o| {
         asm::scalar::keep_base(o, 14, 0x17100, 0x14FC0)
@@ -892,6 +892,21 @@ fn avx512_arms_emit_the_sequences_meant() {
     });
     check(&["vextractf32x4 [r8+510h], zmm11, 3"], |o| {
         asm::extract_segment(o, t, 11, 3, 0x510)
+    });
+    // A draw kernel's attribute of a higher segment, straight from its array: indexed
+    // ([rdx+rax]), stepped at a kept base (rbp needs a displacement byte, r12 a SIB byte),
+    // and at a base plus the batch offset.
+    check(&["vinsertf32x4 zmm9, zmm9, [rdx+rax], 1"], |o| {
+        asm::insert_attribute(o, t, 9, 1)
+    });
+    check(&["vinsertf32x4 zmm9, zmm9, [rbp], 2"], |o| {
+        asm::insert_attribute_at(o, t, 9, 2, 5, 0)
+    });
+    check(&["vinsertf32x4 zmm9, zmm9, [r12+120h], 3"], |o| {
+        asm::insert_attribute_at(o, t, 9, 3, 12, 0x120)
+    });
+    check(&["vinsertf32x4 zmm9, zmm9, [r13+rsi+18h], 2"], |o| {
+        asm::insert_attribute_counted(o, t, 9, 2, 13, 0x18)
     });
     check(
         &[

@@ -1,7 +1,7 @@
 //! Lane arithmetic, compares, masks, selects, the PICA multiply and the float→int conversion.
 
 use super::asm::{self, Mem, VOp};
-use super::{Emitter, Opnd, S0, S1, S2, S3};
+use super::{zmm, Emitter, Opnd, S0, S1, S2, S3};
 use crate::ir::{CmpKind, Var};
 
 impl Emitter<'_> {
@@ -64,6 +64,7 @@ impl Emitter<'_> {
 
     /// PICA multiply: `p = a * b`; lanes where `p` is NaN but neither input is become +0.0.
     /// keep = unordered(a, b) | ordered(p, p); result = keep & p.
+    /// AVX-512 keeps the masks in opmasks: [`zmm::pmul`], four instructions.
     pub(super) fn pmul(&mut self, d: Var, a: Var, b: Var) {
         let mut x = self.operand(a, S0);
         let y = self.operand(b, S1);
@@ -71,6 +72,22 @@ impl Emitter<'_> {
             // Both in memory: load the first once for both uses.
             asm::load(&mut self.ops, self.tier, S0, m);
             x = Opnd::Reg(S0);
+        }
+        if self.tier == asm::Tier::Avx512 {
+            // The product and both compares are commutative (as `vop_opnd` takes them): a
+            // memory first source swaps with the register second one.
+            let (x, y) = match (x, y) {
+                (Opnd::Reg(x), y) => (x, y),
+                (Opnd::Mem(m), Opnd::Reg(y)) => (y, Opnd::Mem(m)),
+                (Opnd::Mem(m), Opnd::Mem(n)) => {
+                    asm::load(&mut self.ops, self.tier, S0, m);
+                    (S0, Opnd::Mem(n))
+                }
+            };
+            let r = self.dst(d);
+            zmm::pmul(&mut self.ops, r, x, y);
+            self.finish(d, r);
+            return;
         }
         self.vop_opnd(VOp::MulPs, S2, x, y);
         self.vop_opnd(VOp::CmpUnordPs, S3, x, y);

@@ -720,10 +720,15 @@ pub fn load_attribute_counted(ops: &mut Ops, tier: Tier, d: u8, n: u8, base: u8,
     attribute_load!(ops, tier, d, n, Rq(base) + rsi + disp)
 }
 
-/// AVX2: `d`'s high half = the 16 bytes at `[base + rsi + disp]` (as
-/// [`load_attribute_counted`]), its low half kept.
-pub fn insert_attribute_counted(ops: &mut Ops, d: u8, base: u8, disp: i32) {
-    dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [Rq(base) + rsi + disp], 1);
+/// AVX2 and AVX-512: 128-bit segment `seg` of `d` (AVX2: 1, the high half; AVX-512: 1–3) =
+/// the 16 bytes at `[base + rsi + disp]` (as [`load_attribute_counted`]), the rest kept.
+pub fn insert_attribute_counted(ops: &mut Ops, tier: Tier, d: u8, seg: u8, base: u8, disp: i32) {
+    match tier {
+        Tier::Avx512 => zmm::insert_segment_at(ops, d, seg, (base, Some(zmm::RSI)), disp),
+        Tier::Avx2 | Tier::Sse41 => {
+            dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [Rq(base) + rsi + disp], 1)
+        }
+    }
 }
 
 /// SSE4.1: the components of `d` that `mask` selects (bits 0–3: components 0–3) taken from
@@ -735,16 +740,27 @@ pub fn blend_const(ops: &mut Ops, d: u8, row: DynamicLabel, mask: u8) {
     dynasm!(ops ; .arch x64 ; blendps Rx(d), [=>row], mask);
 }
 
-/// AVX2: `d`'s high half = the 16 bytes at `[rdx + rax]` (a draw kernel's four-component
-/// attribute of lane k + 4), its low half kept.
-pub fn insert_attribute(ops: &mut Ops, d: u8) {
-    dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [rdx + rax], 1);
+/// AVX2 and AVX-512: 128-bit segment `seg` of `d` (as [`insert_attribute_counted`]) = the 16
+/// bytes at `[rdx + rax]` (a draw kernel's four-component attribute of lane k + 4 `seg`).
+pub fn insert_attribute(ops: &mut Ops, tier: Tier, d: u8, seg: u8) {
+    match tier {
+        Tier::Avx512 => zmm::insert_segment_at(ops, d, seg, (zmm::RDX, Some(zmm::RAX)), 0),
+        Tier::Avx2 | Tier::Sse41 => {
+            dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [rdx + rax], 1)
+        }
+    }
 }
 
-/// AVX2: `d`'s high half = the 16 bytes at `[base + disp]` (a stepped draw kernel's
-/// four-component attribute of lane k + 4), its low half kept.
-pub fn insert_attribute_at(ops: &mut Ops, d: u8, base: u8, disp: i32) {
-    dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [Rq(base) + disp], 1);
+/// AVX2 and AVX-512: 128-bit segment `seg` of `d` (as [`insert_attribute_counted`]) = the 16
+/// bytes at `[base + disp]` (a stepped draw kernel's four-component attribute of lane
+/// k + 4 `seg`).
+pub fn insert_attribute_at(ops: &mut Ops, tier: Tier, d: u8, seg: u8, base: u8, disp: i32) {
+    match tier {
+        Tier::Avx512 => zmm::insert_segment_at(ops, d, seg, (base, None), disp),
+        Tier::Avx2 | Tier::Sse41 => {
+            dynasm!(ops ; .arch x64 ; vinsertf128 Ry(d), Ry(d), [Rq(base) + disp], 1)
+        }
+    }
 }
 
 /// Where an SSE4.1 stepped draw kernel reads part of one lane's attribute: `[base + rsi +

@@ -7,6 +7,7 @@
 //! the attribute arrays and store the output vertex in semantic order.
 
 use super::asm::{self, Base, Mem, ASM_TEMP};
+use super::row_lanes::RowLanes;
 use super::{Emitter, S0, S1, S2, S3, VREGS};
 use crate::abi;
 use crate::io_plan::{trailing_outputs, Plan};
@@ -463,7 +464,8 @@ impl Emitter<'_> {
                 let base = self.draw_array(&layout, r);
                 let shared = layout.shared_stride();
                 for (k, &row) in rows.iter().enumerate() {
-                    self.draw_row(&layout, (shared, base), r, k, row);
+                    let lanes = RowLanes::rows(t, k);
+                    self.draw_row(&layout, (shared, base), r, lanes, row);
                 }
             }
             // Planes are loaded component by component by the callers.
@@ -512,8 +514,8 @@ impl Emitter<'_> {
         }
     }
 
-    /// Loads input register `r` of lane `k` of the batch into `row` (x, y, z, w; with wider
-    /// tiers lanes k + 4, k + 8… in the higher 128-bit segments), completed with (0, 0, 0, 1)
+    /// Loads input register `r` of the lanes `lanes` names into `row` (x, y, z, w; with wider
+    /// tiers the next lanes in the higher 128-bit segments), completed with (0, 0, 0, 1)
     /// past the attribute's components ([`Emitter::draw_array`] set the array up). `array`:
     /// the layout's [`DrawLayout::shared_stride`] and the register `draw_array` returned.
     /// Uses `ASM_TEMP` and rax.
@@ -522,25 +524,25 @@ impl Emitter<'_> {
         layout: &DrawLayout,
         array: (Option<u32>, u8),
         r: u32,
-        k: usize,
+        lanes: RowLanes,
         row: u8,
     ) {
         let (shared, base) = array;
-        let t = self.tier;
+        let t = lanes.tier;
         // `DrawLayout::check` made every register read 1..=4 components.
         let n = layout.components[(r & 15) as usize].clamp(1, 4);
         let w = (n < 4).then(|| self.const_row(&[0, 0, 0, 1.0f32.to_bits()]));
-        // AVX2 inserts a whole attribute of lane k + 4 straight from memory.
-        let insert = t == asm::Tier::Avx2 && n == 4;
+        // AVX2 and AVX-512 insert a whole attribute of a higher segment straight from memory.
+        let insert = matches!(t, asm::Tier::Avx2 | asm::Tier::Avx512) && n == 4;
         for s in 0..t.segments() {
-            let lane = (k + 4 * s) as i32;
+            let lane = lanes.lane(s) as i32;
             let d = if s == 0 || insert { row } else { ASM_TEMP };
             match layout.order {
                 DrawOrder::Indexed => {
                     asm::scalar::attribute_address(&mut self.ops, lane);
                     match (s, insert) {
                         (0, _) | (_, false) => asm::load_attribute(&mut self.ops, t, d, n),
-                        (_, true) => asm::insert_attribute(&mut self.ops, row),
+                        (_, true) => asm::insert_attribute(&mut self.ops, t, row, s as u8),
                     }
                 }
                 DrawOrder::Stepped(strides) => {
@@ -557,9 +559,11 @@ impl Emitter<'_> {
                         (0, _, true) | (_, false, true) => {
                             asm::load_attribute_counted(&mut self.ops, t, d, n, base, at)
                         }
-                        (_, true, false) => asm::insert_attribute_at(&mut self.ops, row, base, at),
+                        (_, true, false) => {
+                            asm::insert_attribute_at(&mut self.ops, t, row, s as u8, base, at)
+                        }
                         (_, true, true) => {
-                            asm::insert_attribute_counted(&mut self.ops, row, base, at)
+                            asm::insert_attribute_counted(&mut self.ops, t, row, s as u8, base, at)
                         }
                     }
                 }
@@ -618,26 +622,30 @@ impl Emitter<'_> {
                 (mask, self.const_row(&bits), keep)
             });
         let shared = layout.shared_stride();
-        for k in 0..4 {
-            self.draw_row(layout, (shared, base), v, k, S0);
+        for lanes in RowLanes::copies(t) {
+            // The row's operations at the tier its lanes are moved at.
+            let y = lanes.tier;
+            self.draw_row(layout, (shared, base), v, lanes, S0);
             if let Some((abs, one)) = clamp {
                 // |c|, then min(|c|, 1.0): 1.0 unless |c| < 1.0 (NaN included).
-                asm::vop_m(&mut self.ops, t, asm::VOp::AndPs, S0, S0, Mem::Const(abs));
-                asm::vop_m(&mut self.ops, t, asm::VOp::MinPs, S0, S0, Mem::Const(one));
+                asm::vop_m(&mut self.ops, y, asm::VOp::AndPs, S0, S0, Mem::Const(abs));
+                asm::vop_m(&mut self.ops, y, asm::VOp::MinPs, S0, S0, Mem::Const(one));
             }
             if let Some((mask, bits, keep)) = blend {
                 // 0.0 and 1.0 are their own `min(|c|, 1)`: blended in after the clamp.
                 match keep {
                     Some(keep) => {
-                        asm::vop_m(&mut self.ops, t, asm::VOp::AndPs, S0, S0, Mem::Const(keep));
-                        asm::vop_m(&mut self.ops, t, asm::VOp::OrPs, S0, S0, Mem::Const(bits));
+                        asm::vop_m(&mut self.ops, y, asm::VOp::AndPs, S0, S0, Mem::Const(keep));
+                        asm::vop_m(&mut self.ops, y, asm::VOp::OrPs, S0, S0, Mem::Const(bits));
                     }
                     None => asm::blend_const(&mut self.ops, S0, bits, mask),
                 }
             }
-            let k = k as i32;
-            asm::store_xmm(&mut self.ops, t, S0, Base::R8, at(k));
-            self.store_segments(S0, at(k), abi::DRAW_VERTEX_BYTES);
+            asm::store_xmm(&mut self.ops, y, S0, Base::R8, at(lanes.lane(0) as i32));
+            for s in 1..y.segments() {
+                let to = at(lanes.lane(s) as i32);
+                asm::extract_segment(&mut self.ops, y, S0, s as u8, to);
+            }
         }
     }
 

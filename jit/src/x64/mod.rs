@@ -34,6 +34,7 @@ mod flow;
 mod io;
 mod lanes;
 mod memory;
+mod row_lanes;
 pub(crate) mod special;
 pub mod transcend;
 mod zmm;

@@ -20,14 +20,15 @@ use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi};
 
 use super::asm::{Base, Mem, Ops, VOp, ASM_TEMP};
 use super::evex::{self, Inst, KOp, Op as E, Rm, Vl};
+use super::Opnd;
 use crate::abi;
 
 /// The opmask the layer's sequences use as a temporary (k0 cannot be a write mask).
 pub const K: u8 = 1;
 
-const RAX: u8 = 0;
-const RDX: u8 = 2;
-const RSI: u8 = 6;
+pub(super) const RAX: u8 = 0;
+pub(super) const RDX: u8 = 2;
+pub(super) const RSI: u8 = 6;
 const RDI: u8 = 7;
 const R8: u8 = 8;
 const R11: u8 = 11;
@@ -119,6 +120,26 @@ fn z_mem(ops: &mut Ops, op: E, d: u8, s: u8, m: Mem, imm: u8) {
             z(ops, op, d, s, mem(m), imm)
         }
     }
+}
+
+/// The PICA multiply `d = a * b` with lanes whose product is NaN but neither source is made
+/// +0.0, on opmasks: [`K`] = ordered(a, b), then (under it) unordered(d, d); the lanes left
+/// set are cleared by a merge-masked `vxorps`. The compare reads `a` and `b` before the
+/// product is written, so `d` may be either. `b` in memory: a uniform as a `{1to16}` scalar.
+pub fn pmul(ops: &mut Ops, d: u8, a: u8, b: Opnd) {
+    let b = match b {
+        Opnd::Reg(r) => B::Reg(r),
+        Opnd::Mem(m) => B::Mem(m),
+    };
+    zb(ops, E::CmpPs, K, a, b, 7);
+    zb(ops, E::MulPs, d, a, b, 0);
+    let masked = |op: E, dst: u8, imm: u8| Inst {
+        mask: K,
+        imm,
+        ..Inst::rvm(op, evex::Vl::V512, dst, d, Rm::Reg(d))
+    };
+    emit(ops, masked(E::CmpPs, K, 3), None);
+    emit(ops, masked(E::XorPs, d, 0), None);
 }
 
 /// `d = k ? rm : s` per lane (`vblendmps`).
@@ -312,6 +333,18 @@ pub fn permute(ops: &mut Ops, d: u8, s: u8, imm: u8) {
 /// 16 bytes at `[base + disp]` into 128-bit segment `seg` (1–3) of `d`.
 pub fn insert_segment(ops: &mut Ops, d: u8, base: Base, seg: u8, disp: i32) {
     z(ops, E::InsertF32x4, d, d, base_src(base, disp), seg);
+}
+
+/// 16 bytes at `[base + index + disp]` (`at` = base and index general-purpose registers)
+/// into 128-bit segment `seg` (1–3) of `d`: a draw kernel's attribute of one lane.
+pub fn insert_segment_at(ops: &mut Ops, d: u8, seg: u8, at: (u8, Option<u8>), disp: i32) {
+    let (base, index) = at;
+    let m = evex::Mem {
+        base,
+        index: index.map(|i| (i, 1)),
+        disp,
+    };
+    z(ops, E::InsertF32x4, d, d, Src(Rm::Mem(m), None), seg);
 }
 
 /// The low 16 bytes of `s` into 128-bit segment `seg` (1–3) of `d`.
