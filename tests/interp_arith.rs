@@ -412,6 +412,24 @@ fn dst_and_dsti() {
     }
 }
 
+/// PICA max cases: (a, b, max(a, b)).
+fn max_cases() -> [(f32, f32, f32); 12] {
+    [
+        (1.0, 0.0, 1.0),
+        (0.0, 1.0, 1.0),
+        (0.0, INF, INF),
+        (0.0, -INF, 0.0), // project choice (hardware reportedly gives -inf)
+        (-INF, INF, INF),
+        (0.0, NAN, NAN), // NaN in either position -> b
+        (NAN, 0.0, 0.0),
+        (NAN, -INF, -INF),
+        (NAN, NAN, NAN),
+        (0.0, -0.0, -0.0), // equal -> b
+        (-0.0, 0.0, 0.0),
+        (-3.0, -2.0, -2.0),
+    ]
+}
+
 #[test]
 fn max() {
     // [0] max o0, v0, v1
@@ -421,21 +439,53 @@ fn max() {
         |b| {
             b.max(o(0), v(0), v(1));
         },
-        &[
-            (1.0, 0.0, 1.0),
-            (0.0, 1.0, 1.0),
-            (0.0, INF, INF),
-            (0.0, -INF, 0.0), // project choice (hardware reportedly gives -inf)
-            (-INF, INF, INF),
-            (0.0, NAN, NAN), // NaN in either position -> b
-            (NAN, 0.0, 0.0),
-            (NAN, -INF, -INF),
-            (NAN, NAN, NAN),
-            (0.0, -0.0, -0.0), // equal -> b
-            (-0.0, 0.0, 0.0),
-            (-3.0, -2.0, -2.0),
-        ],
+        &max_cases(),
     );
+}
+
+#[test]
+fn max_and_rcp_with_a_constant_first_source_and_their_result_over_a_source() {
+    // A non-commuting operation whose first source is in memory (a uniform, rcp's 1.0): SSE4.1
+    // loads it straight into the result register, or into scratch then copies when the second
+    // source is in that register (r0 = max(c4, r0), r1 = rcp(r1)).
+    // [0] max o0, c4, v1
+    // [1] mov r0, v1
+    // [2] max r0, c4, r0
+    // [3] mov o1, r0
+    // [4] mov r1, v1
+    // [5] rcp r1, r1
+    // [6] mov o2, r1
+    // [7] rcp o3, v1
+    // [8] end
+    let mut b = Builder::new();
+    b.max(o(0), c(4), v(1))
+        .mov(r(0), v(1))
+        .max(r(0), c(4), r(0))
+        .mov(o(1), r(0))
+        .mov(r(1), v(1))
+        .rcp(r(1), r(1))
+        .mov(o(2), r(1))
+        .rcp(o(3), v(1))
+        .end();
+    for (x, y, want) in max_cases() {
+        let mut u = Uniforms::default();
+        u.f[4] = splat(x);
+        let out = run_one(&b.program(), &u, vecs(&[[0.0; 4], splat(y)]));
+        check_bits(
+            &out[0],
+            &splat(want),
+            &format!("max o0, c4 = {x:?}, v1 = {y:?}"),
+        );
+        check_bits(
+            &out[1],
+            &splat(want),
+            &format!("max r0, c4 = {x:?}, r0 = {y:?}"),
+        );
+        // IEEE division, correctly rounded: 1 / -0 = -inf, 1 / NaN = NaN.
+        let recip = splat(1.0 / y);
+        check_bits(&out[2], &recip, &format!("rcp r1, r1 = {y:?}"));
+        check_bits(&out[3], &recip, &format!("rcp o3, v1 = {y:?}"));
+    }
 }
 
 #[test]

@@ -514,7 +514,9 @@ impl Emitter<'_> {
         self.finish(d, r);
     }
 
-    /// `r = x op y` on operands; a memory first source that cannot swap is loaded into `S0`.
+    /// `r = x op y` on operands; a memory first source that cannot swap is loaded into `S0`
+    /// (SSE4.1: straight into `r`, the destructive form's destination, unless `y` is in `r`;
+    /// then the result is made in `S0` and copied, one copy where loading into `S0` took two).
     pub(crate) fn vop_opnd(&mut self, op: asm::VOp, r: u8, x: Opnd, y: Opnd) {
         let t = self.tier;
         match (x, y) {
@@ -522,6 +524,14 @@ impl Emitter<'_> {
             (Opnd::Reg(x), Opnd::Mem(m)) => asm::vop_m(&mut self.ops, t, op, r, x, m),
             (Opnd::Mem(m), Opnd::Reg(y)) if op.commutative() => {
                 asm::vop_m(&mut self.ops, t, op, r, y, m)
+            }
+            (Opnd::Mem(m), y) if t == asm::Tier::Sse41 => {
+                let into = if y == Opnd::Reg(r) { S0 } else { r };
+                asm::load(&mut self.ops, t, into, m);
+                self.vop_opnd(op, into, Opnd::Reg(into), y);
+                if into != r {
+                    asm::mov(&mut self.ops, t, r, into);
+                }
             }
             (Opnd::Mem(m), y) => {
                 asm::load(&mut self.ops, t, S0, m);

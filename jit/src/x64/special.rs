@@ -7,7 +7,7 @@
 //! match.
 
 use super::asm::{self, Mem, VOp};
-use super::{Emitter, S0, S1, S2, S3};
+use super::{Emitter, Opnd, S0, S1, S2, S3};
 use crate::abi;
 use crate::ir::Var;
 
@@ -54,11 +54,13 @@ pub(super) const Y_LANES: u32 = 3;
 const E_LANES: u32 = 4;
 
 impl Emitter<'_> {
+    /// `1 / a` (never RCPPS), 1.0 a constant-pool first source: on SSE4.1 loaded straight
+    /// into the result register unless `a` is in it ([`Emitter::vop_opnd`]).
     pub(super) fn rcp(&mut self, d: Var, a: Var) {
-        let x = self.src(a, S0);
-        self.load_f32(S2, 1.0);
+        let one = Opnd::Mem(Mem::Const(self.const_row(&[1.0f32.to_bits()])));
+        let x = self.operand(a, S1);
         let r = self.dst(d);
-        asm::vop(&mut self.ops, self.tier, VOp::DivPs, r, S2, x);
+        self.vop_opnd(VOp::DivPs, r, one, x);
         self.finish(d, r);
     }
 
