@@ -74,8 +74,9 @@ pub fn reverse_post_order(func: &Function) -> Vec<BlockId> {
     }
     let mut seen = vec![false; n];
     let mut post = Vec::with_capacity(n);
-    // Iterative DFS: (block, next successor index).
-    let mut stack = vec![(0usize, 0usize)];
+    // Iterative DFS: (block, next successor index); at most every block at once.
+    let mut stack = Vec::with_capacity(n);
+    stack.push((0usize, 0usize));
     seen[0] = true;
     while let Some(&mut (b, ref mut i)) = stack.last_mut() {
         let succs = func.blocks[b].term.successors();
@@ -139,6 +140,15 @@ fn by_start(ranges: &[Range], positions: u32) -> Vec<Range> {
     sorted
 }
 
+/// Where a variable is touched along the linear order: its first and last positions (`first`
+/// `u32::MAX`: never) and how many reads and writes it has (what spilling it costs).
+#[derive(Clone, Copy)]
+struct Span {
+    first: u32,
+    last: u32,
+    uses: u32,
+}
+
 /// Allocates `func`'s variables to the registers `regs` (in preference order) and at most
 /// `max_spill` spill slots, each variable as its [`Class`] asks.
 pub fn allocate(
@@ -146,56 +156,72 @@ pub fn allocate(
     live: &Liveness,
     regs: &[u8],
     max_spill: usize,
-    class: &dyn Fn(Var) -> Class,
+    class: &(impl Fn(Var) -> Class + ?Sized),
 ) -> Result<Allocation, AllocError> {
     let order = reverse_post_order(func);
     let nvars = func.vars.len();
-    let mut first = vec![u32::MAX; nvars];
-    let mut last = vec![0u32; nvars];
-    // Reads and writes per variable: what spilling it costs.
-    let mut uses = vec![0u32; nvars];
-    let mut touch = |v: Var, p: u32| {
-        let i = v.0 as usize;
-        first[i] = first[i].min(p);
-        last[i] = last[i].max(p);
+    let untouched = Span {
+        first: u32::MAX,
+        last: 0,
+        uses: 0,
+    };
+    let mut spans = vec![untouched; nvars];
+    // Positions only grow along the walk: a variable's first touch is its start, its latest
+    // touch its end. A variable live into a block is read in it or live out of it, so a later
+    // touch sets its end.
+    let enter = |spans: &mut Vec<Span>, v: Var, p: u32| {
+        let s = &mut spans[v.0 as usize];
+        if s.first == u32::MAX {
+            s.first = p;
+        }
+    };
+    let access = |spans: &mut Vec<Span>, v: Var, p: u32| {
+        let s = &mut spans[v.0 as usize];
+        if s.first == u32::MAX {
+            s.first = p;
+        }
+        s.last = p;
+        s.uses += 1;
     };
     let mut pos = 0u32;
     for &b in &order {
         let block = &func.blocks[b.0 as usize];
         let start = pos;
         for v in live.live_in(b) {
-            touch(v, start);
+            enter(&mut spans, v, start);
         }
         for inst in &block.insts {
             for &u in inst.uses() {
-                touch(u, pos);
-                uses[u.0 as usize] += 1;
+                access(&mut spans, u, pos);
             }
             if let Some(d) = inst.dst {
-                touch(d, pos + 1);
-                uses[d.0 as usize] += 1;
+                access(&mut spans, d, pos + 1);
             }
             pos += 2;
         }
         if let Some(u) = block.term.uses() {
-            touch(u, pos);
-            uses[u.0 as usize] += 1;
+            access(&mut spans, u, pos);
         }
         for v in live.live_out(b) {
-            touch(v, pos + 1);
+            // Touched in the block or live into it: only its end moves.
+            spans[v.0 as usize].last = pos + 1;
         }
         pos += 2;
     }
     let mut locs = vec![Loc::Unused; nvars];
     let mut spill_slots = 0u32;
     let mut ranges: Vec<Range> = Vec::with_capacity(nvars);
-    for i in (0..nvars).filter(|&i| first[i] != u32::MAX) {
+    for (i, s) in spans
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.first != u32::MAX)
+    {
         match class(Var(i as u32)) {
             Class::Register => ranges.push(Range {
                 var: Var(i as u32),
-                start: first[i],
-                end: last[i],
-                density: (u64::from(uses[i]) << 32) / (u64::from(last[i] - first[i]) + 1),
+                start: s.first,
+                end: s.last,
+                density: (u64::from(s.uses) << 32) / (u64::from(s.last - s.first) + 1),
             }),
             Class::Remat => locs[i] = Loc::Remat,
             Class::Elided => locs[i] = Loc::Unused,
