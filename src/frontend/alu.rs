@@ -11,9 +11,12 @@
 //!   the register directly when nothing in between reads or writes it. Where the function is
 //!   one straight block (`Regs::forward`), a write instead makes the result the register's
 //!   value: no copy at all, and every variable is written once.
-//! - An input or directly addressed uniform component (or a constant) an earlier instruction of
-//!   the same block read (made) into a fresh variable is taken from that variable (`Leaves`)
-//!   instead of being read again: the passes would merge the two anyway.
+//! - Where the function is one straight block (`Regs::forward`), every pure instruction goes
+//!   through the builder's hash-consing table (`super::cons`): a repeated one names the earlier
+//!   result and is not emitted, so CSE has nothing left to find. Elsewhere, an input or directly
+//!   addressed uniform component (or a constant) an earlier instruction of the same block read
+//!   (made) into a fresh variable is taken from that variable (`Leaves`) instead of being read
+//!   again: the passes would merge the two anyway.
 //! - Only enabled components that some later instruction reads are computed (`super::live`);
 //!   DP3/DP4/DPH, EX2, LG2, RCP and RSQ compute their scalar once and copy it to every such
 //!   component.
@@ -28,6 +31,7 @@ use crate::isa::{
     AddrIdx, AluOperands, CmpOp, DstKind, Fmt4, Instruction, Kind, Math, OpDesc, SrcKind, SrcMod,
 };
 
+use super::cons::{Key, Values};
 use super::live::Loads;
 use super::regs::Regs;
 
@@ -154,7 +158,9 @@ impl Emit<'_> {
             self.fresh.0 = v;
         }
         self.fresh.1 += 1;
-        self.s.readers.push(0);
+        if !self.s.values.on {
+            self.s.readers.push(0);
+        }
         v
     }
 
@@ -170,8 +176,36 @@ impl Emit<'_> {
         if self.dead && !is_leaf(op) {
             return NOT_EMITTED;
         }
+        if self.s.values.on && op != Op::UniformAl {
+            return self.consed(op, args, imm);
+        }
         let dst = self.fresh(op.result().unwrap_or(Ty::F32));
         self.push(op, Some(dst), args, imm);
+        dst
+    }
+
+    /// [`Emit::op`] where the builder hash-conses ([`Values`]): the variable of the same
+    /// instruction emitted before, if any. (`UniformAl` reads aL, which loop effects change.)
+    #[inline(never)]
+    fn consed(&mut self, op: Op, args: &[Var], imm: [u32; 2]) -> Var {
+        let next = Var(self.b.vars_len() as u32);
+        let args = padded(args);
+        if let Some(v) = self.s.values.get_or_insert(Key::new(op, args, imm), next) {
+            self.s.reused |= self.fresh_index(v).is_none();
+            return v;
+        }
+        // No readers counted: with forwarded registers and outputs there is no copy to fold.
+        let dst = self.b.var(op.result().unwrap_or(Ty::F32));
+        if self.fresh.1 == 0 {
+            self.fresh.0 = dst;
+        }
+        self.fresh.1 += 1;
+        self.s.insts.push(Inst {
+            op,
+            dst: Some(dst),
+            args,
+            imm,
+        });
         dst
     }
 
@@ -188,17 +222,13 @@ impl Emit<'_> {
         self.push(op, None, args, imm);
     }
 
-    /// Appends an instruction, counting it as a reader of each fresh variable it names.
+    /// Appends an instruction, counting it as a reader of each fresh variable it names
+    /// (unless the builder hash-conses: there no copy is folded, [`Emit::fold_copies`]).
     #[inline]
     fn push(&mut self, op: Op, dst: Option<Var>, args: &[Var], imm: [u32; 2]) {
-        // Filled by length: a slice copy of 0–12 bytes would be a call to `memcpy`.
-        let a = match *args {
-            [] => [Var(0); 3],
-            [x] => [x, Var(0), Var(0)],
-            [x, y] => [x, y, Var(0)],
-            [x, y, z, ..] => [x, y, z],
-        };
-        for (j, &v) in args.iter().enumerate() {
+        let a = padded(args);
+        let counted = if self.s.values.on { &[][..] } else { args };
+        for (j, &v) in counted.iter().enumerate() {
             if let Some(f) = self.fresh_index(v) {
                 if !args[..j].contains(&v) {
                     self.s.readers[f] += 1;
@@ -248,7 +278,11 @@ impl Emit<'_> {
             // No live instruction reads this input or uniform: the read would only be removed.
             return NOT_EMITTED;
         }
-        let leaf = self.s.leaves.key(self.ops, n, comp);
+        // Where the builder hash-conses, `op` finds earlier reads itself.
+        let leaf = match self.s.values.on {
+            true => None,
+            false => self.s.leaves.key(self.ops, n, comp),
+        };
         if let Some(k) = leaf.filter(|_| self.reuse) {
             let earlier = self.s.leaves.vars[k];
             if earlier != UNSET {
@@ -393,6 +427,10 @@ impl Emit<'_> {
                 let imm = [u32::from(o), i as u32];
                 match (self.regs.o[o as usize][i], self.pred) {
                     (None, _) => self.effect(Op::Output, &[value], imm),
+                    (Some(_), None) if self.regs.forward => {
+                        self.regs.o[o as usize][i] = Some(value);
+                        self.effect(Op::Output, &[value], imm);
+                    }
                     (Some(var), None) => {
                         self.op_to(Op::Mov, var, &[value], [0, 0]);
                         self.effect(Op::Output, &[var], imm);
@@ -438,6 +476,8 @@ impl Emit<'_> {
         let first = self.fresh.0 .0;
         let count = self.fresh.1;
         let s = &mut *self.s;
+        // Hash-consing, every write is forwarded: no copies (and no readers counted).
+        debug_assert!(!s.values.on || s.copies.is_empty());
         let mut folded = false;
         for &m in &s.copies {
             let m = m as usize;
@@ -495,8 +535,11 @@ pub(super) struct Scratch {
     /// The reads this instruction made (entry of [`Leaves`], variable): at most one per source
     /// and component (the first `Emit::nleaves`).
     new_leaves: [(u16, Var); 12],
-    /// The last instruction lowered reused a read or constant of an earlier one ([`Leaves`]).
+    /// The last instruction lowered reused a read or constant of an earlier one ([`Leaves`]),
+    /// or (hash-consing) any value of an earlier one.
     reused: bool,
+    /// The pure instructions of the function so far, where the builder hash-conses them.
+    pub(super) values: Values,
 }
 
 impl Scratch {
@@ -508,10 +551,10 @@ impl Scratch {
     }
 }
 
-impl Default for Scratch {
+impl Scratch {
     /// Room for the IR of any instruction but the largest (so a small shader's build does not
-    /// grow the lists step by step).
-    fn default() -> Scratch {
+    /// grow the lists step by step); `values`: the hash-consing table.
+    pub(super) fn new(values: Values) -> Scratch {
         Scratch {
             insts: Vec::with_capacity(32),
             readers: Vec::with_capacity(32),
@@ -519,6 +562,7 @@ impl Default for Scratch {
             leaves: Leaves::default(),
             new_leaves: [(0, UNSET); 12],
             reused: false,
+            values,
         }
     }
 }
@@ -690,7 +734,9 @@ pub(super) fn lower(
         reuse,
         nleaves: 0,
     };
-    e.s.leaves.enter(e.b.current());
+    if !e.s.values.on {
+        e.s.leaves.enter(e.b.current());
+    }
     // Per destination component: the value it gets (live enabled components only).
     let bcast = |v: Var| -> [Option<Var>; 4] {
         let mut out = [None; 4];
@@ -806,12 +852,14 @@ pub(super) fn lower(
     }
     e.fold_copies();
     let s = &mut *e.s;
-    s.leaves.record(
-        &s.new_leaves[..e.nleaves],
-        &e.consts[..e.nconsts],
-        e.fresh,
-        &s.readers,
-    );
+    if !s.values.on {
+        s.leaves.record(
+            &s.new_leaves[..e.nleaves],
+            &e.consts[..e.nconsts],
+            e.fresh,
+            &s.readers,
+        );
+    }
     e.b.extend_from_slice(&s.insts);
 }
 
@@ -832,6 +880,18 @@ fn per_comp(
     }
     e.dead = false;
     out
+}
+
+/// `args` in an instruction's three operand places, the unused ones `Var(0)`.
+#[inline]
+fn padded(args: &[Var]) -> [Var; 3] {
+    // Filled by length: a slice copy of 0–12 bytes would be a call to `memcpy`.
+    match *args {
+        [] => [Var(0); 3],
+        [x] => [x, Var(0), Var(0)],
+        [x, y] => [x, y, Var(0)],
+        [x, y, z, ..] => [x, y, z],
+    }
 }
 
 /// Whether `op` is a source read or a constant: what a dead component still emits.

@@ -19,6 +19,7 @@ use crate::program::Program;
 use super::alu::{self, Step};
 use super::bodies::Body;
 use super::chain::Chain;
+use super::cons::Values;
 use super::emitter::Emitter;
 use super::graph::{Cond, Effect, Flow, Graph, Target};
 use super::ifconv::{self, Conversion};
@@ -39,6 +40,9 @@ pub(super) struct Built {
     /// Per state: its ALU code, if it was lowered unmasked into one block (for the
     /// lane-position model to copy, [`super::bodies::Uniform`]).
     pub bodies: Vec<Option<Body>>,
+    /// The builder hash-consed every pure instruction ([`super::cons`]): common-subexpression
+    /// elimination would find nothing.
+    pub consed: bool,
 }
 
 impl Built {
@@ -116,6 +120,7 @@ pub(super) fn build(
         chained: true,
         sparse: true,
         forward: true,
+        cons: true,
     };
     build_with(program, graph, live, conversions, regions, layout)
 }
@@ -134,6 +139,9 @@ pub(super) struct Layout {
     /// program order) and no write is under a lane predicate, register writes make the value
     /// the register's instead of copying it ([`Regs::forward`]); off: copies.
     pub forward: bool,
+    /// Where registers are forwarded, the builder hash-conses pure instructions
+    /// ([`super::cons`]); off: CSE finds the repeats.
+    pub cons: bool,
 }
 
 /// [`build`] with the block [`Layout`] `layout`.
@@ -162,9 +170,20 @@ pub(super) fn build_with(
     };
     let mut regs = Regs::new(&mut b, &tracked);
     let plain = conversions.is_empty() && regions.list.is_empty();
-    regs.init(&mut b, live, plain);
+    let entry = b.current();
+    let chain = layout
+        .chained
+        .then(|| Chain::new(graph, conversions, entry));
+    regs.forward = layout.forward && plain && chain.as_ref().is_some_and(|c| c.all_sure());
+    // One block of single writes: every pure instruction goes through the table.
+    let mut scratch = alu::Scratch::new(match layout.cons && regs.forward {
+        // About two pure instructions per state remain after the repeats.
+        true => Values::with_room(64 + 3 * graph.nodes.len()),
+        false => Values::off(),
+    });
+    regs.init(&mut b, &mut scratch.values, live, plain);
     if geometry {
-        regs.emitter = Some(Emitter::new(&mut b, &tracked, graph));
+        regs.emitter = Some(Emitter::new(&mut b, &mut scratch.values, &tracked, graph));
     }
     let masks = regions.list.iter().map(|_| b.var(Ty::Mask)).collect();
     let lane_budget = (!regions.list.is_empty()).then(|| {
@@ -176,20 +195,15 @@ pub(super) fn build_with(
         b.inst_to(Op::MaskConst, lb.live, &[], [1, 0]);
         lb
     });
-    let entry = b.current();
-    let chain = layout
-        .chained
-        .then(|| Chain::new(graph, conversions, entry));
     let heads = heads::make(
         &mut b,
         graph.nodes.len(),
         chain.as_ref().filter(|_| layout.sparse),
     );
     let exit = b.block();
-    regs.forward = layout.forward && plain && chain.as_ref().is_some_and(|c| c.all_sure());
     let mut cx = Ctx {
         b,
-        scratch: alu::Scratch::default(),
+        scratch,
         regs,
         heads,
         exit,
@@ -305,6 +319,7 @@ pub(super) fn build_with(
         cc_branches: cx.cc_branches,
         spans,
         bodies,
+        consed: cx.scratch.values.on,
     }
 }
 
@@ -484,28 +499,26 @@ impl Ctx<'_> {
     /// The mask of a format-2 condition: `ok_x = (cc.x == REFX)`, `ok_y = (cc.y == REFY)`,
     /// combined by CONDOP.
     pub(super) fn cc_mask(&mut self, f: &Fmt2) -> Var {
-        let ok = |b: &mut Builder, i: usize, want: bool| {
+        // Through the hash-consing table (a one-block function's last state may branch).
+        let values = &mut self.scratch.values;
+        let mut ok = |b: &mut Builder, i: usize, want: bool| {
             let cc = self.regs.cc[i];
             if want {
                 cc
             } else {
-                b.unary(Op::MaskNot, cc)
+                values.inst(b, Op::MaskNot, &[cc], [0, 0])
             }
         };
-        match f.condop {
-            CondOp::Or => {
-                let x = ok(&mut self.b, 0, f.refx);
-                let y = ok(&mut self.b, 1, f.refy);
-                self.b.binary(Op::MaskOr, x, y)
-            }
-            CondOp::And => {
-                let x = ok(&mut self.b, 0, f.refx);
-                let y = ok(&mut self.b, 1, f.refy);
-                self.b.binary(Op::MaskAnd, x, y)
-            }
-            CondOp::X => ok(&mut self.b, 0, f.refx),
-            CondOp::Y => ok(&mut self.b, 1, f.refy),
-        }
+        let (x, y) = match f.condop {
+            CondOp::X => return ok(&mut self.b, 0, f.refx),
+            CondOp::Y => return ok(&mut self.b, 1, f.refy),
+            CondOp::Or | CondOp::And => (ok(&mut self.b, 0, f.refx), ok(&mut self.b, 1, f.refy)),
+        };
+        let op = match f.condop {
+            CondOp::Or => Op::MaskOr,
+            CondOp::And | CondOp::X | CondOp::Y => Op::MaskAnd,
+        };
+        values.inst(&mut self.b, op, &[x, y], [0, 0])
     }
 
     fn effect(&mut self, e: &Effect, state: usize) {

@@ -176,6 +176,7 @@ mod tests {
                 chained,
                 sparse,
                 forward: false,
+                cons: false,
             };
             build_with(program, graph, &live, conversions, regions, layout).func
         })
@@ -290,7 +291,6 @@ mod tests {
     /// geometry shaders above 512 words, the same triangles) on random inputs and uniforms.
     #[test]
     fn forwarded_registers_build_no_more_than_copies() {
-        let mut rng = fastrand::Rng::with_seed(17);
         let (mut copies, mut forwarded) = (0, 0);
         for size in std::iter::once(synthetic::MIN_SIZE).chain(synthetic::SIZES) {
             for seed in 1..=5 {
@@ -303,6 +303,7 @@ mod tests {
                         chained: true,
                         sparse: true,
                         forward,
+                        cons: false,
                     };
                     simplified(build_with(&p, &g, &live, &none, &regions, layout).func)
                 });
@@ -314,25 +315,8 @@ mod tests {
                 );
                 copies += c.inst_count();
                 forwarded += f.inst_count();
-                let mut u = crate::program::Uniforms::default();
-                for x in u.f.iter_mut().flatten() {
-                    *x = rng.f32() * 4.0 - 2.0;
-                }
-                let inputs: Vec<crate::program::Regs16> = (0..8)
-                    .map(|_| {
-                        std::array::from_fn(|_| std::array::from_fn(|_| rng.f32() * 8.0 - 4.0))
-                    })
-                    .collect();
-                // Compared by their debug text: exact, but any NaN equal to any NaN.
                 let geometry = p.kind == crate::program::ShaderKind::Geometry;
-                let outcome = |func: &Function| {
-                    let budget = crate::interp::DEFAULT_BUDGET;
-                    if geometry {
-                        format!("{:?}", eval::run_geometry(func, &u, &inputs, budget))
-                    } else {
-                        format!("{:?}", eval::run(func, &u, &inputs, budget))
-                    }
-                };
+                let outcome = |func: &Function| eval::outcome(func, geometry, seed);
                 assert_eq!(
                     outcome(&c),
                     outcome(&f),

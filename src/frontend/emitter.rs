@@ -42,6 +42,7 @@ use picajit_codegen::ir::{Builder, Op, Ty, Var};
 use crate::isa::{Fmt4, Instruction};
 
 use super::build::Ctx;
+use super::cons::Values;
 use super::graph::{Graph, Target};
 
 /// A geometry shader's per-lane emitter state and second output bank (see the module docs).
@@ -64,8 +65,10 @@ impl Emitter {
     /// Declares the variables for the tracked output components `tracked` (every component a
     /// geometry shader writes) and sets the start state: both banks 0.0, vertex id 0, flags
     /// clear (the interpreter's).
-    pub fn new(b: &mut Builder, tracked: &[u8; 16], graph: &Graph) -> Emitter {
-        let e = Emitter {
+    ///
+    /// Where the builder hash-conses (`values`), the variables point at the constants instead.
+    pub fn new(b: &mut Builder, values: &mut Values, tracked: &[u8; 16], graph: &Graph) -> Emitter {
+        let mut e = Emitter {
             other: std::array::from_fn(|n| {
                 std::array::from_fn(|c| (tracked[n] >> c & 1 != 0).then(|| b.var(Ty::F32)))
             }),
@@ -74,12 +77,12 @@ impl Emitter {
             winding: b.var(Ty::Mask),
             known: known_states(graph),
         };
-        for &v in e.other.iter().flatten().flatten() {
-            b.inst_to(Op::FConst, v, &[], [0.0f32.to_bits(), 0]);
+        for v in e.other.iter_mut().flatten().flatten() {
+            *v = values.leaf_to(b, Op::FConst, *v, [0.0f32.to_bits(), 0]);
         }
-        b.inst_to(Op::IConst, e.vertex, &[], [0, 0]);
-        b.inst_to(Op::MaskConst, e.primitive, &[], [0, 0]);
-        b.inst_to(Op::MaskConst, e.winding, &[], [0, 0]);
+        e.vertex = values.leaf_to(b, Op::IConst, e.vertex, [0, 0]);
+        e.primitive = values.leaf_to(b, Op::MaskConst, e.primitive, [0, 0]);
+        e.winding = values.leaf_to(b, Op::MaskConst, e.winding, [0, 0]);
         e
     }
 }
@@ -107,7 +110,18 @@ impl Ctx<'_> {
         };
         let (vertex, primitive, winding) = (e.vertex, e.primitive, e.winding);
         let lanes = self.emitting(pred);
-        let id = self.b.inst(Op::IConst, &[], [u32::from(f.vertex & 3), 0]);
+        let values = &mut self.scratch.values;
+        let id = values.inst(&mut self.b, Op::IConst, &[], [u32::from(f.vertex & 3), 0]);
+        if lanes.is_none() && self.regs.forward {
+            // The state's variables point at the values, as the registers' do.
+            let primitive =
+                values.inst(&mut self.b, Op::MaskConst, &[], [u32::from(f.primitive), 0]);
+            let winding = values.inst(&mut self.b, Op::MaskConst, &[], [u32::from(f.winding), 0]);
+            if let Some(e) = &mut self.regs.emitter {
+                (e.vertex, e.primitive, e.winding) = (id, primitive, winding);
+            }
+            return;
+        }
         match lanes {
             None => self.b.inst_to(Op::IMov, vertex, &[id], [0, 0]),
             Some(m) => self
@@ -126,7 +140,7 @@ impl Ctx<'_> {
     /// EMIT of state `s` in the lanes of `pred`: the bank into each lane's emitter slot, the
     /// triangle of the lanes whose primitive flag is set, then each lane's banks swapped.
     pub(super) fn emit(&mut self, s: usize, pred: Option<Var>) {
-        let Some(e) = self.regs.emitter.take() else {
+        let Some(mut e) = self.regs.emitter.take() else {
             return;
         };
         let lanes = self.emitting(pred);
@@ -134,7 +148,7 @@ impl Ctx<'_> {
             Some(f) => self.known_emit(&f, lanes),
             None => self.any_emit(&e, lanes),
         }
-        self.swap_banks(&e, lanes);
+        self.swap_banks(&mut e, lanes);
         self.regs.emitter = Some(e);
     }
 
@@ -142,7 +156,10 @@ impl Ctx<'_> {
     fn known_emit(&mut self, f: &Fmt4, lanes: Option<Var>) {
         let all = match lanes {
             Some(m) => m,
-            None => self.b.inst(Op::MaskConst, &[], [1, 0]),
+            None => self
+                .scratch
+                .values
+                .inst(&mut self.b, Op::MaskConst, &[], [1, 0]),
         };
         self.b
             .effect(Op::EmitSlot, &[all], [u32::from(f.vertex & 3), 0]);
@@ -150,7 +167,9 @@ impl Ctx<'_> {
             let winding = if f.winding {
                 all
             } else {
-                self.b.inst(Op::MaskConst, &[], [0, 0])
+                self.scratch
+                    .values
+                    .inst(&mut self.b, Op::MaskConst, &[], [0, 0])
             };
             self.b.effect(Op::EmitTri, &[all, winding], [0, 0]);
         }
@@ -176,25 +195,32 @@ impl Ctx<'_> {
         self.b.effect(Op::EmitTri, &[primitive, winding], [0, 0]);
     }
 
-    /// The lanes' output banks swapped (the new current values stored).
-    fn swap_banks(&mut self, e: &Emitter, lanes: Option<Var>) {
-        for (o, (cur, other)) in self.regs.o.iter().zip(&e.other).enumerate() {
-            for (c, (cur, other)) in cur.iter().zip(other).enumerate() {
-                let (Some(cur), Some(other)) = (*cur, *other) else {
+    /// The lanes' output banks swapped (the new current values stored). Where registers are
+    /// forwarded (`Regs::forward`) and every lane swaps, the two entries trade values.
+    fn swap_banks(&mut self, e: &mut Emitter, lanes: Option<Var>) {
+        let forward = self.regs.forward && lanes.is_none();
+        for (o, (cur, other)) in self.regs.o.iter_mut().zip(&mut e.other).enumerate() {
+            for (c, (cur, other)) in cur.iter_mut().zip(other).enumerate() {
+                let (Some(now), Some(then)) = (*cur, *other) else {
                     continue;
                 };
-                let old = self.b.unary(Op::Mov, cur);
+                if forward {
+                    (*cur, *other) = (Some(then), Some(now));
+                    self.b.effect(Op::Output, &[then], [o as u32, c as u32]);
+                    continue;
+                }
+                let old = self.b.unary(Op::Mov, now);
                 match lanes {
                     None => {
-                        self.b.inst_to(Op::Mov, cur, &[other], [0, 0]);
-                        self.b.inst_to(Op::Mov, other, &[old], [0, 0]);
+                        self.b.inst_to(Op::Mov, now, &[then], [0, 0]);
+                        self.b.inst_to(Op::Mov, then, &[old], [0, 0]);
                     }
                     Some(m) => {
-                        self.b.inst_to(Op::Select, cur, &[m, other, cur], [0, 0]);
-                        self.b.inst_to(Op::Select, other, &[m, old, other], [0, 0]);
+                        self.b.inst_to(Op::Select, now, &[m, then, now], [0, 0]);
+                        self.b.inst_to(Op::Select, then, &[m, old, then], [0, 0]);
                     }
                 }
-                self.b.effect(Op::Output, &[cur], [o as u32, c as u32]);
+                self.b.effect(Op::Output, &[now], [o as u32, c as u32]);
             }
         }
     }

@@ -450,3 +450,24 @@ pub fn run_geometry(
     }
     out
 }
+
+/// What `func` computes from random uniforms and eight random vertices drawn from `seed`
+/// (with its triangles, for a geometry shader), as debug text: exact, but any NaN equal to any
+/// NaN.
+#[cfg(test)]
+pub(super) fn outcome(func: &Function, geometry: bool, seed: u64) -> String {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut u = Uniforms::default();
+    for x in u.f.iter_mut().flatten() {
+        *x = rng.f32() * 4.0 - 2.0;
+    }
+    let inputs: Vec<Regs16> = (0..8)
+        .map(|_| std::array::from_fn(|_| std::array::from_fn(|_| rng.f32() * 8.0 - 4.0)))
+        .collect();
+    let budget = crate::interp::DEFAULT_BUDGET;
+    if geometry {
+        format!("{:?}", run_geometry(func, &u, &inputs, budget))
+    } else {
+        format!("{:?}", run(func, &u, &inputs, budget))
+    }
+}

@@ -135,9 +135,13 @@ pub(super) fn build(
     let mut regs = Regs::new(&mut b, &tracked);
     let al = b.var(Ty::I32);
     regs.al = Some(al);
-    regs.init(&mut b, live, false);
+    // No hash-consing: the function has many blocks.
+    let mut off = super::cons::Values::off();
+    regs.init(&mut b, &mut off, live, false);
     if geometry {
-        regs.emitter = Some(super::emitter::Emitter::new(&mut b, &tracked, graph));
+        regs.emitter = Some(super::emitter::Emitter::new(
+            &mut b, &mut off, &tracked, graph,
+        ));
     }
     let exec = b.var(Ty::Mask);
     let pos = b.var(Ty::I32);
@@ -163,7 +167,7 @@ pub(super) fn build(
     let regions = Regions::new(0);
     let mut cx = Ctx {
         b,
-        scratch: super::alu::Scratch::default(),
+        scratch: super::alu::Scratch::new(super::cons::Values::off()),
         regs,
         heads,
         exit,

@@ -19,6 +19,8 @@
 //!   in is the block built just before it goes on in that block (`chain`).
 //! - `alu`: per-component ALU lowering (swizzle, negation and mask folded into variable
 //!   selection, `PMul` for every PICA multiply).
+//! - `cons`: hash-consing while building one-block functions (whose register writes are
+//!   forwarded): a repeated pure instruction names the earlier result, and CSE is skipped.
 //! - `uniform`: uniformity analysis; a branch on cc is only compiled as a branch when the mask
 //!   it tests is provably the same in every lane.
 //! - [`ifconv`]: a per-vertex branch whose two arms are short straight-line arithmetic meeting
@@ -67,6 +69,7 @@ mod alu;
 mod bodies;
 mod build;
 mod chain;
+mod cons;
 mod emitter;
 pub mod eval;
 pub mod frontier;
@@ -215,6 +218,8 @@ pub fn lower_timed(
     let mut lane_model = None;
     // (state, mechanism) of each branch on a per-vertex-capable condition.
     let mut mechanisms: Vec<(usize, Mechanism)> = Vec::new();
+    // The function is one block whose pure instructions the builder hash-consed.
+    let mut consed = false;
     let mut func = loop {
         let built = build::build(program, &graph, &live, &conversions, &regions);
         clock.lap("ir build");
@@ -282,6 +287,7 @@ pub fn lower_timed(
                     .iter()
                     .map(|&(_, state)| (state, Mechanism::Uniform)),
             );
+            consed = built.consed;
             break built.func;
         }
     };
@@ -316,7 +322,9 @@ pub fn lower_timed(
     let insts_before_dce = func.inst_count();
     opt::split_defs(&mut func);
     clock.lap("split_defs");
-    opt::cse(&mut func);
+    if !consed {
+        opt::cse(&mut func);
+    }
     opt::square_pmul(&mut func);
     clock.lap("cse");
     // Dead code out, then the variables left numbered densely (block-crossing ones first).

@@ -1,7 +1,8 @@
 //! The IR variables that stand for PICA registers: one per component of r0–r15, a0.x, a0.y, cc.x,
 //! cc.y. Where the function is one straight block, a write to a register component does not copy
 //! the value into the component's variable: the component is pointed at the value
-//! (`Regs::forward`), and later reads take it from there. Inputs and uniforms are not variables:
+//! (`Regs::forward`), and later reads take it from there; so are tracked outputs and (in a
+//! geometry shader) the emitter's banks and state. Inputs and uniforms are not variables:
 //! they are read (`Input`, `Uniform*`) at each use. Outputs are stored (`Output`) at each write; an
 //! output component that an if-converted arm writes also has a variable holding its current value,
 //! because a predicated write needs the old value for the lanes that do not take the arm. In a
@@ -10,6 +11,7 @@
 
 use picajit_codegen::ir::{Builder, Op, Ty, Var};
 
+use super::cons::Values;
 use super::emitter::Emitter;
 use super::live::Liveness;
 
@@ -23,12 +25,13 @@ pub(super) struct Regs {
     pub a0: [Var; 2],
     /// cc.x, cc.y (Mask), as `r`.
     pub cc: [Var; 2],
-    /// Writes to r, a0 and cc not under a lane predicate replace the component's entry by the
-    /// written variable instead of copying the value into the component's own variable (which
-    /// the entry names until the first write): only where the function is one block built in
-    /// program order, so that no other block needs the values in the registers' variables.
+    /// Writes to r, a0, cc and tracked outputs not under a lane predicate replace the
+    /// component's entry by the written variable instead of copying the value into the
+    /// component's own variable (which the entry names until the first write): only where the
+    /// function is one block built in program order, so that no other block needs the values
+    /// in the registers' variables.
     pub forward: bool,
-    /// Tracked output components (F32), see the module docs.
+    /// Tracked output components (F32), see the module docs; forwarded as `r` is.
     pub o: [[Option<Var>; 4]; 16],
     /// aL as a per-lane variable (I32) in the lane-position model; `None`: batch-scalar.
     pub al: Option<Var>,
@@ -64,21 +67,25 @@ impl Regs {
     /// set: its 0.0 is the function's first instruction, which the zeros made later (dot
     /// product seeds, constants) merge into, so the code around them is the same as with
     /// every component set. Dead-code elimination removes the initializations no path reads.
-    pub fn init(&self, b: &mut Builder, live: &Liveness, plain: bool) {
+    ///
+    /// Where the builder hash-conses (`values`, with `forward`), the components point at one
+    /// constant of each type instead.
+    pub fn init(&mut self, b: &mut Builder, values: &mut Values, live: &Liveness, plain: bool) {
         let entry = if plain { live.entry | 1 } else { u64::MAX };
-        for (bit, &v) in self.r.iter().flatten().enumerate() {
+        let zero = [0.0f32.to_bits(), 0];
+        for (bit, v) in self.r.iter_mut().flatten().enumerate() {
             if entry >> bit & 1 != 0 {
-                b.inst_to(Op::FConst, v, &[], [0.0f32.to_bits(), 0]);
+                *v = values.leaf_to(b, Op::FConst, *v, zero);
             }
         }
-        for &v in self.o.iter().flatten().flatten() {
-            b.inst_to(Op::FConst, v, &[], [0.0f32.to_bits(), 0]);
+        for v in self.o.iter_mut().flatten().flatten() {
+            *v = values.leaf_to(b, Op::FConst, *v, zero);
         }
-        for &v in &self.a0 {
-            b.inst_to(Op::IConst, v, &[], [0, 0]);
+        for v in &mut self.a0 {
+            *v = values.leaf_to(b, Op::IConst, *v, [0, 0]);
         }
-        for &v in &self.cc {
-            b.inst_to(Op::MaskConst, v, &[], [0, 0]);
+        for v in &mut self.cc {
+            *v = values.leaf_to(b, Op::MaskConst, *v, [0, 0]);
         }
     }
 }

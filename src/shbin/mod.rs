@@ -30,7 +30,7 @@ mod read;
 mod write;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use error::ShbinError;
 pub use layout::Layout;

@@ -3,7 +3,7 @@
 use super::*;
 
 /// The real SHBIN files of `shared/corpus/shbin`, sorted by name.
-fn corpus() -> Vec<(String, Vec<u8>)> {
+pub(crate) fn corpus() -> Vec<(String, Vec<u8>)> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/shbin");
     let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| {
         panic!(
