@@ -4,6 +4,7 @@
 //! and so are the facts and the schedule its kernels share.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use dynasmrt::{DynamicLabel, VecAssembler};
 
@@ -17,12 +18,14 @@ use crate::regalloc::{self, Allocation, Class};
 use crate::timings::Clock;
 use crate::x64::CompileError;
 
-/// Allocates the variables of the verified function `func` to `allocatable` registers and the
-/// context's spill slots. Variables with an entry in `remat` (see [`Facts::leaves`]) take no
-/// register; those `hoisted` (see [`Facts::hoisted`]) get a spill slot of their own; those `elided`
-/// (the backend never reads nor writes them) get no location. Laps `clock` after the backend's
-/// preparation (everything before this call), liveness and allocation.
+/// Allocates the variables of `func`, the function a kernel of `verified` emits (what
+/// [`scheduled`] returned for it), to `allocatable` registers and the context's spill slots.
+/// Variables with an entry in `remat` (see [`Facts::leaves`]) take no register; those `hoisted`
+/// (see [`Facts::hoisted`]) get a spill slot of their own; those `elided` (the backend never
+/// reads nor writes them) get no location. Laps `clock` after the backend's preparation
+/// (everything before this call), liveness and allocation.
 pub(crate) fn allocate(
+    verified: &Verified,
     func: &Function,
     allocatable: &[u8],
     remat: &[Option<Leaf>],
@@ -31,7 +34,7 @@ pub(crate) fn allocate(
     clock: &mut Clock<'_>,
 ) -> Result<Allocation, CompileError> {
     clock.lap("backend prepare");
-    let live = opt::liveness(func);
+    let live = liveness(verified, func);
     if let Some(v) = live.live_in(crate::ir::BlockId(0)).next() {
         return Err(CompileError::Uninitialized(v.0));
     }
@@ -52,6 +55,23 @@ pub(crate) fn allocate(
     Ok(alloc)
 }
 
+/// The liveness of `func`, a function a kernel of `verified` emits: kept with `verified` when
+/// `func` is its IR ([`Verified::liveness`]) or its kept schedule's function, so that every
+/// kernel emitting that function (AoS, SoA, draw) shares it; found anew for any other function.
+fn liveness<'a>(verified: &'a Verified, func: &Function) -> Cow<'a, opt::Liveness> {
+    if std::ptr::eq(func, &**verified) {
+        return Cow::Borrowed(verified.liveness());
+    }
+    match verified.kept_schedule() {
+        Some(Schedule {
+            func: Some(kept),
+            live,
+            ..
+        }) if std::ptr::eq(func, kept) => Cow::Borrowed(live.get_or_init(|| opt::liveness(kept))),
+        Some(_) | None => Cow::Owned(opt::liveness(func)),
+    }
+}
+
 /// The order a backend emits a function in, for one register count and rematerialization
 /// rule: what several kernels of one function share ([`Verified::schedule`]).
 pub(crate) struct Schedule {
@@ -59,6 +79,8 @@ pub(crate) struct Schedule {
     remat: bool,
     /// The function with its one block in scheduled order; `None` keeps the order.
     func: Option<Function>,
+    /// The liveness of `func`, once a kernel asked for it.
+    live: OnceLock<opt::Liveness>,
 }
 
 impl Schedule {
@@ -81,7 +103,12 @@ impl Schedule {
             vars: func.vars.clone(),
             loop_slots: func.loop_slots,
         });
-        Schedule { regs, remat, func }
+        Schedule {
+            regs,
+            remat,
+            func,
+            live: OnceLock::new(),
+        }
     }
 }
 
@@ -165,6 +192,77 @@ impl Labels {
             store: l(),
             done: l(),
             overflow: l(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::{liveness, scheduled};
+    use crate::ir::{Builder, Function, Op, Terminator, Ty, Verified};
+    use crate::opt;
+
+    /// A diamond on bool uniform b0: the entry reads an input, each arm writes a variable the
+    /// join block reads (live across every block boundary).
+    fn diamond() -> Function {
+        let mut b = Builder::new();
+        let x = b.inst(Op::Input, &[], [0, 0]);
+        let y = b.var(Ty::F32);
+        let (then, other, join) = (b.block(), b.block(), b.block());
+        b.terminate(Terminator::BranchBool { id: 0, then, other });
+        b.switch_to(then);
+        b.inst_to(Op::Add, y, &[x, x], [0, 0]);
+        b.terminate(Terminator::Jump(join));
+        b.switch_to(other);
+        b.inst_to(Op::Mul, y, &[x, x], [0, 0]);
+        b.terminate(Terminator::Jump(join));
+        b.switch_to(join);
+        b.effect(Op::Output, &[y], [0, 0]);
+        b.terminate(Terminator::Exit);
+        b.finish()
+    }
+
+    /// One block: a chain of multiplies, then an independent `rsq` the scheduler starts first.
+    fn chains() -> Function {
+        let mut b = Builder::new();
+        let y = b.inst(Op::Input, &[], [1, 0]);
+        let mut x = b.inst(Op::Input, &[], [0, 0]);
+        for _ in 0..6 {
+            x = b.binary(Op::Mul, x, x);
+        }
+        let r = b.unary(Op::Rsq, y);
+        b.effect(Op::Output, &[x], [0, 0]);
+        b.effect(Op::Output, &[r], [1, 0]);
+        b.terminate(Terminator::Exit);
+        b.finish()
+    }
+
+    /// Every kernel emitting a function's IR or its kept schedule gets the one liveness kept
+    /// with it, equal to the liveness found anew; any other function gets its own.
+    #[test]
+    fn kernels_of_one_function_share_its_liveness() {
+        for func in [diamond(), chains()] {
+            let v = Verified::new(func.clone()).expect("verifies");
+            let fresh = |f: &Function| opt::liveness(f);
+            for (regs, remat) in [(16, true), (16, true), (32, false)] {
+                let emitted = scheduled(&v, regs, remat);
+                let (first, again) = (liveness(&v, &emitted), liveness(&v, &emitted));
+                assert_eq!(*first, fresh(&emitted));
+                match (first, again) {
+                    (Cow::Borrowed(a), Cow::Borrowed(b)) => assert!(std::ptr::eq(a, b)),
+                    (a, b) => {
+                        // Only an order other than the kept one is found anew, every time.
+                        assert!(matches!((&a, &b), (Cow::Owned(_), Cow::Owned(_))));
+                        assert!(matches!(emitted, Cow::Owned(_)));
+                    }
+                }
+            }
+            let copy = func.clone();
+            let other = liveness(&v, &copy);
+            assert!(matches!(other, Cow::Owned(_)));
+            assert_eq!(*other, fresh(&copy));
         }
     }
 }

@@ -134,7 +134,7 @@ pub fn compile_timed(
     clock: &mut Clock<'_>,
 ) -> Result<Compiled, CompileError> {
     let facts = func.facts();
-    let scheduled = schedule(func);
+    let (verified, scheduled) = (func, schedule(func));
     let func: &Function = &scheduled;
     let (ins, outs) = io_sets(func);
     let geometry = func
@@ -149,7 +149,7 @@ pub fn compile_timed(
     // No variable is rematerialized here (NEON arithmetic takes no memory operands); values
     // computed from uniforms alone are computed once per run.
     let (leaves, hoisted) = (&facts.leaves[..], &facts.hoisted[..]);
-    let alloc = crate::kernel::allocate(func, &ALLOCATABLE, &[], hoisted, &[], clock)?;
+    let alloc = crate::kernel::allocate(verified, func, &ALLOCATABLE, &[], hoisted, &[], clock)?;
     let mut ops = Ops::new(0);
     let crate::kernel::Labels {
         blocks: labels,

@@ -8,8 +8,8 @@
 //! [`Function`] but changed only by the edits defined here, each of which keeps it valid.
 //!
 //! It also keeps what every kernel compiled from it needs to know about its variables
-//! ([`Facts`]) and the order its kernels emit it in ([`Schedule`]), each found on first use
-//! and shared by all of them.
+//! ([`Facts`]), its [`Liveness`] and the order its kernels emit it in ([`Schedule`]), each found
+//! on first use and shared by all of them.
 
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
@@ -17,6 +17,7 @@ use std::sync::{Arc, OnceLock};
 use super::{Function, Inst, Op, Ty, Var, VerifyError};
 use crate::facts::Facts;
 use crate::kernel::Schedule;
+use crate::opt::{liveness, Liveness};
 
 /// A function that passed [`Function::verify`]; read it through `Deref`.
 #[derive(Clone)]
@@ -26,6 +27,8 @@ pub struct Verified {
     facts: OnceLock<Arc<Facts>>,
     /// The function's [`Schedule`], once some kernel asked for one.
     schedule: OnceLock<Arc<Schedule>>,
+    /// The function's [`Liveness`], once some kernel asked for it.
+    liveness: OnceLock<Arc<Liveness>>,
 }
 
 impl Verified {
@@ -36,6 +39,7 @@ impl Verified {
             func,
             facts: OnceLock::new(),
             schedule: OnceLock::new(),
+            liveness: OnceLock::new(),
         })
     }
 
@@ -54,13 +58,25 @@ impl Verified {
         self.schedule.get_or_init(|| Arc::new(make()))
     }
 
+    /// The schedule kept by [`Verified::schedule`], if a kernel asked for one.
+    pub(crate) fn kept_schedule(&self) -> Option<&Schedule> {
+        self.schedule.get().map(|s| &**s)
+    }
+
+    /// The liveness of the function, found on the first call.
+    pub(crate) fn liveness(&self) -> &Liveness {
+        self.liveness.get_or_init(|| Arc::new(liveness(&self.func)))
+    }
+
     /// Makes the entry block store `+0.0` to every component of the output registers in
     /// `regs` (bit r: register r) before anything else, so that those registers are defined
     /// on every path. Adds one variable.
     pub fn mark_outputs(&mut self, regs: u16) {
-        // A new variable and definitions: the facts and schedule are found again when asked.
+        // A new variable and definitions: the facts, schedule and liveness are found again when
+        // asked.
         self.facts = OnceLock::new();
         self.schedule = OnceLock::new();
+        self.liveness = OnceLock::new();
         let func = &mut self.func;
         let Some(entry) = func.blocks.first_mut() else {
             return;
@@ -103,14 +119,17 @@ impl Verified {
             }
         }
         // A `Mul` is what a `PMul` is to every fact (neither a leaf nor a uniform, invariant
-        // when its operands are): the facts carry over. Not the schedule: a `Mul` is quicker.
+        // when its operands are): the facts carry over, and so does the liveness (the same
+        // operands and results). Not the schedule: a `Mul` is quicker.
         let facts = self.facts.clone();
         let schedule = OnceLock::new();
+        let liveness = self.liveness.clone();
         (
             Verified {
                 func: out,
                 facts,
                 schedule,
+                liveness,
             },
             rewritten,
         )

@@ -115,11 +115,6 @@ impl Rows {
             .is_some_and(|w| w >> (d % 64) & 1 != 0)
     }
 
-    fn insert(&mut self, b: usize, d: u32) {
-        let d = d as usize;
-        self.row_mut(b)[d / 64] |= 1 << (d % 64);
-    }
-
     /// The members of set `b`, increasing.
     fn iter(&self, b: usize) -> impl Iterator<Item = u32> + '_ {
         self.row(b).iter().enumerate().flat_map(|(n, &w)| {
@@ -131,6 +126,12 @@ impl Rows {
             })
         })
     }
+}
+
+/// Adds dense number `d` to the set `row` (one row of [`Rows`]).
+fn set(row: &mut [u64], d: u32) {
+    let d = d as usize;
+    row[d / 64] |= 1 << (d % 64);
 }
 
 /// Computes the live-in and live-out sets of every block of `func`.
@@ -182,8 +183,9 @@ pub fn liveness(func: &Function) -> Liveness {
     let crossing = sparse.len();
     let mut uses = Rows::new(n, crossing);
     for b in 0..n {
+        let row = uses.row_mut(b);
         for &d in &reads[read_start[b]..read_start[b + 1]] {
-            uses.insert(b, d);
+            set(row, d);
         }
     }
     // One block that ends the invocation (straight code): nothing is live out of it and what
@@ -201,9 +203,10 @@ pub fn liveness(func: &Function) -> Liveness {
     }
     let mut defs = Rows::new(n, crossing);
     for (b, block) in func.blocks.iter().enumerate() {
+        let row = defs.row_mut(b);
         for d in block.insts.iter().filter_map(|i| i.dst) {
             if let Some(&x) = dense.get(d.0 as usize).filter(|&&x| x != u32::MAX) {
-                defs.insert(b, x);
+                set(row, x);
             }
         }
     }

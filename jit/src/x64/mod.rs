@@ -247,7 +247,7 @@ pub fn compile_timed(
     clock: &mut Clock<'_>,
 ) -> Result<Compiled, CompileError> {
     let facts = func.facts();
-    let scheduled = schedule(func, tier);
+    let (verified, scheduled) = (func, schedule(func, tier));
     let func: &Function = &scheduled;
     let (ins, outs) = io_sets(func);
     let geometry = func
@@ -261,6 +261,7 @@ pub fn compile_timed(
     let mut plan = crate::io_plan::Plan::new(func, outs, geometry, io.copyable());
     let (remat, hoisted) = (&facts.leaves[..], &facts.hoisted[..]);
     let alloc = crate::kernel::allocate(
+        verified,
         func,
         tier.allocatable(),
         remat,
