@@ -311,35 +311,44 @@ impl BackwardOrder {
     }
 }
 
-/// The blocks still to visit, lowest post-order rank first, each at most once at a time.
+/// The blocks still to visit, lowest post-order rank first, each at most once at a time: one
+/// bit per rank.
 pub(super) struct Worklist {
-    heap: std::collections::BinaryHeap<std::cmp::Reverse<u32>>,
-    queued: Vec<bool>,
+    words: Vec<u64>,
+    /// No rank below `64 * low` is queued.
+    low: usize,
 }
 
 impl Worklist {
     /// Every block of `n`.
     pub(super) fn full(n: usize) -> Worklist {
-        Worklist {
-            heap: (0..n as u32).map(std::cmp::Reverse).collect(),
-            queued: vec![true; n],
+        let mut words = vec![u64::MAX; n.div_ceil(64)];
+        if let Some(last) = words.last_mut().filter(|_| !n.is_multiple_of(64)) {
+            *last = (1 << (n % 64)) - 1;
         }
+        Worklist { words, low: 0 }
     }
 
     /// The next block to visit.
     pub(super) fn pop(&mut self, order: &BackwardOrder) -> Option<usize> {
-        let std::cmp::Reverse(r) = self.heap.pop()?;
-        self.queued[r as usize] = false;
-        Some(order.by_rank[r as usize] as usize)
+        let (i, w) = self
+            .words
+            .iter_mut()
+            .enumerate()
+            .skip(self.low)
+            .find(|(_, w)| **w != 0)?;
+        let bit = w.trailing_zeros() as usize;
+        *w &= *w - 1;
+        self.low = i;
+        Some(order.by_rank[i * 64 + bit] as usize)
     }
 
     /// Queues the predecessors of block `b` (those not queued already).
     pub(super) fn push_preds(&mut self, order: &BackwardOrder, b: usize) {
         for &p in order.preds(b) {
-            let r = order.rank[p as usize];
-            if !std::mem::replace(&mut self.queued[r as usize], true) {
-                self.heap.push(std::cmp::Reverse(r));
-            }
+            let r = order.rank[p as usize] as usize;
+            self.words[r / 64] |= 1 << (r % 64);
+            self.low = self.low.min(r / 64);
         }
     }
 }
@@ -420,6 +429,37 @@ mod tests {
             }
         }
         (live_in, live_out)
+    }
+
+    /// The worklist hands out every block once, lowest post-order rank first, across word
+    /// boundaries (up to 130 blocks); queued predecessors come back in rank order, each once.
+    #[test]
+    fn worklist_pops_by_rank_each_once() {
+        use super::{BackwardOrder, Worklist};
+        for blocks in [1, 2, 63, 64, 65, 130] {
+            let f = super::super::dce::tests::random_function(blocks as u64, blocks, true);
+            let n = f.blocks.len();
+            let order = BackwardOrder::new(&f);
+            let mut work = Worklist::full(n);
+            let popped: Vec<usize> = std::iter::from_fn(|| work.pop(&order)).collect();
+            let by_rank: Vec<usize> = order.by_rank.iter().map(|&b| b as usize).collect();
+            assert_eq!(popped, by_rank, "{blocks} blocks");
+            for b in [0, n / 2, n - 1] {
+                work.push_preds(&order, b);
+                work.push_preds(&order, b);
+                let mut want: Vec<u32> = order
+                    .preds(b)
+                    .iter()
+                    .map(|&p| order.rank[p as usize])
+                    .collect();
+                want.sort_unstable();
+                want.dedup();
+                let got: Vec<u32> = std::iter::from_fn(|| work.pop(&order))
+                    .map(|b| order.rank[b])
+                    .collect();
+                assert_eq!(got, want, "{blocks} blocks, predecessors of {b}");
+            }
+        }
     }
 
     /// On random functions with and without cycles, every variable is live into and out of
