@@ -113,7 +113,6 @@ impl Program {
         let mut seen = [0u64; CODE_WORDS / 64];
         let mut todo = Vec::with_capacity(16);
         todo.push(usize::from(self.entry));
-        let mut words = Vec::with_capacity(64);
         let push = |todo: &mut Vec<usize>, a: usize| {
             if a < CODE_WORDS {
                 todo.push(a);
@@ -125,7 +124,6 @@ impl Program {
             }
             seen[pc / 64] |= 1 << (pc % 64);
             let word = self.code[pc];
-            words.push((pc as u16, word));
             let instr = Instruction::decode(word);
             if pc == CODE_WORDS - 1 || instr.opcode() == Opcode::End {
                 continue;
@@ -160,7 +158,18 @@ impl Program {
                 push(&mut todo, a);
             }
         }
-        words.sort_unstable();
+        // In address order: the set bits of `seen`, lowest first (no sort: a path that runs
+        // past the program into the zero words after it reaches every word up to the last).
+        let count = seen.iter().map(|b| b.count_ones() as usize).sum();
+        let mut words = Vec::with_capacity(count);
+        for (i, &row) in seen.iter().enumerate() {
+            let mut bits = row;
+            while bits != 0 {
+                let pc = i * 64 + bits.trailing_zeros() as usize;
+                words.push((pc as u16, self.code[pc]));
+                bits &= bits - 1;
+            }
+        }
         words
     }
 
