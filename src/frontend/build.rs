@@ -509,15 +509,14 @@ impl Ctx<'_> {
                 values.inst(b, Op::MaskNot, &[cc], [0, 0])
             }
         };
-        let (x, y) = match f.condop {
+        let op = match f.condop {
             CondOp::X => return ok(&mut self.b, 0, f.refx),
             CondOp::Y => return ok(&mut self.b, 1, f.refy),
-            CondOp::Or | CondOp::And => (ok(&mut self.b, 0, f.refx), ok(&mut self.b, 1, f.refy)),
-        };
-        let op = match f.condop {
             CondOp::Or => Op::MaskOr,
-            CondOp::And | CondOp::X | CondOp::Y => Op::MaskAnd,
+            CondOp::And => Op::MaskAnd,
         };
+        let x = ok(&mut self.b, 0, f.refx);
+        let y = ok(&mut self.b, 1, f.refy);
         values.inst(&mut self.b, op, &[x, y], [0, 0])
     }
 

@@ -92,27 +92,24 @@ impl Emitter<'_> {
         }
         let t = self.tier;
         let r = self.dst(d);
-        if t == asm::Tier::Sse41 {
-            // A source in the result register (the second swapped to the first: the product
-            // and the compare commute): unordered(a, b) first, then the product in place.
-            let (x, y) = match (x, y) {
-                (Opnd::Reg(_) | Opnd::Mem(_), Opnd::Reg(b)) if b == r => (y, x),
-                (Opnd::Reg(_) | Opnd::Mem(_), Opnd::Reg(_) | Opnd::Mem(_)) => (x, y),
-            };
-            if x == Opnd::Reg(r) {
-                self.vop_opnd(VOp::CmpUnordPs, S3, x, y);
-                self.vop_opnd(VOp::MulPs, r, x, y);
-                asm::vop(&mut self.ops, t, VOp::CmpOrdPs, S2, r, r);
-                asm::vop(&mut self.ops, t, VOp::OrPs, S2, S2, S3);
-                asm::vop(&mut self.ops, t, VOp::AndPs, r, r, S2);
-                self.finish(d, r);
-                return;
-            }
+        // SSE4.1 with a source in the result register (the second swapped to the first: the
+        // product and the compare commute): unordered(a, b) first, then the product in place,
+        // the mask in S2. Otherwise the product in S2 and the mask in r. Either way r = S2 & r.
+        let (x, y) = match t == asm::Tier::Sse41 && y == Opnd::Reg(r) {
+            true => (y, x),
+            false => (x, y),
+        };
+        let in_place = t == asm::Tier::Sse41 && x == Opnd::Reg(r);
+        let (prod, mask) = if in_place { (r, S2) } else { (S2, r) };
+        if in_place {
+            self.vop_opnd(VOp::CmpUnordPs, S3, x, y);
+            self.vop_opnd(VOp::MulPs, prod, x, y);
+        } else {
+            self.vop_opnd(VOp::MulPs, prod, x, y);
+            self.vop_opnd(VOp::CmpUnordPs, S3, x, y);
         }
-        self.vop_opnd(VOp::MulPs, S2, x, y);
-        self.vop_opnd(VOp::CmpUnordPs, S3, x, y);
-        asm::vop(&mut self.ops, t, VOp::CmpOrdPs, r, S2, S2);
-        asm::vop(&mut self.ops, t, VOp::OrPs, r, r, S3);
+        asm::vop(&mut self.ops, t, VOp::CmpOrdPs, mask, prod, prod);
+        asm::vop(&mut self.ops, t, VOp::OrPs, mask, mask, S3);
         asm::vop(&mut self.ops, t, VOp::AndPs, r, r, S2);
         self.finish(d, r);
     }
