@@ -19,7 +19,7 @@
 
 use dynasmrt::x64::X64Relocation;
 
-use super::zmm;
+use super::{vex, zmm};
 use crate::abi;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
 
@@ -134,55 +134,52 @@ impl VOp {
 }
 
 /// `d = a op b`.
+#[inline]
 pub fn vop(ops: &mut Ops, tier: Tier, op: VOp, d: u8, a: u8, b: u8) {
     match tier {
         Tier::Avx512 => zmm::vop(ops, op, d, a, b),
-        Tier::Avx2 => vop_avx(ops, op, d, a, b),
-        Tier::Sse41 => {
-            if d == a {
-                vop_sse(ops, op, d, b);
-            } else if d == b && op.commutative() {
-                vop_sse(ops, op, d, a);
-            } else if d == b {
-                mov(ops, tier, ASM_TEMP, b);
-                mov(ops, tier, d, a);
-                vop_sse(ops, op, d, ASM_TEMP);
-            } else {
-                mov(ops, tier, d, a);
-                vop_sse(ops, op, d, b);
-            }
-        }
+        Tier::Avx2 => vex::vop(ops, op, d, a, b),
+        Tier::Sse41 => sse_vop(ops, op, d, a, b),
+    }
+}
+
+/// [`vop`] on SSE4.1: the two-operand form, after copies for whichever source is not `d`.
+#[inline(never)]
+fn sse_vop(ops: &mut Ops, op: VOp, d: u8, a: u8, b: u8) {
+    let tier = Tier::Sse41;
+    if d == a {
+        vop_sse(ops, op, d, b);
+    } else if d == b && op.commutative() {
+        vop_sse(ops, op, d, a);
+    } else if d == b {
+        mov(ops, tier, ASM_TEMP, b);
+        mov(ops, tier, d, a);
+        vop_sse(ops, op, d, ASM_TEMP);
+    } else {
+        mov(ops, tier, d, a);
+        vop_sse(ops, op, d, b);
     }
 }
 
 /// `d = a op [mem]`: the second source read from memory (16-byte aligned for SSE4.1, as every
 /// context row and constant-pool row is).
+#[inline]
 pub fn vop_m(ops: &mut Ops, tier: Tier, op: VOp, d: u8, a: u8, mem: Mem) {
     match tier {
         Tier::Avx512 => zmm::vop_m(ops, op, d, a, mem),
-        Tier::Avx2 => vop_avx_m(ops, op, d, a, mem),
-        Tier::Sse41 => {
-            mov(ops, tier, d, a);
-            vop_sse_m(ops, op, d, mem);
-        }
+        Tier::Avx2 => vex::vop_m(ops, op, d, a, mem),
+        Tier::Sse41 => sse_vop_m(ops, op, d, a, mem),
     }
 }
 
-/// One memory-operand template per addressing form.
-macro_rules! avx_m {
-    ($ops:ident, $mn:ident, $d:ident, $a:ident, $mem:ident) => {
-        match $mem {
-            Mem::Ctx(o) => dynasm!($ops ; .arch x64 ; $mn Ry($d), Ry($a), [rdi + o]),
-            Mem::CtxRax(o) => dynasm!($ops ; .arch x64 ; $mn Ry($d), Ry($a), [rdi + rax + o]),
-            Mem::Const(l) => dynasm!($ops ; .arch x64 ; $mn Ry($d), Ry($a), [=>l]),
-            Mem::Uniform { index, comp } => {
-                let o = abi::uniform_row_offset(index, comp);
-                dynasm!($ops ; .arch x64 ; $mn Ry($d), Ry($a), [rdi + o])
-            }
-        }
-    };
+/// [`vop_m`] on SSE4.1.
+#[inline(never)]
+fn sse_vop_m(ops: &mut Ops, op: VOp, d: u8, a: u8, mem: Mem) {
+    mov(ops, Tier::Sse41, d, a);
+    vop_sse_m(ops, op, d, mem);
 }
 
+/// One memory-operand template per addressing form.
 macro_rules! sse_m {
     ($ops:ident, $mn:ident, $d:ident, $mem:ident) => {
         match $mem {
@@ -195,40 +192,6 @@ macro_rules! sse_m {
             }
         }
     };
-}
-
-fn vop_avx_m(ops: &mut Ops, op: VOp, d: u8, a: u8, mem: Mem) {
-    match op {
-        VOp::AddPs => avx_m!(ops, vaddps, d, a, mem),
-        VOp::SubPs => avx_m!(ops, vsubps, d, a, mem),
-        VOp::MulPs => avx_m!(ops, vmulps, d, a, mem),
-        VOp::DivPs => avx_m!(ops, vdivps, d, a, mem),
-        VOp::MaxPs => avx_m!(ops, vmaxps, d, a, mem),
-        VOp::MinPs => avx_m!(ops, vminps, d, a, mem),
-        VOp::AndPs => avx_m!(ops, vandps, d, a, mem),
-        VOp::AndnPs => avx_m!(ops, vandnps, d, a, mem),
-        VOp::OrPs => avx_m!(ops, vorps, d, a, mem),
-        VOp::XorPs => avx_m!(ops, vxorps, d, a, mem),
-        VOp::CmpEqPs => avx_m!(ops, vcmpeqps, d, a, mem),
-        VOp::CmpLtPs => avx_m!(ops, vcmpltps, d, a, mem),
-        VOp::CmpLePs => avx_m!(ops, vcmpleps, d, a, mem),
-        VOp::CmpNeqPs => avx_m!(ops, vcmpneqps, d, a, mem),
-        VOp::CmpUnordPs => avx_m!(ops, vcmpunordps, d, a, mem),
-        VOp::CmpOrdPs => avx_m!(ops, vcmpordps, d, a, mem),
-        VOp::AddPd => avx_m!(ops, vaddpd, d, a, mem),
-        VOp::SubPd => avx_m!(ops, vsubpd, d, a, mem),
-        VOp::MulPd => avx_m!(ops, vmulpd, d, a, mem),
-        VOp::DivPd => avx_m!(ops, vdivpd, d, a, mem),
-        VOp::CmpLtPd => avx_m!(ops, vcmpltpd, d, a, mem),
-        VOp::PAddD => avx_m!(ops, vpaddd, d, a, mem),
-        VOp::PCmpGtD => avx_m!(ops, vpcmpgtd, d, a, mem),
-        VOp::PCmpEqD => avx_m!(ops, vpcmpeqd, d, a, mem),
-        VOp::PAddQ => avx_m!(ops, vpaddq, d, a, mem),
-        VOp::UnpckLps => avx_m!(ops, vunpcklps, d, a, mem),
-        VOp::UnpckHps => avx_m!(ops, vunpckhps, d, a, mem),
-        VOp::UnpckLpd => avx_m!(ops, vunpcklpd, d, a, mem),
-        VOp::UnpckHpd => avx_m!(ops, vunpckhpd, d, a, mem),
-    }
 }
 
 fn vop_sse_m(ops: &mut Ops, op: VOp, d: u8, mem: Mem) {
@@ -262,40 +225,6 @@ fn vop_sse_m(ops: &mut Ops, op: VOp, d: u8, mem: Mem) {
         VOp::UnpckHps => sse_m!(ops, unpckhps, d, mem),
         VOp::UnpckLpd => sse_m!(ops, unpcklpd, d, mem),
         VOp::UnpckHpd => sse_m!(ops, unpckhpd, d, mem),
-    }
-}
-
-fn vop_avx(ops: &mut Ops, op: VOp, d: u8, a: u8, b: u8) {
-    match op {
-        VOp::AddPs => dynasm!(ops ; .arch x64 ; vaddps Ry(d), Ry(a), Ry(b)),
-        VOp::SubPs => dynasm!(ops ; .arch x64 ; vsubps Ry(d), Ry(a), Ry(b)),
-        VOp::MulPs => dynasm!(ops ; .arch x64 ; vmulps Ry(d), Ry(a), Ry(b)),
-        VOp::DivPs => dynasm!(ops ; .arch x64 ; vdivps Ry(d), Ry(a), Ry(b)),
-        VOp::MaxPs => dynasm!(ops ; .arch x64 ; vmaxps Ry(d), Ry(a), Ry(b)),
-        VOp::MinPs => dynasm!(ops ; .arch x64 ; vminps Ry(d), Ry(a), Ry(b)),
-        VOp::AndPs => dynasm!(ops ; .arch x64 ; vandps Ry(d), Ry(a), Ry(b)),
-        VOp::AndnPs => dynasm!(ops ; .arch x64 ; vandnps Ry(d), Ry(a), Ry(b)),
-        VOp::OrPs => dynasm!(ops ; .arch x64 ; vorps Ry(d), Ry(a), Ry(b)),
-        VOp::XorPs => dynasm!(ops ; .arch x64 ; vxorps Ry(d), Ry(a), Ry(b)),
-        VOp::CmpEqPs => dynasm!(ops ; .arch x64 ; vcmpeqps Ry(d), Ry(a), Ry(b)),
-        VOp::CmpLtPs => dynasm!(ops ; .arch x64 ; vcmpltps Ry(d), Ry(a), Ry(b)),
-        VOp::CmpLePs => dynasm!(ops ; .arch x64 ; vcmpleps Ry(d), Ry(a), Ry(b)),
-        VOp::CmpNeqPs => dynasm!(ops ; .arch x64 ; vcmpneqps Ry(d), Ry(a), Ry(b)),
-        VOp::CmpUnordPs => dynasm!(ops ; .arch x64 ; vcmpunordps Ry(d), Ry(a), Ry(b)),
-        VOp::CmpOrdPs => dynasm!(ops ; .arch x64 ; vcmpordps Ry(d), Ry(a), Ry(b)),
-        VOp::AddPd => dynasm!(ops ; .arch x64 ; vaddpd Ry(d), Ry(a), Ry(b)),
-        VOp::SubPd => dynasm!(ops ; .arch x64 ; vsubpd Ry(d), Ry(a), Ry(b)),
-        VOp::MulPd => dynasm!(ops ; .arch x64 ; vmulpd Ry(d), Ry(a), Ry(b)),
-        VOp::DivPd => dynasm!(ops ; .arch x64 ; vdivpd Ry(d), Ry(a), Ry(b)),
-        VOp::CmpLtPd => dynasm!(ops ; .arch x64 ; vcmpltpd Ry(d), Ry(a), Ry(b)),
-        VOp::PAddD => dynasm!(ops ; .arch x64 ; vpaddd Ry(d), Ry(a), Ry(b)),
-        VOp::PCmpGtD => dynasm!(ops ; .arch x64 ; vpcmpgtd Ry(d), Ry(a), Ry(b)),
-        VOp::PCmpEqD => dynasm!(ops ; .arch x64 ; vpcmpeqd Ry(d), Ry(a), Ry(b)),
-        VOp::PAddQ => dynasm!(ops ; .arch x64 ; vpaddq Ry(d), Ry(a), Ry(b)),
-        VOp::UnpckLps => dynasm!(ops ; .arch x64 ; vunpcklps Ry(d), Ry(a), Ry(b)),
-        VOp::UnpckHps => dynasm!(ops ; .arch x64 ; vunpckhps Ry(d), Ry(a), Ry(b)),
-        VOp::UnpckLpd => dynasm!(ops ; .arch x64 ; vunpcklpd Ry(d), Ry(a), Ry(b)),
-        VOp::UnpckHpd => dynasm!(ops ; .arch x64 ; vunpckhpd Ry(d), Ry(a), Ry(b)),
     }
 }
 
@@ -334,47 +263,62 @@ fn vop_sse(ops: &mut Ops, op: VOp, d: u8, b: u8) {
 }
 
 /// Register copy (nothing when `d == s`).
+#[inline]
 pub fn mov(ops: &mut Ops, tier: Tier, d: u8, s: u8) {
     if d == s {
         return;
     }
     match tier {
         Tier::Avx512 => zmm::mov(ops, d, s),
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovaps Ry(d), Ry(s)),
-        Tier::Sse41 => dynasm!(ops ; .arch x64 ; movaps Rx(d), Rx(s)),
+        Tier::Avx2 => vex::mov(ops, d, s),
+        Tier::Sse41 => sse_mov(ops, d, s),
     }
 }
 
+/// `movaps d, s`.
+#[inline(never)]
+fn sse_mov(ops: &mut Ops, d: u8, s: u8) {
+    dynasm!(ops ; .arch x64 ; movaps Rx(d), Rx(s));
+}
+
 /// Full-width aligned load.
+#[inline]
 pub fn load(ops: &mut Ops, tier: Tier, d: u8, m: Mem) {
-    match (tier, m) {
-        (Tier::Sse41 | Tier::Avx2, Mem::Uniform { index, comp }) => {
+    match tier {
+        Tier::Avx512 => zmm::load(ops, d, m),
+        Tier::Avx2 => vex::load(ops, d, m),
+        Tier::Sse41 => sse_load(ops, d, m),
+    }
+}
+
+/// [`load`] on SSE4.1.
+#[inline(never)]
+fn sse_load(ops: &mut Ops, d: u8, m: Mem) {
+    match m {
+        Mem::Uniform { index, comp } => {
             let o = abi::uniform_row_offset(index, comp);
-            load(ops, tier, d, Mem::Ctx(o));
+            sse_load(ops, d, Mem::Ctx(o));
         }
-        (Tier::Avx512, m) => zmm::load(ops, d, m),
-        (Tier::Avx2, Mem::Ctx(o)) => {
-            dynasm!(ops ; .arch x64 ; vmovaps Ry(d), [rdi + o])
-        }
-        (Tier::Avx2, Mem::CtxRax(o)) => {
-            dynasm!(ops ; .arch x64 ; vmovups Ry(d), [rdi + rax + o])
-        }
-        (Tier::Avx2, Mem::Const(l)) => {
-            dynasm!(ops ; .arch x64 ; vmovaps Ry(d), [=>l])
-        }
-        (Tier::Sse41, Mem::Ctx(o)) => dynasm!(ops ; .arch x64 ; movaps Rx(d), [rdi + o]),
-        (Tier::Sse41, Mem::CtxRax(o)) => dynasm!(ops ; .arch x64 ; movups Rx(d), [rdi + rax + o]),
-        (Tier::Sse41, Mem::Const(l)) => dynasm!(ops ; .arch x64 ; movaps Rx(d), [=>l]),
+        Mem::Ctx(o) => dynasm!(ops ; .arch x64 ; movaps Rx(d), [rdi + o]),
+        Mem::CtxRax(o) => dynasm!(ops ; .arch x64 ; movups Rx(d), [rdi + rax + o]),
+        Mem::Const(l) => dynasm!(ops ; .arch x64 ; movaps Rx(d), [=>l]),
     }
 }
 
 /// Full-width aligned store to the context.
+#[inline]
 pub fn store(ops: &mut Ops, tier: Tier, disp: i32, s: u8) {
     match tier {
         Tier::Avx512 => zmm::store(ops, disp, s),
-        Tier::Avx2 => dynasm!(ops ; .arch x64 ; vmovaps [rdi + disp], Ry(s)),
-        Tier::Sse41 => dynasm!(ops ; .arch x64 ; movaps [rdi + disp], Rx(s)),
+        Tier::Avx2 => vex::store(ops, disp, s),
+        Tier::Sse41 => sse_store(ops, disp, s),
     }
+}
+
+/// `movaps [rdi + disp], s`.
+#[inline(never)]
+fn sse_store(ops: &mut Ops, disp: i32, s: u8) {
+    dynasm!(ops ; .arch x64 ; movaps [rdi + disp], Rx(s));
 }
 
 /// Loads the 16-byte uniform row of lane `lane` into 128-bit segment `lane / 4` of `d` (lanes

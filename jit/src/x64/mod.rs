@@ -37,6 +37,7 @@ mod memory;
 mod row_lanes;
 pub(crate) mod special;
 pub mod transcend;
+mod vex;
 mod zmm;
 
 use std::borrow::Cow;
@@ -471,18 +472,21 @@ impl Emitter<'_> {
     /// constant-pool row, a uniform row). A variable read but never written (the frontend
     /// initializes what it reads, so this only happens for dead code) is zeroed in `scratch`:
     /// any value will do.
+    #[inline]
     pub(crate) fn operand(&mut self, v: Var, scratch: u8) -> Opnd {
         match self.loc(v) {
             Loc::Reg(r) => Opnd::Reg(r),
             Loc::Spill(s) => Opnd::Mem(Mem::Ctx(abi::spill_offset(s))),
-            Loc::Remat => match self.remat.get(v.0 as usize).copied().flatten() {
-                Some(leaf) => Opnd::Mem(self.remat_mem(leaf)),
-                None => {
-                    asm::zero(&mut self.ops, self.tier, scratch);
-                    Opnd::Reg(scratch)
-                }
-            },
-            Loc::Unused => {
+            Loc::Remat | Loc::Unused => self.remat_operand(v, scratch),
+        }
+    }
+
+    /// [`Emitter::operand`] of a variable that has no register or spill slot.
+    #[inline(never)]
+    fn remat_operand(&mut self, v: Var, scratch: u8) -> Opnd {
+        match self.remat.get(v.0 as usize).copied().flatten() {
+            Some(leaf) if self.loc(v) == Loc::Remat => Opnd::Mem(self.remat_mem(leaf)),
+            Some(_) | None => {
                 asm::zero(&mut self.ops, self.tier, scratch);
                 Opnd::Reg(scratch)
             }
@@ -518,6 +522,7 @@ impl Emitter<'_> {
     /// `r = x op y` on operands; a memory first source that cannot swap is loaded into `S0`
     /// (SSE4.1: straight into `r`, the destructive form's destination, unless `y` is in `r`;
     /// then the result is made in `S0` and copied, one copy where loading into `S0` took two).
+    #[inline]
     pub(crate) fn vop_opnd(&mut self, op: asm::VOp, r: u8, x: Opnd, y: Opnd) {
         let t = self.tier;
         match (x, y) {
@@ -526,26 +531,39 @@ impl Emitter<'_> {
             (Opnd::Mem(m), Opnd::Reg(y)) if op.commutative() => {
                 asm::vop_m(&mut self.ops, t, op, r, y, m)
             }
-            (Opnd::Mem(m), y) if t == asm::Tier::Sse41 => {
-                let into = if y == Opnd::Reg(r) { S0 } else { r };
-                asm::load(&mut self.ops, t, into, m);
-                self.vop_opnd(op, into, Opnd::Reg(into), y);
-                if into != r {
-                    asm::mov(&mut self.ops, t, r, into);
-                }
+            (Opnd::Mem(m), y) => self.vop_mem_first(op, r, m, y),
+        }
+    }
+
+    /// [`Emitter::vop_opnd`] with a memory first source that stays first.
+    #[inline(never)]
+    fn vop_mem_first(&mut self, op: asm::VOp, r: u8, m: Mem, y: Opnd) {
+        let t = self.tier;
+        if t == asm::Tier::Sse41 {
+            let into = if y == Opnd::Reg(r) { S0 } else { r };
+            asm::load(&mut self.ops, t, into, m);
+            self.vop_opnd(op, into, Opnd::Reg(into), y);
+            if into != r {
+                asm::mov(&mut self.ops, t, r, into);
             }
-            (Opnd::Mem(m), y) => {
-                asm::load(&mut self.ops, t, S0, m);
-                self.vop_opnd(op, r, Opnd::Reg(S0), y);
-            }
+        } else {
+            asm::load(&mut self.ops, t, S0, m);
+            self.vop_opnd(op, r, Opnd::Reg(S0), y);
         }
     }
 
     /// Stores a result computed in `reg` if `v` lives in memory.
+    #[inline]
     pub(crate) fn finish(&mut self, v: Var, reg: u8) {
         if let Loc::Spill(s) = self.loc(v) {
-            asm::store(&mut self.ops, self.tier, abi::spill_offset(s), reg);
+            self.spill(s, reg);
         }
+    }
+
+    /// Stores `reg` to spill slot `slot`.
+    #[inline(never)]
+    fn spill(&mut self, slot: u32, reg: u8) {
+        asm::store(&mut self.ops, self.tier, abi::spill_offset(slot), reg);
     }
 
     /// The label of a constant row: `words` repeated to fill one vector register.
