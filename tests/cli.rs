@@ -862,18 +862,37 @@ fn dump_draw_shows_the_draw_kernels_of_an_emulator_draw() {
         backends.push(Backend::Aarch64);
     }
     backends.retain(|&b| b != Backend::Interp);
+    // `--draw-width`: full is the backend's own width; avx2 narrows AVX-512 alone; auto (the
+    // default) is one of the two.
     for &backend in &backends {
-        let lanes = match backend {
+        let own = match backend {
             Backend::X64Avx2 => 8,
             Backend::X64Avx512 => 16,
             Backend::Interp | Backend::Auto | Backend::X64Sse41 | Backend::Aarch64 => 4,
         };
-        let text = dump(backend.name(), &["--draw-stride", "6"]);
-        for kind in ["indexed", "stepped"] {
-            let head = format!("draw kernel, {kind} (3 attributes of 4 floats, stride 6 floats)");
-            let line = text.lines().find(|l| l.starts_with(&head));
-            let line = line.unwrap_or_else(|| panic!("{backend:?}: no {kind} kernel in\n{text}"));
-            assert!(line.ends_with(&format!(" {lanes} lanes")), "{line}");
+        let narrow = if backend == Backend::X64Avx512 {
+            8
+        } else {
+            own
+        };
+        for (width, lanes) in [
+            ("full", &[own][..]),
+            ("avx2", &[narrow]),
+            ("auto", &[own, narrow]),
+        ] {
+            let text = dump(
+                backend.name(),
+                &["--draw-stride", "6", "--draw-width", width],
+            );
+            for kind in ["indexed", "stepped"] {
+                let head =
+                    format!("draw kernel, {kind} (3 attributes of 4 floats, stride 6 floats)");
+                let line = text.lines().find(|l| l.starts_with(&head));
+                let line =
+                    line.unwrap_or_else(|| panic!("{backend:?}: no {kind} kernel in\n{text}"));
+                let ends = |w: &usize| line.ends_with(&format!(" {w} lanes"));
+                assert!(lanes.iter().any(ends), "{backend:?} {width}: {line}");
+            }
         }
     }
     // The code: the stepped kernel counts its batch's first vertex in rsi (W × 24 bytes per

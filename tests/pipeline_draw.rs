@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use picajit::asm::{assemble, Source};
-use picajit::engine::{Backend, Engine};
+use picajit::engine::{Backend, DrawWidth, Engine};
 use picajit::interp::Interpreter;
 use picajit::pica::{program_commands, FloatMode, GsConfig, GsMode, SemanticSource, Unit};
 use picajit::pipeline::{Attribute, DrawError, DrawOutput, Indices, OutputVertex, Pipeline};
@@ -37,19 +37,52 @@ fn example(name: &str) -> String {
     .unwrap()
 }
 
-/// Every engine this host runs (AArch64 under qemu too), each as a pipeline of its own.
-/// Kernels compile on first use on the drawing thread, so the uniform-specialized kernels run
-/// in every draw.
-fn pipelines() -> Vec<(Backend, Pipeline)> {
+/// An engine of [`pipelines`]: its backend and the width of its draw kernels.
+#[derive(Clone, Copy)]
+struct Drawing {
+    backend: Backend,
+    width: DrawWidth,
+}
+
+impl std::fmt::Debug for Drawing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?} ({:?} draws)", self.backend, self.width)
+    }
+}
+
+impl PartialEq<Backend> for Drawing {
+    fn eq(&self, backend: &Backend) -> bool {
+        self.backend == *backend
+    }
+}
+
+/// Every engine this host runs (AArch64 under qemu too), each as a pipeline of its own; the
+/// AVX-512 engine twice, drawing with its own 16-lane kernels and with AVX2 ones
+/// ([`DrawWidth`]). Kernels compile on first use on the drawing thread, so the
+/// uniform-specialized kernels run in every draw.
+fn pipelines() -> Vec<(Drawing, Pipeline)> {
     let available = Backend::runnable();
     if !available.contains(&Backend::Aarch64) {
         common::aarch64_missing();
     }
     available
         .into_iter()
-        .map(|b| {
-            let engine = Engine::new(b).unwrap().with_background_compile(false);
-            (b, Pipeline::new(Arc::new(engine)))
+        .flat_map(|backend| {
+            let widths = match backend {
+                Backend::X64Avx512 => &[DrawWidth::Full, DrawWidth::Avx2][..],
+                Backend::Interp
+                | Backend::X64Sse41
+                | Backend::X64Avx2
+                | Backend::Aarch64
+                | Backend::Auto => &[DrawWidth::Auto][..],
+            };
+            widths.iter().map(move |&width| {
+                let engine = Engine::new(backend)
+                    .unwrap()
+                    .with_background_compile(false)
+                    .with_draw_width(width);
+                (Drawing { backend, width }, Pipeline::new(Arc::new(engine)))
+            })
         })
         .collect()
 }
@@ -1804,12 +1837,109 @@ fn check_lighting_run(engine: &Engine, p: &Pipeline, s: &Scene, ids: &[u32], wha
     }
 }
 
-/// The SIMD width of `backend`'s kernels (from a throwaway engine).
+/// The SIMD width of `backend`'s draw kernels (from a throwaway engine).
 fn lanes_of(backend: Backend, p: &Pipeline) -> usize {
     Engine::new(backend)
         .unwrap()
         .compile(&p.regs().program(Unit::Vertex))
-        .lanes()
+        .draw_lanes()
+}
+
+#[test]
+fn an_engines_draw_width_picks_its_draw_kernels_lanes_and_every_width_matches() {
+    // `Engine::with_draw_width`: the AVX-512 engine draws with 16-lane kernels (Full) or
+    // 8-lane AVX2 ones (Avx2), its runs at 16 lanes either way; other engines never change
+    // width; Auto is one of the two. The kernels the pipeline builds have the lanes
+    // `Shader::draw_lanes` says, and draws of one batch and a lane more (stepped and indexed,
+    // first ≠ 0) and of a sparse list equal the interpreter.
+    let s = scene(40);
+    for backend in Backend::runnable() {
+        for width in [DrawWidth::Auto, DrawWidth::Full, DrawWidth::Avx2] {
+            let engine = Engine::new(backend)
+                .unwrap()
+                .with_background_compile(false)
+                .with_draw_width(width);
+            let mut p = Pipeline::new(Arc::new(engine));
+            lighting_setup(&mut p, &s);
+            let shader = p.engine().compile(&p.regs().program(Unit::Vertex));
+            let (runs, draws) = (shader.lanes(), shader.draw_lanes());
+            let what = format!("{backend:?} {width:?}");
+            let want = match (backend, width) {
+                (Backend::X64Avx512, DrawWidth::Avx2) => vec![8],
+                (Backend::X64Avx512, DrawWidth::Auto) => vec![8, 16],
+                (_, DrawWidth::Auto | DrawWidth::Full | DrawWidth::Avx2) => vec![runs],
+            };
+            assert!(want.contains(&draws), "{what}: {draws} draw lanes");
+            for (name, code) in p.draw_machine_code(&s.attributes()).unwrap() {
+                let lanes = code.unwrap().lanes();
+                assert_eq!(lanes, draws, "{what}: {name} kernel");
+            }
+            let sparse: Vec<u16> = (0..draws as u16 + 1).map(|k| (k * 7 + 3) % 40).collect();
+            let sparse_ids: Vec<u32> = sparse.iter().map(|&k| u32::from(k)).collect();
+            for count in [draws, draws + 1] {
+                let ids: Vec<u32> = (40 - count as u32..40).collect();
+                let range = Indices::Range {
+                    first: ids[0],
+                    count: count as u32,
+                };
+                // A dense list (drawn as its range), backwards.
+                let list: Vec<u16> = ids.iter().rev().map(|&k| k as u16).collect();
+                for (indices, ids) in [
+                    (range, &ids),
+                    (Indices::U16(&list), &ids),
+                    (Indices::U16(&sparse), &sparse_ids),
+                ] {
+                    let mut out = DrawOutput::new();
+                    p.draw(indices, &s.attributes(), &mut out).unwrap();
+                    let what = format!("{what}: {} indices", indices.len());
+                    check_lighting(&out, &p, &s, ids, &what);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn looping_ranges_name_every_vertex_at_every_draw_width() {
+    // Each batch's status word maps to its vertices at the draw kernels' width: ranges of
+    // W + 1, 2 W + 3 and 3 W − 1 vertices (stepped: whole batches, then the last W again) of
+    // a shader that never ends name every vertex, each with its output written.
+    for backend in Backend::runnable() {
+        for width in [DrawWidth::Auto, DrawWidth::Full, DrawWidth::Avx2] {
+            let engine = Engine::new(backend)
+                .unwrap()
+                .with_budget(100)
+                .with_background_compile(false)
+                .with_draw_width(width);
+            let mut p = Pipeline::new(Arc::new(engine));
+            load(&mut p, &shbin_of(&[("loop.v.pica", LOOPING_VS)]), 0);
+            p.regs_mut().set_input_attributes(Unit::Vertex, 1, false);
+            p.regs_mut().set_bool_uniforms(Unit::Vertex, 1);
+            let w = p
+                .engine()
+                .compile(&p.regs().program(Unit::Vertex))
+                .draw_lanes() as u32;
+            for count in [w + 1, 2 * w + 3, 3 * w - 1] {
+                let xs: Vec<f32> = (0..=count)
+                    .flat_map(|k| [k as f32, 0.5, 0.0, 1.0])
+                    .collect();
+                let mut out = DrawOutput::new();
+                let range = Indices::Range { first: 1, count };
+                let err = p.draw(range, &[Attribute::packed(&xs, 4)], &mut out);
+                let want = DrawError::BudgetExhausted {
+                    unit: Unit::Vertex,
+                    vertex: 1,
+                    count: count as usize,
+                    budget: 100,
+                };
+                let what = format!("{backend:?} {width:?} {count} vertices");
+                assert_eq!(err, Err(want), "{what}");
+                for (u, v) in out.vertices().iter().enumerate() {
+                    assert_eq!(v.position(), [u as f32 + 1.0, 0.5, 0.0, 1.0], "{what}");
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -39,7 +39,7 @@ pub(crate) struct DrawSite<'a> {
 
 impl Shader {
     /// Runs the draw kernel for `site.layout` over `vertices` (a whole number of batches of
-    /// [`Shader::lanes`]; callers pad), writing `output[j]` for vertex j and one status word
+    /// [`Shader::draw_lanes`]; callers pad), writing `output[j]` for vertex j and one status word
     /// per batch into `words` (bit l: lane l exhausted its step budget). `inputs[r]` must
     /// hold the attribute of every vertex and every register the layout loads (checked: a
     /// short array panics).
@@ -82,7 +82,7 @@ impl Shader {
                 code
             }
         };
-        let w = native.target.lanes();
+        let w = native.draw_target.lanes();
         words.clear();
         words.resize(vertices.len() / w, 0);
         with_context(|ctx| {
@@ -110,7 +110,7 @@ impl Shader {
         let kernels = native.kernels_for(uniforms, true);
         Some(MachineCode::compile(
             &kernels.func,
-            native.target,
+            native.draw_target,
             IoMode::Draw(*layout),
         ))
     }
@@ -126,7 +126,7 @@ impl Shader {
             return;
         }
         let kernels = native.kernels_for(uniforms, true);
-        let _ = kernels.draw(layout, native.target, &native.counters);
+        let _ = kernels.draw(layout, native.draw_target, &native.counters);
     }
 }
 
@@ -138,7 +138,7 @@ fn draw_code(
     kernels: &Arc<Kernels>,
     layout: &DrawLayout,
 ) -> Option<(Arc<Code>, bool)> {
-    let (target, counters) = (native.target, &native.counters);
+    let (target, counters) = (native.draw_target, &native.counters);
     if !native.background {
         return Some((kernels.draw(layout, target, counters)?, true));
     }

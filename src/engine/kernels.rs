@@ -493,6 +493,8 @@ pub(super) struct Native {
     pub(super) variants: Mutex<Vec<Variant>>,
     pub(super) pmul_uniforms: Arc<[(u32, u32)]>,
     pub(super) target: Target,
+    /// The target of the draw kernels ([`super::DrawWidth`]).
+    pub(super) draw_target: Target,
     /// The function emits (a geometry shader): runs go through [`Shader::run_geometry`].
     pub(super) geometry: bool,
     /// Uniform components read through broadcast rows.

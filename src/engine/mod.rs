@@ -21,12 +21,14 @@
 //! Rooms: `backend` (which engine, targets, paths), `cache` (the bounded shader cache and
 //! its counters), `kernels` (compiled code, its uniform-specialized variants and background
 //! compiles), `shader` (a compiled shader and its AoS runs), `soa` (planar buffers and SoA
-//! runs), `geometry` (geometry-shader runs and their flat results).
+//! runs), `geometry` (geometry-shader runs and their flat results), `draw` (draws through
+//! draw kernels), `draw_width` (the target draw kernels are compiled for).
 
 mod agal;
 mod backend;
 mod cache;
 mod draw;
+mod draw_width;
 pub(crate) use draw::{DrawMemo, DrawSite, DrawVertices};
 mod geometry;
 mod kernels;
@@ -40,6 +42,7 @@ mod timed_tests;
 pub use agal::{AgalRunError, AgalShader};
 pub use backend::{Backend, EngineError, ExecPath, Target};
 pub use cache::{EngineStats, DEFAULT_CACHE_BYTES};
+pub use draw_width::DrawWidth;
 pub use geometry::GeometryOutput;
 pub use kernels::MachineCode;
 /// The compile-time breakdown [`Engine::compile_timed`] fills.
@@ -64,6 +67,7 @@ pub struct Engine {
     backend: Backend,
     budget: u32,
     background: bool,
+    draw_width: DrawWidth,
     cache: Mutex<Cache>,
     counters: Arc<Counters>,
     /// Compiled AGAL programs ([`Engine::compile_agal`]).
@@ -88,6 +92,7 @@ impl Engine {
             backend,
             budget: DEFAULT_BUDGET,
             background: true,
+            draw_width: DrawWidth::Auto,
             cache: Mutex::new(Cache::new(DEFAULT_CACHE_BYTES)),
             counters: Arc::default(),
             agal_cache: Mutex::new(rustc_hash::FxHashMap::default()),
@@ -111,6 +116,15 @@ impl Engine {
     /// benchmarks that must exercise every kernel).
     pub fn with_background_compile(mut self, on: bool) -> Engine {
         self.background = on;
+        self
+    }
+
+    /// The same engine with another width for its draw kernels (default [`DrawWidth::Auto`]:
+    /// an AVX-512 engine on a CPU that splits 512-bit operations in two draws with AVX2
+    /// kernels; its runs stay at 16 lanes). Shaders compiled before keep the width they
+    /// have: set it before compiling.
+    pub fn with_draw_width(mut self, width: DrawWidth) -> Engine {
+        self.draw_width = width;
         self
     }
 

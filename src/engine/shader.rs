@@ -193,6 +193,7 @@ impl Shader {
                 variants: Mutex::new(Vec::new()),
                 pmul_uniforms,
                 target,
+                draw_target: engine.draw_width.target(target),
                 rows,
                 geometry,
                 background,
@@ -284,6 +285,14 @@ impl Shader {
     pub fn lanes(&self) -> usize {
         match &self.exec {
             Exec::Native(n) => n.target.lanes(),
+            Exec::Interp => 1,
+        }
+    }
+
+    /// Vertices per batch of the draw kernels ([`super::DrawWidth`]; 1 for the interpreter).
+    pub fn draw_lanes(&self) -> usize {
+        match &self.exec {
+            Exec::Native(n) => n.draw_target.lanes(),
             Exec::Interp => 1,
         }
     }

@@ -98,7 +98,7 @@ pub(super) fn run(
     let inputs = inputs_from(feeds, &read, &fixed, 0);
     let words = &mut buffers.words;
     // Whole batches: the tail repeats the last vertex (its outputs are dropped below).
-    let w = vs.lanes();
+    let w = vs.draw_lanes();
     let padded = n.div_ceil(w) * w;
     ids.resize(padded, last);
     constants.resize(vertices, padded, &layout.constants);
@@ -194,7 +194,7 @@ pub(super) fn run_range(
     referenced: &mut Referenced,
 ) -> Option<Result<(), DrawError>> {
     let (vs, uniforms, feeds, layout) = (stage.vs, stage.uniforms, stage.feeds, stage.layout);
-    let w = vs.lanes();
+    let w = vs.draw_lanes();
     if count < w {
         return None;
     }

@@ -357,7 +357,7 @@ fn vertex_only(
         let ran = match out.vertex_ids.list().first() {
             // Consecutive vertices, a batch or more, take the stepped kernel or, while it
             // compiles, the record path (an indexed kernel would be one more compile).
-            Some(&first) if consecutive && n >= vs.lanes() && layout.stepped.is_some() => {
+            Some(&first) if consecutive && n >= vs.draw_lanes() && layout.stepped.is_some() => {
                 direct::run_range(
                     stage,
                     first,

@@ -54,6 +54,11 @@ pub struct DumpArgs {
     #[arg(long, default_value_t = 4, requires = "draw",
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     draw_stride: u32,
+    /// With --draw: the draw kernels' width — auto (what a draw runs: an AVX-512 engine on a
+    /// CPU that splits 512-bit operations in two draws with AVX2 kernels), full (the backend's
+    /// own width), avx2 (AVX2 kernels for AVX-512; other backends at their own width).
+    #[arg(long, value_enum, default_value = "auto", requires = "draw")]
+    draw_width: crate::dump_draw::Width,
     /// Cold compiles --timings takes the median of.
     #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     repeat: u32,
@@ -127,7 +132,7 @@ pub fn dump(args: &DumpArgs) -> CliResult {
         outln!("backend: {}", engine.backend().name());
         let stride = args.draw_stride as usize;
         return crate::dump_draw::draw_kernels(
-            engine,
+            engine.with_draw_width(args.draw_width.into()),
             shbin,
             args.dvle,
             uniforms.as_ref(),

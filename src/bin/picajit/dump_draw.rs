@@ -3,13 +3,34 @@
 //! attribute k in v_k, each a 4-component float array of its own with the stride asked for;
 //! the indexed kernel and the stepped one (ranges and dense lists), as native code.
 
-use picajit::engine::Engine;
+use picajit::engine::{DrawWidth, Engine};
 use picajit::pica::{program_commands, FloatMode, Unit};
 use picajit::pipeline::{Attribute, Pipeline};
 use picajit::program::Uniforms;
 use picajit::shbin::Shbin;
 
 use crate::CliResult;
+
+/// `--draw-width`: [`DrawWidth`] on the command line.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum Width {
+    /// What a draw runs ([`DrawWidth::Auto`]).
+    Auto,
+    /// The backend's own width.
+    Full,
+    /// AVX2 kernels for AVX-512.
+    Avx2,
+}
+
+impl From<Width> for DrawWidth {
+    fn from(w: Width) -> DrawWidth {
+        match w {
+            Width::Auto => DrawWidth::Auto,
+            Width::Full => DrawWidth::Full,
+            Width::Avx2 => DrawWidth::Avx2,
+        }
+    }
+}
 
 /// Prints the draw kernels of `shbin`'s DVLE `dvle` on `engine`: size, then (with `asm`)
 /// the code. `uniforms`: the run's uniforms (they pick the uniform-specialized function), or
