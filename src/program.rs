@@ -4,7 +4,7 @@
 
 use thiserror::Error;
 
-use crate::isa::{DstKind, Fmt2, Fmt3b, Fmt3i, Format, Instruction, Opcode};
+use crate::isa::{DstKind, Instruction, Opcode};
 
 /// Words of code memory.
 pub const CODE_WORDS: usize = 4096;
@@ -107,59 +107,20 @@ impl Program {
         self
     }
 
-    /// The code words reachable from the entry (following every branch, call body and
-    /// fall-through), with their addresses: what the cache key hashes instead of all 4096 words.
+    /// The code words the interpreter can execute from the entry, with their addresses, in
+    /// address order: what the cache key hashes instead of all 4096 words. They are the
+    /// addresses of the frontend's abstract control states ([`crate::frontend::graph`]), which
+    /// follow calls, returns, IF/ELSE and loop ends with the interpreter's own stacks, so a
+    /// subroutine that ends the program returns to its caller instead of reaching the zero words
+    /// after it (those are listed only when some path really runs into them). A program with
+    /// more states than the frontend explores ([`crate::frontend::graph::MAX_STATES`]) lists
+    /// every word.
     pub fn reachable_words(&self) -> Vec<(u16, u32)> {
-        let mut seen = [0u64; CODE_WORDS / 64];
-        let mut todo = Vec::with_capacity(16);
-        todo.push(usize::from(self.entry));
-        let push = |todo: &mut Vec<usize>, a: usize| {
-            if a < CODE_WORDS {
-                todo.push(a);
-            }
+        let Some(seen) =
+            crate::frontend::graph::reachable(self, crate::frontend::graph::MAX_STATES)
+        else {
+            return (0..CODE_WORDS).map(|a| (a as u16, self.code[a])).collect();
         };
-        while let Some(pc) = todo.pop() {
-            if seen[pc / 64] >> (pc % 64) & 1 != 0 {
-                continue;
-            }
-            seen[pc / 64] |= 1 << (pc % 64);
-            let word = self.code[pc];
-            let instr = Instruction::decode(word);
-            if pc == CODE_WORDS - 1 || instr.opcode() == Opcode::End {
-                continue;
-            }
-            push(&mut todo, pc + 1);
-            let (dest, num) = match instr.opcode().format() {
-                Format::Fmt2 => {
-                    let f = Fmt2::decode(word);
-                    (f.dest, f.num)
-                }
-                Format::Fmt3b => {
-                    let f = Fmt3b::decode(word);
-                    (f.dest, f.num)
-                }
-                Format::Fmt3i => (Fmt3i::decode(word).dest, 0),
-                Format::Fmt0
-                | Format::Fmt1
-                | Format::Fmt1u
-                | Format::Fmt1i
-                | Format::Fmt1c
-                | Format::Fmt4
-                | Format::Fmt5
-                | Format::Fmt5i
-                | Format::Raw => continue,
-            };
-            // Targets and scope ends: DEST, DEST + NUM (else/return paths), DEST + 1 (loop end).
-            for a in [
-                usize::from(dest),
-                usize::from(dest) + usize::from(num),
-                usize::from(dest) + 1,
-            ] {
-                push(&mut todo, a);
-            }
-        }
-        // In address order: the set bits of `seen`, lowest first (no sort: a path that runs
-        // past the program into the zero words after it reaches every word up to the last).
         let count = seen.iter().map(|b| b.count_ones() as usize).sum();
         let mut words = Vec::with_capacity(count);
         for (i, &row) in seen.iter().enumerate() {

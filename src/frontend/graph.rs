@@ -32,8 +32,9 @@ use rustc_hash::FxHashMap as HashMap;
 
 use crate::interp::LAST_SLOT;
 use crate::isa::{Control, Fmt2, Instruction, Kind};
-use crate::program::Program;
+use crate::program::{Program, CODE_WORDS};
 
+use super::stack::Bounded;
 use super::Unsupported;
 
 /// IF stack depth (as the interpreter's, [`crate::interp`]).
@@ -48,27 +49,29 @@ pub const MAX_STATES: usize = 8192;
 
 /// A LOOP stack entry: the body's first address, the end address (DEST + 1), the slot of the
 /// batch context holding its count, step and saved aL, and its int uniform.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct LoopScope {
-    pub entry: u32,
-    pub end: u32,
+    pub entry: u16,
+    pub end: u16,
     pub slot: u8,
     /// The int uniform of its LOOP (count, start, step).
     pub int: u8,
 }
 
-/// The static part of the interpreter's three stacks, oldest entry first.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+/// The static part of the interpreter's three stacks, oldest entry first (inline, addresses
+/// as `u16`: a state is about as small as a pc and three empty `Vec`s, and copying it
+/// allocates nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Stacks {
     /// (else address, end address).
-    pub ifs: Vec<(u32, u32)>,
+    pub ifs: Bounded<(u16, u16), IF_DEPTH>,
     /// (end address, return address).
-    pub calls: Vec<(u32, u32)>,
-    pub loops: Vec<LoopScope>,
+    pub calls: Bounded<(u16, u16), CALL_DEPTH>,
+    pub loops: Bounded<LoopScope, LOOP_DEPTH>,
 }
 
 /// One abstract control state: a pc (< 4095) and the stacks.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AbsState {
     pub pc: u32,
     pub stacks: Stacks,
@@ -173,41 +176,59 @@ pub struct Graph {
 
 /// Explores every reachable control state of `program`, at most `max_states` of them.
 pub fn explore(program: &Program, max_states: usize) -> Result<Graph, Unsupported> {
-    let (stop, decoded) = stops(program);
+    let mut x = Explorer::new(program, max_states);
     // About one state per word up to the last one loaded (more only inside calls and loops).
-    let words = stop.len();
-    let room = words.min(max_states);
-    let mut x = Explorer {
-        program,
-        stop,
-        decoded,
-        plain: vec![u32::MAX; words],
-        index: HashMap::default(),
-        states: Vec::with_capacity(room),
-        queue: VecDeque::new(),
-        max_states,
-        loop_slots: 0,
-    };
-    let entry = x.target(u32::from(program.entry), Stacks::default())?;
-    let mut flows = Vec::with_capacity(room);
-    while let Some(id) = x.queue.pop_front() {
-        // Only the index looks states up again: the node takes this copy.
-        let state = std::mem::replace(
-            &mut x.states[id],
-            AbsState {
-                pc: 0,
-                stacks: Stacks::default(),
-            },
-        );
-        let instr = x.instr(state.pc);
-        let flow = x.step(&state, &instr)?;
-        flows.push(Node { state, instr, flow });
-    }
+    let mut nodes = Vec::with_capacity(x.plain.len().min(max_states));
+    let entry = x.walk(|state, instr, flow| nodes.push(Node { state, instr, flow }))?;
     Ok(Graph {
         entry,
-        nodes: flows,
+        nodes,
         loop_slots: x.loop_slots,
     })
+}
+
+/// The code addresses of the states [`explore`] finds (bit a of word a / 64), and slot 4095
+/// if some path runs into it (the invocation ends there); `None` if the walk finds more than
+/// `max_states` states. These are exactly the addresses the interpreter's pc can take from
+/// the entry: a subroutine's return, an IF's else and a loop's end are followed as it follows
+/// them, so a path that never runs past the program's last word does not reach the zero words
+/// after it.
+///
+/// The walk is [`explore`]'s, except that a state marks every word up to the next flow
+/// instruction or scope end at once (no scope can close before it, so the words run one after
+/// another) and steps that one: the same addresses, without a state per word.
+pub fn reachable(program: &Program, max_states: usize) -> Option<Box<[u64; CODE_WORDS / 64]>> {
+    let mut seen = Box::new([0u64; CODE_WORDS / 64]);
+    let mut x = Explorer::new(program, max_states);
+    x.target(u32::from(program.entry), Stacks::default()).ok()?;
+    while let Some(mut state) = x.queue.pop_front() {
+        // The words before the next flow instruction and before the first address a stack top
+        // waits for run one after another; the last of them steps as in `explore`.
+        let (stop, _) = x.stop_at(state.pc);
+        let wait = first_wait(state.pc, &state.stacks);
+        if stop >= LAST_SLOT && wait > LAST_SLOT {
+            // Runs on to slot 4095: the end.
+            x.last_slot = true;
+            mark(&mut seen, state.pc..=LAST_SLOT - 1);
+            continue;
+        }
+        let last = stop.min(wait - 1);
+        mark(&mut seen, state.pc..=last);
+        state.pc = last;
+        let instr = x.instr(last);
+        x.step::<()>(&state, &instr).ok()?;
+    }
+    if x.last_slot {
+        mark(&mut seen, LAST_SLOT..=LAST_SLOT);
+    }
+    Some(seen)
+}
+
+/// Sets the bits of `addrs` in `seen`.
+fn mark(seen: &mut [u64; CODE_WORDS / 64], addrs: std::ops::RangeInclusive<u32>) {
+    for pc in addrs {
+        seen[pc as usize / 64] |= 1 << (pc % 64);
+    }
 }
 
 struct Explorer<'a> {
@@ -226,10 +247,16 @@ struct Explorer<'a> {
     plain: Vec<u32>,
     /// The states with some stack entry.
     index: HashMap<AbsState, usize>,
-    states: Vec<AbsState>,
-    queue: VecDeque<usize>,
+    /// The states found and not yet stepped, in discovery order (a state's index is the
+    /// number of states found before it: the walk is breadth first).
+    queue: VecDeque<AbsState>,
+    /// The number of states found.
+    found: usize,
     max_states: usize,
     loop_slots: u8,
+    /// Whether some step leads to slot 4095 (which ends the invocation without running its
+    /// word).
+    last_slot: bool,
 }
 
 /// `stop[pc]`: the first address ≥ pc holding a flow instruction or END, else 4095, and
@@ -273,27 +300,100 @@ fn stops(program: &Program) -> (Vec<(u32, bool)>, Vec<Instruction>) {
     (stop, decoded)
 }
 
-/// Pushes onto a bounded stack, dropping the oldest entry when it is full.
-fn push_bounded<T>(stack: &mut Vec<T>, item: T, depth: usize) {
-    if stack.len() == depth {
-        stack.remove(0);
+/// What a step yields: the decision tree itself ([`Flow`], for [`explore`]) or nothing (`()`,
+/// for [`reachable`], which needs only the states a step leads to). The walk that finds the
+/// states is the same either way.
+trait Step: Sized {
+    fn goto(t: Target) -> Self;
+    fn branch(cond: Cond, then: Self, other: Self) -> Self;
+    fn effect(e: Effect, rest: Self) -> Self;
+    fn loop_next(slot: u8, repeat: Self, exit: Self) -> Self;
+}
+
+impl Step for Flow {
+    fn goto(t: Target) -> Flow {
+        Flow::Goto(t)
     }
-    stack.push(item);
-}
 
-fn goto(t: Target) -> Flow {
-    Flow::Goto(t)
-}
+    fn branch(cond: Cond, then: Flow, other: Flow) -> Flow {
+        Flow::If {
+            cond,
+            then: Box::new(then),
+            other: Box::new(other),
+        }
+    }
 
-fn branch(cond: Cond, then: Flow, other: Flow) -> Flow {
-    Flow::If {
-        cond,
-        then: Box::new(then),
-        other: Box::new(other),
+    fn effect(e: Effect, rest: Flow) -> Flow {
+        Flow::Do(e, Box::new(rest))
+    }
+
+    fn loop_next(slot: u8, repeat: Flow, exit: Flow) -> Flow {
+        Flow::LoopNext {
+            slot,
+            repeat: Box::new(repeat),
+            exit: Box::new(exit),
+        }
     }
 }
 
-impl Explorer<'_> {
+impl Step for () {
+    fn goto(_: Target) {}
+    fn branch(_: Cond, (): (), (): ()) {}
+    fn effect(_: Effect, (): ()) {}
+    fn loop_next(_: u8, (): (), (): ()) {}
+}
+
+/// The lowest address above `pc` a stack top waits for (a CALL's end, an IF's else, a loop's
+/// end; `u32::MAX` if none): the instruction before it is the first after `pc` whose scope
+/// closing can change the stacks.
+fn first_wait(pc: u32, stacks: &Stacks) -> u32 {
+    let tops = [
+        stacks.calls.last().map(|&(end, _)| end),
+        stacks.ifs.last().map(|&(else_addr, _)| else_addr),
+        stacks.loops.last().map(|l| l.end),
+    ]
+    .map(|a| a.map(u32::from));
+    tops.into_iter()
+        .flatten()
+        .filter(|&a| a > pc)
+        .min()
+        .unwrap_or(u32::MAX)
+}
+
+impl<'a> Explorer<'a> {
+    /// An explorer of `program` that has found no state yet.
+    fn new(program: &'a Program, max_states: usize) -> Explorer<'a> {
+        let (stop, decoded) = stops(program);
+        let words = stop.len();
+        Explorer {
+            program,
+            stop,
+            decoded,
+            plain: vec![u32::MAX; words],
+            index: HashMap::default(),
+            queue: VecDeque::new(),
+            found: 0,
+            max_states,
+            loop_slots: 0,
+            last_slot: false,
+        }
+    }
+
+    /// The breadth-first walk of [`explore`] and [`reachable`] from the entry: calls `visit`
+    /// with each state, its instruction and its step, in discovery order; returns the entry.
+    fn walk<F: Step>(
+        &mut self,
+        mut visit: impl FnMut(AbsState, Instruction, F),
+    ) -> Result<Target, Unsupported> {
+        let entry = self.target(u32::from(self.program.entry), Stacks::default())?;
+        while let Some(state) = self.queue.pop_front() {
+            let instr = self.instr(state.pc);
+            let flow = self.step(&state, &instr)?;
+            visit(state, instr, flow);
+        }
+        Ok(entry)
+    }
+
     fn instr(&self, pc: u32) -> Instruction {
         // The interpreter treats slot 4095 as END; states only exist below it.
         match self.decoded.get(pc as usize) {
@@ -306,24 +406,23 @@ impl Explorer<'_> {
     /// stacks below their tops hold: no flow instruction on the way, and no top waiting for
     /// an address the instructions on the way close against (`pc + 1 ..= stop`).
     fn stacks_irrelevant(&self, pc: u32, stacks: &Stacks) -> bool {
-        let (stop, ends_quietly) = self
-            .stop
+        let (stop, ends) = self.stop_at(pc);
+        ends && first_wait(pc, stacks) > stop
+    }
+
+    /// The first address at or after `pc` holding a flow instruction or END (4095 if none),
+    /// and whether that is an END or 4095.
+    fn stop_at(&self, pc: u32) -> (u32, bool) {
+        self.stop
             .get(pc as usize)
             .copied()
-            .unwrap_or((LAST_SLOT, true));
-        let waits = |addr: u32| addr > pc && addr <= stop;
-        ends_quietly
-            && !stacks.calls.last().is_some_and(|&(end, _)| waits(end))
-            && !stacks
-                .ifs
-                .last()
-                .is_some_and(|&(else_addr, _)| waits(else_addr))
-            && !stacks.loops.last().is_some_and(|l| waits(l.end))
+            .unwrap_or((LAST_SLOT, true))
     }
 
     /// The target for a next pc: the end for pc ≥ 4095, else the (possibly new) state.
     fn target(&mut self, pc: u32, mut stacks: Stacks) -> Result<Target, Unsupported> {
         if pc >= LAST_SLOT {
+            self.last_slot |= pc == LAST_SLOT;
             return Ok(Target::Exit);
         }
         if self.stacks_irrelevant(pc, &stacks) {
@@ -347,12 +446,13 @@ impl Explorer<'_> {
 
     /// A new state at `pc` with `stacks` (`empty` if they are), queued for its step.
     fn add(&mut self, pc: u32, stacks: Stacks, empty: bool) -> Result<Target, Unsupported> {
-        if self.states.len() >= self.max_states {
+        if self.found >= self.max_states {
             return Err(Unsupported::TooManyStates {
                 limit: self.max_states,
             });
         }
-        let id = self.states.len();
+        let id = self.found;
+        self.found += 1;
         let state = AbsState { pc, stacks };
         if empty {
             let at = pc as usize;
@@ -361,16 +461,16 @@ impl Explorer<'_> {
             }
             self.plain[at] = id as u32;
         } else {
-            self.index.insert(state.clone(), id);
+            self.index.insert(state, id);
         }
-        self.states.push(state);
-        self.queue.push_back(id);
+        self.queue.push_back(state);
         Ok(Target::State(id))
     }
 
     /// [`Explorer::target`] for `pc` with empty stacks (nothing to canonicalize, no hashing).
     fn plain_target(&mut self, pc: u32) -> Result<Target, Unsupported> {
         if pc >= LAST_SLOT {
+            self.last_slot |= pc == LAST_SLOT;
             return Ok(Target::Exit);
         }
         match self.plain.get(pc as usize) {
@@ -380,7 +480,7 @@ impl Explorer<'_> {
     }
 
     /// The step of `state`, whose instruction is `instr`.
-    fn step(&mut self, state: &AbsState, instr: &Instruction) -> Result<Flow, Unsupported> {
+    fn step<F: Step>(&mut self, state: &AbsState, instr: &Instruction) -> Result<F, Unsupported> {
         let pc = state.pc;
         let s = &state.stacks;
         let plain = pc + 1;
@@ -388,116 +488,113 @@ impl Explorer<'_> {
             Kind::Alu(..) | Kind::Nop | Kind::Undefined(_) | Kind::Emit | Kind::Setemit(_) => {
                 if s.ifs.is_empty() && s.calls.is_empty() && s.loops.is_empty() {
                     // No scope to close and a forward transfer: straight on to the next state.
-                    goto(self.plain_target(plain)?)
+                    F::goto(self.plain_target(plain)?)
                 } else {
-                    self.close(pc, s.clone(), plain, false)?
+                    self.close(pc, *s, plain, false)?
                 }
             }
-            Kind::Control(Control::End) => goto(Target::Exit),
-            Kind::Control(Control::Break) => self.close(pc, s.clone(), plain, true)?,
-            Kind::Control(Control::Breakc(f)) => branch(
+            Kind::Control(Control::End) => F::goto(Target::Exit),
+            Kind::Control(Control::Break) => self.close(pc, *s, plain, true)?,
+            Kind::Control(Control::Breakc(f)) => F::branch(
                 Cond::Cc(f),
-                self.close(pc, s.clone(), plain, true)?,
-                self.close(pc, s.clone(), plain, false)?,
+                self.close(pc, *s, plain, true)?,
+                self.close(pc, *s, plain, false)?,
             ),
-            Kind::Control(Control::Jmpc(f)) => branch(
+            Kind::Control(Control::Jmpc(f)) => F::branch(
                 Cond::Cc(f),
-                self.close(pc, s.clone(), u32::from(f.dest), false)?,
-                self.close(pc, s.clone(), plain, false)?,
+                self.close(pc, *s, u32::from(f.dest), false)?,
+                self.close(pc, *s, plain, false)?,
             ),
             Kind::Control(Control::Jmpu(f)) => {
-                let jump = self.close(pc, s.clone(), u32::from(f.dest), false)?;
-                let stay = self.close(pc, s.clone(), plain, false)?;
+                let jump = self.close(pc, *s, u32::from(f.dest), false)?;
+                let stay = self.close(pc, *s, plain, false)?;
                 // Jumps iff b[id] == !(NUM & 1).
                 if f.num & 1 == 0 {
-                    branch(Cond::Bool(f.id), jump, stay)
+                    F::branch(Cond::Bool(f.id), jump, stay)
                 } else {
-                    branch(Cond::Bool(f.id), stay, jump)
+                    F::branch(Cond::Bool(f.id), stay, jump)
                 }
             }
             Kind::Control(Control::Call(f)) => self.call(pc, s, f.dest, f.num)?,
-            Kind::Control(Control::Callc(f)) => branch(
+            Kind::Control(Control::Callc(f)) => F::branch(
                 Cond::Cc(f),
                 self.call(pc, s, f.dest, f.num)?,
-                self.close(pc, s.clone(), plain, false)?,
+                self.close(pc, *s, plain, false)?,
             ),
-            Kind::Control(Control::Callu(f)) => branch(
+            Kind::Control(Control::Callu(f)) => F::branch(
                 Cond::Bool(f.id),
                 self.call(pc, s, f.dest, f.num)?,
-                self.close(pc, s.clone(), plain, false)?,
+                self.close(pc, *s, plain, false)?,
             ),
-            Kind::Control(Control::Ifu(f)) => branch(
+            Kind::Control(Control::Ifu(f)) => F::branch(
                 Cond::Bool(f.id),
                 self.enter_if(pc, s, f.dest, f.num)?,
-                self.close(pc, s.clone(), u32::from(f.dest), false)?,
+                self.close(pc, *s, u32::from(f.dest), false)?,
             ),
-            Kind::Control(Control::Ifc(f)) => branch(
+            Kind::Control(Control::Ifc(f)) => F::branch(
                 Cond::Cc(f),
                 self.enter_if(pc, s, f.dest, f.num)?,
-                self.close(pc, s.clone(), u32::from(f.dest), false)?,
+                self.close(pc, *s, u32::from(f.dest), false)?,
             ),
             Kind::Control(Control::Loop(f)) => {
-                let mut stacks = s.clone();
-                if stacks.loops.len() == LOOP_DEPTH {
-                    stacks.loops.remove(0);
-                }
+                let mut stacks = *s;
+                stacks.loops.drop_oldest_if_full();
                 let slot = (0..LOOP_DEPTH as u8)
-                    .find(|n| stacks.loops.iter().all(|l| l.slot != *n))
+                    .find(|n| stacks.loops.as_slice().iter().all(|l| l.slot != *n))
                     .unwrap_or(0);
                 self.loop_slots = self.loop_slots.max(slot + 1);
                 stacks.loops.push(LoopScope {
-                    entry: plain,
-                    end: u32::from(f.dest) + 1,
+                    // Addresses below 4096 (+ 256 for an end): they fit in 16 bits.
+                    entry: plain as u16,
+                    end: f.dest + 1,
                     slot,
                     int: f.id & 3,
                 });
-                Flow::Do(
+                F::effect(
                     Effect::LoopPush {
                         slot,
                         int: f.id & 3,
                     },
-                    Box::new(self.close(pc, stacks, plain, false)?),
+                    self.close(pc, stacks, plain, false)?,
                 )
             }
         })
     }
 
-    fn call(&mut self, pc: u32, s: &Stacks, dest: u16, num: u8) -> Result<Flow, Unsupported> {
-        let mut stacks = s.clone();
-        push_bounded(
-            &mut stacks.calls,
-            (u32::from(dest) + u32::from(num), pc + 1),
-            CALL_DEPTH,
-        );
+    fn call<F: Step>(&mut self, pc: u32, s: &Stacks, dest: u16, num: u8) -> Result<F, Unsupported> {
+        let mut stacks = *s;
+        stacks.calls.push((dest + u16::from(num), (pc + 1) as u16));
         self.close(pc, stacks, u32::from(dest), false)
     }
 
-    fn enter_if(&mut self, pc: u32, s: &Stacks, dest: u16, num: u8) -> Result<Flow, Unsupported> {
-        let mut stacks = s.clone();
-        push_bounded(
-            &mut stacks.ifs,
-            (u32::from(dest), u32::from(dest) + u32::from(num)),
-            IF_DEPTH,
-        );
+    fn enter_if<F: Step>(
+        &mut self,
+        pc: u32,
+        s: &Stacks,
+        dest: u16,
+        num: u8,
+    ) -> Result<F, Unsupported> {
+        let mut stacks = *s;
+        stacks.ifs.push((dest, dest + u16::from(num)));
         self.close(pc, stacks, pc + 1, false)
     }
 
     /// Scope closing after the instruction at `pc` (interp `close_scopes`), then the budget.
-    fn close(
+    fn close<F: Step>(
         &mut self,
         pc: u32,
         mut stacks: Stacks,
         mut next: u32,
         is_break: bool,
-    ) -> Result<Flow, Unsupported> {
+    ) -> Result<F, Unsupported> {
         let after = pc + 1;
         let mut check = after;
         for pops in 0..4 {
             match stacks.calls.last() {
-                Some(&(end, ret)) if end == check => {
+                Some(&(end, ret)) if u32::from(end) == check => {
                     if pops < 3 {
-                        next = ret;
-                        check = ret;
+                        next = u32::from(ret);
+                        check = u32::from(ret);
                     }
                     stacks.calls.pop();
                 }
@@ -505,32 +602,32 @@ impl Explorer<'_> {
             }
         }
         if let Some(&(else_addr, end)) = stacks.ifs.last() {
-            if else_addr == after {
-                next = end;
+            if u32::from(else_addr) == after {
+                next = u32::from(end);
                 stacks.ifs.pop();
             }
         }
         let nested = stacks.loops.len() > 1;
         if let Some(&top) = stacks.loops.last() {
-            if top.end == after || is_break {
-                let mut out = stacks.clone();
+            if u32::from(top.end) == after || is_break {
+                let mut out = stacks;
                 out.loops.pop();
                 let restore = nested.then_some(Effect::AlRestore(top.slot));
-                let exit = self.finish(pc, out, top.end, restore)?;
+                let exit = self.finish(pc, out, top.end.into(), restore)?;
                 let flow = if is_break {
                     exit
                 } else {
-                    Flow::LoopNext {
-                        slot: top.slot,
-                        repeat: Box::new(self.finish(pc, stacks, top.entry, None)?),
-                        exit: Box::new(exit),
-                    }
+                    F::loop_next(
+                        top.slot,
+                        self.finish(pc, stacks, top.entry.into(), None)?,
+                        exit,
+                    )
                 };
                 let inc = Effect::AlInc {
                     slot: top.slot,
                     int: top.int,
                 };
-                return Ok(Flow::Do(inc, Box::new(flow)));
+                return Ok(F::effect(inc, flow));
             }
         }
         self.finish(pc, stacks, next, None)
@@ -538,19 +635,19 @@ impl Explorer<'_> {
 
     /// The end of one path of a step: an optional aL effect, the budget if the transfer is
     /// backward, and the next state.
-    fn finish(
+    fn finish<F: Step>(
         &mut self,
         pc: u32,
         stacks: Stacks,
         next: u32,
         effect: Option<Effect>,
-    ) -> Result<Flow, Unsupported> {
-        let mut flow = goto(self.target(next, stacks)?);
+    ) -> Result<F, Unsupported> {
+        let mut flow = F::goto(self.target(next, stacks)?);
         if next <= pc {
-            flow = Flow::Do(Effect::Budget, Box::new(flow));
+            flow = F::effect(Effect::Budget, flow);
         }
         if let Some(e) = effect {
-            flow = Flow::Do(e, Box::new(flow));
+            flow = F::effect(e, flow);
         }
         Ok(flow)
     }

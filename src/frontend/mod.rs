@@ -80,6 +80,7 @@ mod live;
 pub mod masked;
 mod regs;
 mod rows;
+pub mod stack;
 mod uniform;
 mod worklist;
 
