@@ -95,7 +95,7 @@ fn the_branches_example_reaches_its_own_words() {
 /// The explored states' addresses, or `None` if the program has too many states.
 fn explored(p: &Program) -> Option<Vec<u16>> {
     let g = graph::explore(p, graph::MAX_STATES).ok()?;
-    let mut pcs: Vec<u16> = g.nodes.iter().map(|n| n.state.pc as u16).collect();
+    let mut pcs: Vec<u16> = g.nodes.iter().map(|n| n.pc as u16).collect();
     pcs.sort_unstable();
     pcs.dedup();
     Some(pcs)

@@ -194,7 +194,7 @@ fn priority_order(graph: &Graph, steps: &Steps) -> Vec<usize> {
         return order;
     };
     // Each state's targets in the order the search visits them.
-    let pc = |s: u32| graph.nodes[s as usize].state.pc;
+    let pc = |s: u32| graph.nodes[s as usize].pc;
     let mut visit = steps.targets.clone();
     for s in 0..n {
         visit[steps.of(s)]

@@ -155,10 +155,11 @@ impl Flow {
     }
 }
 
-/// One explored state: where it is, its instruction and its step.
+/// One explored state: its pc (the stacks are what set it apart from the other states at that
+/// pc, and only the walk needs them), its instruction and its step.
 #[derive(Clone, Debug)]
 pub struct Node {
-    pub state: AbsState,
+    pub pc: u32,
     pub instr: Instruction,
     pub flow: Flow,
 }
@@ -179,7 +180,7 @@ pub fn explore(program: &Program, max_states: usize) -> Result<Graph, Unsupporte
     let mut x = Explorer::new(program, max_states);
     // About one state per word up to the last one loaded (more only inside calls and loops).
     let mut nodes = Vec::with_capacity(x.plain.len().min(max_states));
-    let entry = x.walk(|state, instr, flow| nodes.push(Node { state, instr, flow }))?;
+    let entry = x.walk(|pc, instr, flow| nodes.push(Node { pc, instr, flow }))?;
     Ok(Graph {
         entry,
         nodes,
@@ -379,17 +380,17 @@ impl<'a> Explorer<'a> {
         }
     }
 
-    /// The breadth-first walk of [`explore`] and [`reachable`] from the entry: calls `visit`
-    /// with each state, its instruction and its step, in discovery order; returns the entry.
+    /// The breadth-first walk of [`explore`] from the entry: calls `visit` with each state's
+    /// pc, instruction and step, in discovery order; returns the entry.
     fn walk<F: Step>(
         &mut self,
-        mut visit: impl FnMut(AbsState, Instruction, F),
+        mut visit: impl FnMut(u32, Instruction, F),
     ) -> Result<Target, Unsupported> {
         let entry = self.target(u32::from(self.program.entry), Stacks::default())?;
         while let Some(state) = self.queue.pop_front() {
             let instr = self.instr(state.pc);
             let flow = self.step(&state, &instr)?;
-            visit(state, instr, flow);
+            visit(state.pc, instr, flow);
         }
         Ok(entry)
     }

@@ -314,7 +314,7 @@ pub fn lower_timed(
     }
     let mut branches: Vec<(u32, Mechanism)> = mechanisms
         .into_iter()
-        .map(|(s, m)| (graph.nodes[s].state.pc, m))
+        .map(|(s, m)| (graph.nodes[s].pc, m))
         .collect();
     branches.sort_unstable();
     branches.dedup();
