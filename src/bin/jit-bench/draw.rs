@@ -20,6 +20,8 @@ use picajit::program::{Regs16, Uniforms, VertexStatus};
 use picajit::shbin::Shbin;
 use serde::Serialize;
 
+use crate::aligned::Records;
+
 use crate::measure::median;
 
 pub const INDICES: usize = 4096;
@@ -237,11 +239,12 @@ pub struct Start {
     pub engine: Arc<Engine>,
     pub p: Pipeline,
     pub out: DrawOutput,
-    pub records: Vec<Regs16>,
+    pub records: Records,
     pub shader: Arc<Shader>,
     pub uniforms: Uniforms,
-    /// The bare run's output records and statuses, one per record.
-    pub run_out: Vec<Regs16>,
+    /// The bare run's output records and statuses, one per record (the records, input and
+    /// output, start cache lines: [`Records`]).
+    pub run_out: Records,
     pub status: Vec<VertexStatus>,
 }
 
@@ -263,9 +266,9 @@ pub fn start(w: &DrawWorkload, backend: Backend, d: &Data) -> Start {
         engine,
         p,
         out,
-        run_out: vec![[[0.0; 4]; 16]; records.len()],
+        run_out: Records::zeros(records.len()),
         status: vec![VertexStatus::Ended; records.len()],
-        records,
+        records: Records::new(&records),
         shader,
         uniforms,
     }
@@ -507,7 +510,7 @@ pub fn small_table(rows: &[DrawRow]) -> String {
 pub const LEGEND: &str = "columns: unique = vertices the draw's indices use; ns/index = one draw / its indices; draw ns/v,
          run ns/v = one draw (two lists over the same vertices alternating: each draw a list it did
          not just draw), and one bare AoS Shader::run of the same unique vertices (input records
-         built beforehand, output records), per unique vertex; redraw ns/v = draws of one list
+         built beforehand, output records, both starting cache lines), per unique vertex; redraw ns/v = draws of one list
          again and again (an emulator redrawing a mesh every frame); range ns/v = the same vertices drawn
          as a range (Indices::Range: nothing to deduplicate; draw − range = what the index list
          costs); draw/run, range/run = ratios (below 1: faster per vertex than the bare run);

@@ -4,6 +4,7 @@
 //! host has. See the README's "Benchmarks" section for the method.
 
 mod agal;
+mod aligned;
 mod chart;
 mod count;
 mod draw;
