@@ -164,37 +164,9 @@ pub enum VOp {
 }
 
 /// `d = a op b`.
+#[inline]
 pub fn vop(ops: &mut Ops, op: VOp, d: u8, a: u8, b: u8) {
-    match op {
-        VOp::FAdd => dynasm!(ops ; .arch aarch64 ; fadd V(d).S4, V(a).S4, V(b).S4),
-        VOp::FSub => dynasm!(ops ; .arch aarch64 ; fsub V(d).S4, V(a).S4, V(b).S4),
-        VOp::FMul => dynasm!(ops ; .arch aarch64 ; fmul V(d).S4, V(a).S4, V(b).S4),
-        VOp::FMulx => dynasm!(ops ; .arch aarch64 ; fmulx V(d).S4, V(a).S4, V(b).S4),
-        VOp::FDiv => dynasm!(ops ; .arch aarch64 ; fdiv V(d).S4, V(a).S4, V(b).S4),
-        VOp::FCmEq => dynasm!(ops ; .arch aarch64 ; fcmeq V(d).S4, V(a).S4, V(b).S4),
-        VOp::FCmGt => dynasm!(ops ; .arch aarch64 ; fcmgt V(d).S4, V(a).S4, V(b).S4),
-        VOp::FCmGe => dynasm!(ops ; .arch aarch64 ; fcmge V(d).S4, V(a).S4, V(b).S4),
-        VOp::FAddD => dynasm!(ops ; .arch aarch64 ; fadd V(d).D2, V(a).D2, V(b).D2),
-        VOp::FSubD => dynasm!(ops ; .arch aarch64 ; fsub V(d).D2, V(a).D2, V(b).D2),
-        VOp::FMulD => dynasm!(ops ; .arch aarch64 ; fmul V(d).D2, V(a).D2, V(b).D2),
-        VOp::FDivD => dynasm!(ops ; .arch aarch64 ; fdiv V(d).D2, V(a).D2, V(b).D2),
-        VOp::FCmGtD => dynasm!(ops ; .arch aarch64 ; fcmgt V(d).D2, V(a).D2, V(b).D2),
-        VOp::AddS => dynasm!(ops ; .arch aarch64 ; add V(d).S4, V(a).S4, V(b).S4),
-        VOp::CmGtS => dynasm!(ops ; .arch aarch64 ; cmgt V(d).S4, V(a).S4, V(b).S4),
-        VOp::CmEqS => dynasm!(ops ; .arch aarch64 ; cmeq V(d).S4, V(a).S4, V(b).S4),
-        VOp::And => dynasm!(ops ; .arch aarch64 ; and V(d).B16, V(a).B16, V(b).B16),
-        VOp::Orr => dynasm!(ops ; .arch aarch64 ; orr V(d).B16, V(a).B16, V(b).B16),
-        VOp::Orn => dynasm!(ops ; .arch aarch64 ; orn V(d).B16, V(a).B16, V(b).B16),
-        VOp::Bic => dynasm!(ops ; .arch aarch64 ; bic V(d).B16, V(a).B16, V(b).B16),
-        VOp::Eor => dynasm!(ops ; .arch aarch64 ; eor V(d).B16, V(a).B16, V(b).B16),
-        VOp::Bsl => dynasm!(ops ; .arch aarch64 ; bsl V(d).B16, V(a).B16, V(b).B16),
-        VOp::Bit => dynasm!(ops ; .arch aarch64 ; bit V(d).B16, V(a).B16, V(b).B16),
-        VOp::Bif => dynasm!(ops ; .arch aarch64 ; bif V(d).B16, V(a).B16, V(b).B16),
-        VOp::Trn1S => dynasm!(ops ; .arch aarch64 ; trn1 V(d).S4, V(a).S4, V(b).S4),
-        VOp::Trn2S => dynasm!(ops ; .arch aarch64 ; trn2 V(d).S4, V(a).S4, V(b).S4),
-        VOp::Trn1D => dynasm!(ops ; .arch aarch64 ; trn1 V(d).D2, V(a).D2, V(b).D2),
-        VOp::Trn2D => dynasm!(ops ; .arch aarch64 ; trn2 V(d).D2, V(a).D2, V(b).D2),
-    }
+    super::words::vop(ops, op, d, a, b);
 }
 
 /// Lane-wise operations on one vector register (`d = op a`).
@@ -247,9 +219,10 @@ pub fn uop(ops: &mut Ops, op: UOp, d: u8, a: u8) {
 }
 
 /// `d = a` unless they are the same register.
+#[inline]
 pub fn mov(ops: &mut Ops, d: u8, a: u8) {
     if d != a {
-        uop(ops, UOp::Mov, d, a);
+        super::words::mov(ops, d, a);
     }
 }
 
@@ -314,15 +287,15 @@ pub fn load_const(ops: &mut Ops, d: u8, label: DynamicLabel) {
 }
 
 /// 16-byte load from the context.
+#[inline]
 pub fn load_q(ops: &mut Ops, d: u8, a: CtxAddr) {
-    let (b, o) = (a.base, a.offset);
-    dynasm!(ops ; .arch aarch64 ; ldr Q(d), [X(b), #o]);
+    super::words::load_q(ops, d, a);
 }
 
 /// 16-byte store to the context.
+#[inline]
 pub fn store_q(ops: &mut Ops, s: u8, a: CtxAddr) {
-    let (b, o) = (a.base, a.offset);
-    dynasm!(ops ; .arch aarch64 ; str Q(s), [X(b), #o]);
+    super::words::store_q(ops, s, a);
 }
 
 /// `d` = the f32 at `[X(addr)]` in every lane.

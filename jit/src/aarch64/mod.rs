@@ -37,6 +37,7 @@ mod lanes;
 mod memory;
 mod special;
 mod transcend;
+mod words;
 
 use std::borrow::Cow;
 
@@ -365,11 +366,18 @@ impl Emitter<'_> {
     }
 
     /// Stores a result computed in `reg` if `v` lives in memory.
+    #[inline]
     pub(crate) fn finish(&mut self, v: Var, reg: u8) {
         if let Loc::Spill(s) = self.loc(v) {
-            let a = self.ctx(abi::spill_offset(s), 16);
-            asm::store_q(&mut self.ops, reg, a);
+            self.spill(s, reg);
         }
+    }
+
+    /// Stores `reg` to spill slot `slot`.
+    #[inline(never)]
+    fn spill(&mut self, slot: u32, reg: u8) {
+        let a = self.ctx(abi::spill_offset(slot), 16);
+        asm::store_q(&mut self.ops, reg, a);
     }
 
     /// The label of a 16-byte constant row.

@@ -274,11 +274,13 @@ pub fn compile_timed(
         let invariant = |v: Var| remat[v.0 as usize].is_some() || hoisted[v.0 as usize];
         plan.place_rows(func, &invariant, alloc.spill_slots, abi::SPILL_SLOTS as u32);
     }
-    // The code buffer reserved up front from the instruction count (about 18 bytes of code
-    // per IR instruction on generated programs), so emission does not grow it by copying.
+    // The code buffer reserved up front from the instruction count, so emission does not grow
+    // it by copying: AVX2 code of generated programs takes about 19 bytes per IR instruction
+    // straight, 25–27 branchy (selects, spills), so 32 (SSE4.1's copies and AVX-512's longer
+    // encodings may still grow it).
     let insts = func.blocks.iter().map(|b| b.insts.len()).sum::<usize>();
     let labels = func.blocks.len() + 8;
-    let mut ops = Ops::new_with_capacity(0, 24 * insts + 4096, 0, 0, labels, 0, 2 * labels);
+    let mut ops = Ops::new_with_capacity(0, 32 * insts + 4096, 0, 0, labels, 0, 2 * labels);
     let crate::kernel::Labels {
         blocks: labels,
         exhausted,
