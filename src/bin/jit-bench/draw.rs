@@ -362,8 +362,11 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
     // seen — an unused operand descriptor changed, so the cache key is new and the shader
     // compiles — and draws once. The bound the issue sets, measured the same way: a cold
     // compile and one run of the generic kernel on the draw's unique vertices, back to back
-    // (the run as cold in cache as a draw right after a compile). And the first draw of a
-    // new shader after `Pipeline::prepare_draw` (its draw kernel compiled ahead).
+    // (the run as cold in cache as a draw right after a compile). Each compile is of a
+    // program no engine of the process has lowered (the unused descriptor changed again):
+    // engines share the lowerings of large programs, and the first draw's would make the
+    // compiles after it skip the frontend. And the first draw of a new shader after
+    // `Pipeline::prepare_draw` (its draw kernel compiled ahead).
     let uniforms = p.regs().uniforms(Unit::Vertex).clone();
     let (mut first, mut compile, mut compile_run, mut prepared) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -371,14 +374,21 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
         p.regs_mut()
             .upload_descs(Unit::Vertex, UNUSED_DESC, &[0x1000 + k]);
         let program = p.regs().program(Unit::Vertex);
+        let unseen = |tag: u32| {
+            let mut program = program.clone();
+            program.descs[UNUSED_DESC as usize] = tag + k;
+            program
+        };
         first.push(cpu_us(|| {
             let _ = p.draw(Indices::U16(&d.indices), &attributes, &mut out);
         }));
         let cold = Engine::new(backend).expect("an available backend");
+        let program = unseen(0x3000);
         compile.push(cpu_us(|| {
             std::hint::black_box(cold.compile(&program));
         }));
         let cold = Engine::new(backend).expect("an available backend");
+        let program = unseen(0x4000);
         compile_run.push(cpu_us(|| {
             let shader = cold.compile(&program);
             let _ = shader.run(&uniforms, &records, &mut run_out, &mut status);
