@@ -31,7 +31,7 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::interp::LAST_SLOT;
-use crate::isa::{Control, Fmt2, Instruction, Kind};
+use crate::isa::{Control, Fmt2, Instruction, Kind, Opcode};
 use crate::program::{Program, CODE_WORDS};
 
 use super::stack::Bounded;
@@ -177,7 +177,7 @@ pub struct Graph {
 
 /// Explores every reachable control state of `program`, at most `max_states` of them.
 pub fn explore(program: &Program, max_states: usize) -> Result<Graph, Unsupported> {
-    let mut x = Explorer::new(program, max_states);
+    let mut x = Explorer::new(program, max_states, true);
     // About one state per word up to the last one loaded (more only inside calls and loops).
     let mut nodes = Vec::with_capacity(x.plain.len().min(max_states));
     let entry = x.walk(|pc, instr, flow| nodes.push(Node { pc, instr, flow }))?;
@@ -197,39 +197,39 @@ pub fn explore(program: &Program, max_states: usize) -> Result<Graph, Unsupporte
 ///
 /// The walk is [`explore`]'s, except that a state marks every word up to the next flow
 /// instruction or scope end at once (no scope can close before it, so the words run one after
-/// another) and steps that one: the same addresses, without a state per word.
+/// another) and steps that one: the same addresses, without a state per word. It reads only
+/// the words it marks (no table of the loaded code, whose end a short program would have to
+/// find among thousands of zero words), and so keeps states that differ only in stacks no
+/// later step can use (`explore` merges them): more states at the same addresses.
 pub fn reachable(program: &Program, max_states: usize) -> Option<Box<[u64; CODE_WORDS / 64]>> {
     let mut seen = Box::new([0u64; CODE_WORDS / 64]);
-    let mut x = Explorer::new(program, max_states);
+    let mut x = Explorer::new(program, max_states, false);
     x.target(u32::from(program.entry), Stacks::default()).ok()?;
-    while let Some(mut state) = x.queue.pop_front() {
-        // The words before the next flow instruction and before the first address a stack top
+    'states: while let Some(mut state) = x.queue.pop_front() {
+        // The words up to the next flow instruction and before the first address a stack top
         // waits for run one after another; the last of them steps as in `explore`.
-        let (stop, _) = x.stop_at(state.pc);
         let wait = first_wait(state.pc, &state.stacks);
-        if stop >= LAST_SLOT && wait > LAST_SLOT {
-            // Runs on to slot 4095: the end.
-            x.last_slot = true;
-            mark(&mut seen, state.pc..=LAST_SLOT - 1);
-            continue;
+        let mut pc = state.pc;
+        loop {
+            seen[pc as usize / 64] |= 1 << (pc % 64);
+            if FLOW_OPCODES >> (program.code[pc as usize] >> 26) & 1 != 0 || pc + 1 == wait {
+                break;
+            }
+            if pc + 1 == LAST_SLOT {
+                // Runs on to slot 4095: the end.
+                x.last_slot = true;
+                continue 'states;
+            }
+            pc += 1;
         }
-        let last = stop.min(wait - 1);
-        mark(&mut seen, state.pc..=last);
-        state.pc = last;
-        let instr = x.instr(last);
+        state.pc = pc;
+        let instr = x.instr(pc);
         x.step::<()>(&state, &instr).ok()?;
     }
     if x.last_slot {
-        mark(&mut seen, LAST_SLOT..=LAST_SLOT);
+        seen[LAST_SLOT as usize / 64] |= 1 << (LAST_SLOT % 64);
     }
     Some(seen)
-}
-
-/// Sets the bits of `addrs` in `seen`.
-fn mark(seen: &mut [u64; CODE_WORDS / 64], addrs: std::ops::RangeInclusive<u32>) {
-    for pc in addrs {
-        seen[pc as usize / 64] |= 1 << (pc % 64);
-    }
 }
 
 struct Explorer<'a> {
@@ -239,7 +239,7 @@ struct Explorer<'a> {
     /// invocation ends there (END or 4095).
     stop: Vec<(u32, bool)>,
     /// The instructions at the addresses `stop` covers, decoded once (`stop.len() - 1` of
-    /// them; the words after them are 0).
+    /// them; the words after them are 0). Both empty for [`reachable`].
     decoded: Vec<Instruction>,
     /// Per pc: the state with that pc and empty stacks (`u32::MAX`: none yet; beyond the list,
     /// none either), the state of nearly every word outside calls, IFs and loops, found
@@ -260,10 +260,73 @@ struct Explorer<'a> {
     last_slot: bool,
 }
 
+/// Whether an opcode ends a stretch of plain words: a flow instruction or END (exactly the
+/// opcodes whose instructions are [`Kind::Control`]).
+const fn is_flow(op: Opcode) -> bool {
+    match op {
+        Opcode::Break
+        | Opcode::End
+        | Opcode::Breakc
+        | Opcode::Call
+        | Opcode::Callc
+        | Opcode::Callu
+        | Opcode::Ifu
+        | Opcode::Ifc
+        | Opcode::Loop
+        | Opcode::Jmpc
+        | Opcode::Jmpu => true,
+        Opcode::Add
+        | Opcode::Dp3
+        | Opcode::Dp4
+        | Opcode::Dph
+        | Opcode::Dst
+        | Opcode::Ex2
+        | Opcode::Lg2
+        | Opcode::Litp
+        | Opcode::Mul
+        | Opcode::Sge
+        | Opcode::Slt
+        | Opcode::Flr
+        | Opcode::Max
+        | Opcode::Min
+        | Opcode::Rcp
+        | Opcode::Rsq
+        | Opcode::Mova
+        | Opcode::Mov
+        | Opcode::Dphi
+        | Opcode::Dsti
+        | Opcode::Sgei
+        | Opcode::Slti
+        | Opcode::Nop
+        | Opcode::Emit
+        | Opcode::Setemit
+        | Opcode::Cmp
+        | Opcode::Madi
+        | Opcode::Mad
+        | Opcode::Undefined => false,
+    }
+}
+
+/// Bit `v`: a word whose opcode field (bits 26–31) is `v` holds a flow instruction or END.
+const FLOW_OPCODES: u64 = {
+    let mut mask = 0;
+    let mut v = 0;
+    while v < 64 {
+        if is_flow(Opcode::from_value(v as u8)) {
+            mask |= 1 << v;
+        }
+        v += 1;
+    }
+    mask
+};
+
+/// The opcode field of END.
+const END_OPCODE: u32 = 0x22;
+
 /// `stop[pc]`: the first address ≥ pc holding a flow instruction or END, else 4095, and
 /// whether that is an END or 4095; for pc up to the last non-zero word below 4095 (the words
-/// after it are 0, `add o0, v0, v0`). Also the instructions of the words before that point,
-/// decoded.
+/// after it are 0, `add o0, v0, v0`), told from the opcode field. Also the instructions of
+/// the words before that point, decoded.
 fn stops(program: &Program) -> (Vec<(u32, bool)>, Vec<Instruction>) {
     let code = &program.code[..LAST_SLOT as usize];
     // The end of the loaded code: found 16 words at a time from the end (a short program
@@ -281,23 +344,23 @@ fn stops(program: &Program) -> (Vec<(u32, bool)>, Vec<Instruction>) {
         .rposition(|&w| w != 0)
         .map_or(0, |last| last + 1);
     let mut stop = vec![(LAST_SLOT, true); len + 1];
-    let zero = Instruction::decode(0);
-    let mut decoded = vec![zero; len];
     for pc in (0..len).rev() {
-        // Unloaded words are 0 (`add o0, v0, v0`, no flow): decoded once above.
-        let word = program.code[pc];
-        if word == 0 {
-            stop[pc] = stop[pc + 1];
-            continue;
-        }
-        let instr = Instruction::decode(word);
-        stop[pc] = if matches!(instr.kind(), Kind::Control(_)) {
-            (pc as u32, matches!(instr, Instruction::End(_)))
+        let op = program.code[pc] >> 26;
+        stop[pc] = if FLOW_OPCODES >> op & 1 != 0 {
+            (pc as u32, op == END_OPCODE)
         } else {
             stop[pc + 1]
         };
-        decoded[pc] = instr;
     }
+    // Unloaded words are 0 (`add o0, v0, v0`): decoded once.
+    let zero = Instruction::decode(0);
+    let decoded = code[..len]
+        .iter()
+        .map(|&w| match w {
+            0 => zero,
+            1.. => Instruction::decode(w),
+        })
+        .collect();
     (stop, decoded)
 }
 
@@ -362,9 +425,15 @@ fn first_wait(pc: u32, stacks: &Stacks) -> u32 {
 }
 
 impl<'a> Explorer<'a> {
-    /// An explorer of `program` that has found no state yet.
-    fn new(program: &'a Program, max_states: usize) -> Explorer<'a> {
-        let (stop, decoded) = stops(program);
+    /// An explorer of `program` that has found no state yet. `full`: with the table of stops
+    /// and every loaded word decoded up front, as [`explore`] steps nearly all of them, and
+    /// stacks emptied where they are irrelevant ([`Explorer::stacks_irrelevant`]); else
+    /// neither ([`reachable`], which decodes only the words it steps).
+    fn new(program: &'a Program, max_states: usize, full: bool) -> Explorer<'a> {
+        let (stop, decoded) = match full {
+            true => stops(program),
+            false => (Vec::new(), Vec::new()),
+        };
         let words = stop.len();
         Explorer {
             program,
@@ -406,9 +475,10 @@ impl<'a> Explorer<'a> {
     /// True if from `pc` the invocation runs straight to an END or slot 4095 whatever the
     /// stacks below their tops hold: no flow instruction on the way, and no top waiting for
     /// an address the instructions on the way close against (`pc + 1 ..= stop`).
+    /// (Never without the table of stops.)
     fn stacks_irrelevant(&self, pc: u32, stacks: &Stacks) -> bool {
         let (stop, ends) = self.stop_at(pc);
-        ends && first_wait(pc, stacks) > stop
+        !self.stop.is_empty() && ends && first_wait(pc, stacks) > stop
     }
 
     /// The first address at or after `pc` holding a flow instruction or END (4095 if none),
@@ -651,5 +721,25 @@ impl<'a> Explorer<'a> {
             flow = F::effect(e, flow);
         }
         Ok(flow)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{END_OPCODE, FLOW_OPCODES};
+    use crate::isa::{Instruction, Kind};
+
+    #[test]
+    fn the_flow_opcodes_are_the_control_instructions() {
+        for v in 0..64u32 {
+            let instr = Instruction::decode(v << 26 | 0x0123_4567 & 0x03FF_FFFF);
+            let control = matches!(instr.kind(), Kind::Control(_));
+            assert_eq!(FLOW_OPCODES >> v & 1 != 0, control, "opcode {v:#x}");
+            assert_eq!(
+                v == END_OPCODE,
+                matches!(instr, Instruction::End(_)),
+                "{v:#x}"
+            );
+        }
     }
 }
