@@ -4,7 +4,8 @@
 //!
 //! One table ([`Op`], [`KOp`]) states each instruction's opcode map, prefix, opcode byte,
 //! EVEX.W, operand shape ([`Shape`]), disp8·N tuple class and whether it takes a `{1toN}`
-//! broadcast; [`encode`] and [`encode_k`] are the only code that assembles the bytes. Every form
+//! broadcast; [`encode`] and [`encode_k`] are the only code that assembles the bytes (with
+//! [`plain`], `encode`'s bytes for register forms without its general path). Every form
 //! is checked against iced-x86's decoder and encoder by `tests/evex_roundtrip.rs`, and the
 //! encoder's speed against iced's by the `evex` criterion bench.
 //!
@@ -146,22 +147,21 @@ macro_rules! evex_ops {
             /// Every instruction of the table.
             pub const ALL: &'static [Op] = &[ $( Op::$op, )* ];
 
-            /// The instruction's table row.
+            /// The instruction's table row (a lookup: the encoder asks it per instruction).
             #[inline]
             pub const fn info(self) -> Info {
-                match self {
-                    $( Op::$op => Info {
-                        name: $name,
-                        map: Map::$map,
-                        pp: Pp::$pp,
-                        opcode: $opc,
-                        w: $w != 0,
-                        shape: $shape,
-                        tuple: Tuple::$tuple,
-                        bcst: $bcst != 0,
-                        wide_only: $wide != 0,
-                    }, )*
-                }
+                const TABLE: &[Info] = &[ $( Info {
+                    name: $name,
+                    map: Map::$map,
+                    pp: Pp::$pp,
+                    opcode: $opc,
+                    w: $w != 0,
+                    shape: $shape,
+                    tuple: Tuple::$tuple,
+                    bcst: $bcst != 0,
+                    wide_only: $wide != 0,
+                }, )* ];
+                TABLE[self as usize]
             }
         }
     };
@@ -387,10 +387,26 @@ impl Chunk {
     }
 }
 
-/// Appends an encoded chunk to an assembler (or any byte sink).
+/// Appends an encoded chunk to an assembler (or any byte sink): a write of a constant length
+/// per possible length (EVEX instructions are 6 to 15 bytes), no per-byte loop.
 #[inline]
 pub fn splice<E: Extend<u8>>(ops: &mut E, chunk: &Chunk) {
-    ops.extend(chunk.as_bytes().iter().copied());
+    fn put<E: Extend<u8>, const N: usize>(ops: &mut E, bytes: &[u8; 16]) {
+        let mut head = [0u8; N];
+        head.copy_from_slice(&bytes[..N]);
+        ops.extend(head);
+    }
+    let b = &chunk.bytes;
+    match chunk.len {
+        6 => put::<E, 6>(ops, b),
+        7 => put::<E, 7>(ops, b),
+        8 => put::<E, 8>(ops, b),
+        9 => put::<E, 9>(ops, b),
+        10 => put::<E, 10>(ops, b),
+        11 => put::<E, 11>(ops, b),
+        12 => put::<E, 12>(ops, b),
+        0..=5 | 13.. => ops.extend(chunk.as_bytes().iter().copied()),
+    }
 }
 
 /// An instruction this encoder cannot encode: a caller bug, reported rather than mis-encoded.
@@ -413,7 +429,7 @@ pub enum EvexError {
 }
 
 /// The disp8·N scale of a memory operand.
-#[inline]
+#[inline(always)]
 fn disp_scale(info: &Info, vl: Vl, bcst: bool) -> u32 {
     let elem = if info.w { 8 } else { 4 };
     match info.tuple {
@@ -541,6 +557,57 @@ const fn pp_bits(pp: Pp) -> u8 {
     }
 }
 
+/// The four prefix bytes (`62`, P0, P1, P2) of `inst` with ModRM.reg `reg`, EVEX.vvvv `v` and
+/// the extension bits (X, B) of its `rm` operand.
+#[inline(always)]
+fn prefix(info: &Info, inst: &Inst, reg: u8, v: u8, (x, b): (bool, bool)) -> [u8; 4] {
+    let p0 = (u8::from(reg & 8 == 0) << 7)
+        | (u8::from(!x) << 6)
+        | (u8::from(!b) << 5)
+        | (u8::from(reg & 16 == 0) << 4)
+        | map_bits(info.map);
+    let p1 = (u8::from(info.w) << 7) | ((!v & 15) << 3) | 4 | pp_bits(info.pp);
+    let p2 = (u8::from(inst.zeroing) << 7)
+        | (inst.vl.ll() << 5)
+        | (u8::from(inst.bcst) << 4)
+        | (u8::from(v & 16 == 0) << 3)
+        | inst.mask;
+    [0x62, p0, p1, p2]
+}
+
+/// The bytes of `inst` (little-endian) and their count when its `rm` operand is a register
+/// and its shape one of `Rvm`, `Rvmi`, `Rm`, `Rmi`, `Kvm`, `Kvmi` — the AVX-512 layer's
+/// commonest instructions, masked or not — exactly as [`encode`] gives them, without its
+/// general path; `None` for any other instruction and for every one [`encode`] refuses
+/// (encode those with [`encode`]).
+#[inline]
+pub fn plain(inst: &Inst) -> Option<(u64, usize)> {
+    let info = inst.op.info();
+    let Rm::Reg(r) = inst.rm else { return None };
+    // (reg field, its bound, vvvv, zeroing allowed, immediate).
+    let (reg, bound, v, zero_ok, imm) = match info.shape {
+        S::Rvm => (inst.dst, 32, inst.src, true, false),
+        S::Rvmi => (inst.dst, 32, inst.src, true, true),
+        S::Rm => (inst.dst, 32, 0, true, false),
+        S::Rmi => (inst.dst, 32, 0, true, true),
+        S::Kvm => (inst.dst, 8, inst.src, false, false),
+        S::Kvmi => (inst.dst, 8, inst.src, false, true),
+        S::Mr | S::Mri | S::Shift(_) | S::KfromV | S::VfromK => return None,
+    };
+    let zeroing_bad = inst.zeroing && (!zero_ok || inst.mask == 0);
+    let wide_only = info.wide_only && inst.vl == Vl::V128;
+    if reg >= bound || (v | r) >= 32 || inst.mask >= 8 || inst.bcst || zeroing_bad || wide_only {
+        return None;
+    }
+    if !imm && inst.imm != 0 {
+        return None;
+    }
+    let [e, p0, p1, p2] = prefix(&info, inst, reg, v, (r & 16 != 0, r & 8 != 0));
+    let modrm = 0xC0 | ((reg & 7) << 3) | (r & 7);
+    let bytes = u64::from_le_bytes([e, p0, p1, p2, info.opcode, modrm, inst.imm, 0]);
+    Some((bytes, 6 + usize::from(imm)))
+}
+
 /// Encodes one EVEX instruction.
 pub fn encode(inst: &Inst) -> Result<Chunk, EvexError> {
     let info = inst.op.info();
@@ -616,22 +683,9 @@ pub fn encode(inst: &Inst) -> Result<Chunk, EvexError> {
         Rm::Mem(m) => mem_bytes(name, &m, disp_scale(&info, inst.vl, inst.bcst))?,
     };
     let v = vvvv.unwrap_or(0);
-    let p0 = (u8::from(reg & 8 == 0) << 7)
-        | (u8::from(!rmb.x) << 6)
-        | (u8::from(!rmb.b) << 5)
-        | (u8::from(reg & 16 == 0) << 4)
-        | map_bits(info.map);
-    let p1 = (u8::from(info.w) << 7) | ((!v & 15) << 3) | 4 | pp_bits(info.pp);
-    let p2 = (u8::from(inst.zeroing) << 7)
-        | (inst.vl.ll() << 5)
-        | (u8::from(inst.bcst) << 4)
-        | (u8::from(v & 16 == 0) << 3)
-        | inst.mask;
+    let [e, p0, p1, p2] = prefix(&info, inst, reg, v, (rmb.x, rmb.b));
     let mut c = Builder::new();
-    c.push_n(
-        u64::from_le_bytes([0x62, p0, p1, p2, info.opcode, 0, 0, 0]),
-        5,
-    );
+    c.push_n(u64::from_le_bytes([e, p0, p1, p2, info.opcode, 0, 0, 0]), 5);
     modrm_tail(&mut c, reg, &rmb);
     if imm {
         c.push(inst.imm);
@@ -639,7 +693,7 @@ pub fn encode(inst: &Inst) -> Result<Chunk, EvexError> {
     Ok(c.finish())
 }
 
-#[inline]
+#[inline(always)]
 fn modrm_tail(c: &mut Builder, reg: u8, rmb: &RmBytes) {
     c.push((rmb.modrm_mod << 6) | ((reg & 7) << 3) | rmb.modrm_rm);
     if let Some(sib) = rmb.sib {
@@ -786,6 +840,56 @@ pub fn encode_k(op: KOp, dst: u8, src: u8, rm: Rm) -> Result<Chunk, EvexError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_forms_are_encode_s_bytes() {
+        const REGS: [u8; 6] = [0, 7, 8, 16, 31, 32];
+        let mut plain_count = 0;
+        for &op in Op::ALL {
+            let shape = op.info().shape;
+            let register_shape =
+                matches!(shape, S::Rvm | S::Rvmi | S::Rm | S::Rmi | S::Kvm | S::Kvmi);
+            for vl in Vl::ALL {
+                for (dst, src, rm) in REGS
+                    .iter()
+                    .flat_map(|&d| REGS.iter().flat_map(move |&s| REGS.map(|r| (d, s, r))))
+                {
+                    for (mask, zeroing, imm) in [0u8, 1, 7, 8]
+                        .iter()
+                        .flat_map(|&m| [(m, false, 0u8), (m, true, 0), (m, false, 0x5A)])
+                    {
+                        let inst = Inst {
+                            mask,
+                            zeroing,
+                            imm,
+                            ..Inst::rvm(op, vl, dst, src, Rm::Reg(rm))
+                        };
+                        match (plain(&inst), encode(&inst)) {
+                            (Some((bytes, n)), Ok(want)) => {
+                                assert_eq!(&bytes.to_le_bytes()[..n], want.as_bytes(), "{inst:?}");
+                                plain_count += 1;
+                            }
+                            (None, Ok(_)) => assert!(!register_shape, "{inst:?} is plain"),
+                            (None, Err(_)) => {}
+                            (Some(_), Err(e)) => panic!("{inst:?}: plain, but encode refuses: {e}"),
+                        }
+                    }
+                }
+            }
+        }
+        assert!(plain_count > 10_000, "{plain_count} plain instructions");
+        // A memory operand or a broadcast: not plain.
+        let base = Inst::rvm(Op::AddPs, Vl::V512, 1, 2, Rm::Reg(3));
+        for inst in [
+            Inst { bcst: true, ..base },
+            Inst {
+                rm: Rm::Mem(Mem::base(7, 64)),
+                ..base
+            },
+        ] {
+            assert_eq!(plain(&inst), None, "{inst:?}");
+        }
+    }
 
     #[test]
     fn known_encodings() {

@@ -77,6 +77,16 @@ fn at(base: u8, disp: i32) -> Src {
 /// `label`. The layer passes only registers 0–31, opmasks 0–7 and forms of the table, so the
 /// encoder has nothing to refuse.
 fn emit(ops: &mut Ops, inst: Inst, label: Option<DynamicLabel>) {
+    if let Some((bytes, n)) = evex::plain(&inst) {
+        // Six bytes, seven with an immediate: constant-length writes.
+        let bytes = bytes.to_le_bytes();
+        if n == 6 {
+            ops.extend(bytes[..6].iter());
+        } else {
+            ops.extend(bytes[..7].iter());
+        }
+        return;
+    }
     let chunk = evex::encode(&inst)
         .unwrap_or_else(|e| panic!("the AVX-512 layer built an invalid instruction: {e}"));
     evex::splice(ops, &chunk);
