@@ -2,9 +2,9 @@
 //! order, each with the word at its address. They are the addresses the interpreter can
 //! execute: a subroutine at the end of the program returns to its caller (the zero words after
 //! it are not listed), a program that really runs past its last word lists the zero words up to
-//! slot 4095 (which ends the run), and on generated programs with any flow (the fuzzer's hostile jumps, calls and
-//! nests included) the set is exactly the addresses of the frontend's explored states, and the
-//! program rebuilt from these words alone runs as the original does.
+//! slot 4095 (which ends the run), and on generated programs with any flow (the fuzzer's
+//! hostile jumps, calls and nests included) the set is exactly the addresses of the frontend's
+//! explored states, and the program rebuilt from these words alone runs as the original does.
 
 mod common;
 

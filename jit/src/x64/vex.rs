@@ -5,8 +5,9 @@
 //! these forms are assembled in a register and appended in one write. The bytes are exactly
 //! dynasm's for the same templates (the three-byte VEX prefix for register forms, the two-byte
 //! one for memory forms, whose base and index are rdi and rax; a 32-bit displacement): this
-//! module's tests compare both over every register, operation and addressing form. Constant-pool operands are `[rip + disp32]` patched by a dynasm relocation,
-//! as dynasm's own `[=>label]` operands are.
+//! module's tests compare both over every register, operation and addressing form.
+//! Constant-pool operands are `[rip + disp32]` patched by a dynasm relocation, as dynasm's own
+//! `[=>label]` operands are.
 
 use dynasmrt::relocations::{Relocation, RelocationKind, RelocationSize};
 use dynasmrt::x64::X64Relocation;

@@ -517,17 +517,20 @@ pub fn small_table(rows: &[DrawRow]) -> String {
 }
 
 /// What the draw table's columns mean.
-pub const LEGEND: &str = "columns: unique = vertices the draw's indices use; ns/index = one draw / its indices; draw ns/v,
-         run ns/v = one draw (two lists over the same vertices alternating: each draw a list it did
-         not just draw), and one bare AoS Shader::run of the same unique vertices (input records
-         built beforehand, output records, both starting cache lines), per unique vertex; redraw ns/v = draws of one list
-         again and again (an emulator redrawing a mesh every frame); range ns/v = the same vertices drawn
-         as a range (Indices::Range: nothing to deduplicate; draw − range = what the index list
-         costs); draw/run, range/run = ratios (below 1: faster per vertex than the bare run);
+pub const LEGEND: &str = "\
+columns: unique = vertices the draw's indices use; ns/index = one draw / its indices;
+         draw ns/v, run ns/v = one draw (two lists over the same vertices alternating: each
+         draw a list it did not just draw), and one bare AoS Shader::run of the same unique
+         vertices (input records built beforehand, output records, both starting cache lines),
+         per unique vertex; redraw ns/v = draws of one list again and again (an emulator
+         redrawing a mesh every frame); range ns/v = the same vertices drawn as a range
+         (Indices::Range: nothing to deduplicate; draw − range = what the index list costs);
+         draw/run, range/run = ratios (below 1: faster per vertex than the bare run);
          after-uniform = one draw right after a uniform-only change (no compile); 1st draw = the
          first draw of a new shader in a pipeline that has drawn before (its compile included; the
          uniform-specialized kernel compiles in the background); compile = a cold Engine::compile
-         of the same program; compile+run = a cold compile and one run of its generic kernel on the
+         of the same program (an unused descriptor changed, so no engine of the process has
+         lowered it); compile+run = such a cold compile and one run of its generic kernel on the
          draw's unique vertices, back to back (the bound on the 1st draw); prepared 1st = the
          first draw of a new shader after Pipeline::prepare_draw (its draw kernel compiled ahead).
          small draws: µs per u16 draw of 3 indices (one triangle) and of 36 (a cube: 12 triangles
