@@ -4,8 +4,8 @@
 //!
 //! One table ([`Op`], [`KOp`]) states each instruction's opcode map, prefix, opcode byte,
 //! EVEX.W, operand shape ([`Shape`]), disp8·N tuple class and whether it takes a `{1toN}`
-//! broadcast; [`encode`] and [`encode_k`] are the only code that assembles the bytes (with
-//! [`plain`], `encode`'s bytes for register forms without its general path). Every form
+//! broadcast; [`encode`] and [`encode_k`] assemble the bytes, and [`plain`] ([`fast`]) gives
+//! `encode`'s bytes without its general path (the AVX-512 layer's encoder). Every form
 //! is checked against iced-x86's decoder and encoder by `tests/evex_roundtrip.rs`, and the
 //! encoder's speed against iced's by the `evex` criterion bench.
 //!
@@ -14,6 +14,9 @@
 //! compressed disp8·N form whenever the displacement is a multiple of N that fits a byte.
 
 use thiserror::Error;
+
+pub mod fast;
+pub use fast::plain;
 
 /// Vector length: `xmm`, `ymm` or `zmm` (EVEX.L'L).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -389,7 +392,7 @@ impl Chunk {
 
 /// Appends an encoded chunk to an assembler (or any byte sink): a write of a constant length
 /// per possible length (EVEX instructions are 6 to 15 bytes), no per-byte loop.
-#[inline]
+#[inline(always)]
 pub fn splice<E: Extend<u8>>(ops: &mut E, chunk: &Chunk) {
     fn put<E: Extend<u8>, const N: usize>(ops: &mut E, bytes: &[u8; 16]) {
         let mut head = [0u8; N];
@@ -573,39 +576,6 @@ fn prefix(info: &Info, inst: &Inst, reg: u8, v: u8, (x, b): (bool, bool)) -> [u8
         | (u8::from(v & 16 == 0) << 3)
         | inst.mask;
     [0x62, p0, p1, p2]
-}
-
-/// The bytes of `inst` (little-endian) and their count when its `rm` operand is a register
-/// and its shape one of `Rvm`, `Rvmi`, `Rm`, `Rmi`, `Kvm`, `Kvmi` — the AVX-512 layer's
-/// commonest instructions, masked or not — exactly as [`encode`] gives them, without its
-/// general path; `None` for any other instruction and for every one [`encode`] refuses
-/// (encode those with [`encode`]).
-#[inline]
-pub fn plain(inst: &Inst) -> Option<(u64, usize)> {
-    let info = inst.op.info();
-    let Rm::Reg(r) = inst.rm else { return None };
-    // (reg field, its bound, vvvv, zeroing allowed, immediate).
-    let (reg, bound, v, zero_ok, imm) = match info.shape {
-        S::Rvm => (inst.dst, 32, inst.src, true, false),
-        S::Rvmi => (inst.dst, 32, inst.src, true, true),
-        S::Rm => (inst.dst, 32, 0, true, false),
-        S::Rmi => (inst.dst, 32, 0, true, true),
-        S::Kvm => (inst.dst, 8, inst.src, false, false),
-        S::Kvmi => (inst.dst, 8, inst.src, false, true),
-        S::Mr | S::Mri | S::Shift(_) | S::KfromV | S::VfromK => return None,
-    };
-    let zeroing_bad = inst.zeroing && (!zero_ok || inst.mask == 0);
-    let wide_only = info.wide_only && inst.vl == Vl::V128;
-    if reg >= bound || (v | r) >= 32 || inst.mask >= 8 || inst.bcst || zeroing_bad || wide_only {
-        return None;
-    }
-    if !imm && inst.imm != 0 {
-        return None;
-    }
-    let [e, p0, p1, p2] = prefix(&info, inst, reg, v, (r & 16 != 0, r & 8 != 0));
-    let modrm = 0xC0 | ((reg & 7) << 3) | (r & 7);
-    let bytes = u64::from_le_bytes([e, p0, p1, p2, info.opcode, modrm, inst.imm, 0]);
-    Some((bytes, 6 + usize::from(imm)))
 }
 
 /// Encodes one EVEX instruction.
@@ -840,56 +810,6 @@ pub fn encode_k(op: KOp, dst: u8, src: u8, rm: Rm) -> Result<Chunk, EvexError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn plain_forms_are_encode_s_bytes() {
-        const REGS: [u8; 6] = [0, 7, 8, 16, 31, 32];
-        let mut plain_count = 0;
-        for &op in Op::ALL {
-            let shape = op.info().shape;
-            let register_shape =
-                matches!(shape, S::Rvm | S::Rvmi | S::Rm | S::Rmi | S::Kvm | S::Kvmi);
-            for vl in Vl::ALL {
-                for (dst, src, rm) in REGS
-                    .iter()
-                    .flat_map(|&d| REGS.iter().flat_map(move |&s| REGS.map(|r| (d, s, r))))
-                {
-                    for (mask, zeroing, imm) in [0u8, 1, 7, 8]
-                        .iter()
-                        .flat_map(|&m| [(m, false, 0u8), (m, true, 0), (m, false, 0x5A)])
-                    {
-                        let inst = Inst {
-                            mask,
-                            zeroing,
-                            imm,
-                            ..Inst::rvm(op, vl, dst, src, Rm::Reg(rm))
-                        };
-                        match (plain(&inst), encode(&inst)) {
-                            (Some((bytes, n)), Ok(want)) => {
-                                assert_eq!(&bytes.to_le_bytes()[..n], want.as_bytes(), "{inst:?}");
-                                plain_count += 1;
-                            }
-                            (None, Ok(_)) => assert!(!register_shape, "{inst:?} is plain"),
-                            (None, Err(_)) => {}
-                            (Some(_), Err(e)) => panic!("{inst:?}: plain, but encode refuses: {e}"),
-                        }
-                    }
-                }
-            }
-        }
-        assert!(plain_count > 10_000, "{plain_count} plain instructions");
-        // A memory operand or a broadcast: not plain.
-        let base = Inst::rvm(Op::AddPs, Vl::V512, 1, 2, Rm::Reg(3));
-        for inst in [
-            Inst { bcst: true, ..base },
-            Inst {
-                rm: Rm::Mem(Mem::base(7, 64)),
-                ..base
-            },
-        ] {
-            assert_eq!(plain(&inst), None, "{inst:?}");
-        }
-    }
 
     #[test]
     fn known_encodings() {

@@ -73,22 +73,15 @@ fn at(base: u8, disp: i32) -> Src {
     Src(Rm::Mem(evex::Mem::base(base, disp)), None)
 }
 
-/// Encodes and splices `inst`; a rip-relative operand's displacement becomes a relocation to
-/// `label`. The layer passes only registers 0–31, opmasks 0–7 and forms of the table, so the
-/// encoder has nothing to refuse.
+/// Encodes ([`evex::plain`]) and splices `inst`; a rip-relative operand's displacement
+/// becomes a relocation to `label`. The layer passes only registers 0–31, opmasks 0–7 and forms
+/// of the table, so the encoder has nothing to refuse ([`evex::encode`] says what went wrong).
+#[inline(always)]
 fn emit(ops: &mut Ops, inst: Inst, label: Option<DynamicLabel>) {
-    if let Some((bytes, n)) = evex::plain(&inst) {
-        // Six bytes, seven with an immediate: constant-length writes.
-        let bytes = bytes.to_le_bytes();
-        if n == 6 {
-            ops.extend(bytes[..6].iter());
-        } else {
-            ops.extend(bytes[..7].iter());
-        }
-        return;
-    }
-    let chunk = evex::encode(&inst)
-        .unwrap_or_else(|e| panic!("the AVX-512 layer built an invalid instruction: {e}"));
+    let Some(chunk) = evex::plain(&inst) else {
+        let e = evex::encode(&inst).err();
+        panic!("the AVX-512 layer built an invalid instruction: {inst:?} ({e:?})");
+    };
     evex::splice(ops, &chunk);
     if let Some(l) = label {
         // The disp32 ends the chunk but for an immediate byte; rip is the chunk's end.
@@ -104,7 +97,9 @@ fn k(ops: &mut Ops, op: KOp, d: u8, s: u8, rm: u8) {
     evex::splice(ops, &chunk);
 }
 
-/// `d = op(s, rm)` at 512 bits, with an immediate.
+/// `d = op(s, rm)` at 512 bits, with an immediate (inlined: `op` is a constant at most call
+/// sites, and its table row folds into the encoder).
+#[inline(always)]
 fn z(ops: &mut Ops, op: E, d: u8, s: u8, rm: Src, imm: u8) {
     let inst = Inst {
         imm,
@@ -169,6 +164,7 @@ enum B {
 }
 
 /// `d = op(a, b)` with [`z`] or [`z_mem`].
+#[inline(always)]
 fn zb(ops: &mut Ops, op: E, d: u8, a: u8, b: B, imm: u8) {
     match b {
         B::Reg(r) => z(ops, op, d, a, Src::reg(r), imm),
