@@ -490,7 +490,7 @@ fn mem_bytes(name: &'static str, m: &Mem, n: u32) -> Result<RmBytes, EvexError> 
                 2 => 1,
                 4 => 2,
                 8 => 3,
-                _ => return Err(EvexError::Index(name)),
+                0 | 3 | 5..=7 | 9.. => return Err(EvexError::Index(name)),
             };
             if i > 15 || i == 4 {
                 return Err(EvexError::Index(name));
