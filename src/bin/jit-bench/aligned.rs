@@ -4,57 +4,38 @@
 
 use picajit::program::Regs16;
 
-/// Rows (4 f32) per record.
-const ROWS: usize = 16;
-/// Bytes per row.
-const ROW_BYTES: usize = 16;
-/// Rows per 64-byte cache line.
-const LINE_ROWS: usize = 64 / ROW_BYTES;
+/// One 256-byte record aligned to a 64-byte cache line (no padding: plain data like
+/// [`Regs16`], so a slice of them is a slice of records).
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C, align(64))]
+struct Line(Regs16);
 
 /// Vertex records whose first byte starts a 64-byte cache line (records are 256 bytes:
 /// every record does).
-pub struct Records {
-    rows: Vec<[f32; 4]>,
-    start: usize,
-}
+pub struct Records(Vec<Line>);
 
 impl Records {
     /// A copy of `records` starting a cache line.
     pub fn new(records: &[Regs16]) -> Records {
-        let mut rows = vec![[0.0f32; 4]; records.len() * ROWS + LINE_ROWS];
-        // The rows are 16-byte aligned: one of the first four starts a line.
-        let base = rows.as_ptr() as usize;
-        let start = (0..LINE_ROWS)
-            .find(|&k| (base + k * ROW_BYTES) % 64 == 0)
-            .unwrap_or(0);
-        for (r, record) in records.iter().enumerate() {
-            rows[start + r * ROWS..start + (r + 1) * ROWS].copy_from_slice(record);
-        }
-        Records { rows, start }
+        Records(records.iter().map(|&r| Line(r)).collect())
     }
 
     /// `n` records of zeros, starting a cache line.
     pub fn zeros(n: usize) -> Records {
-        Records::new(&vec![[[0.0; 4]; ROWS]; n])
-    }
-
-    fn count(&self) -> usize {
-        (self.rows.len() - LINE_ROWS) / ROWS
+        Records(vec![bytemuck::Zeroable::zeroed(); n])
     }
 }
 
 impl std::ops::Deref for Records {
     type Target = [Regs16];
     fn deref(&self) -> &[Regs16] {
-        let end = self.start + self.count() * ROWS;
-        bytemuck::cast_slice(&self.rows[self.start..end])
+        bytemuck::cast_slice(&self.0)
     }
 }
 
 impl std::ops::DerefMut for Records {
     fn deref_mut(&mut self) -> &mut [Regs16] {
-        let end = self.start + self.count() * ROWS;
-        bytemuck::cast_slice_mut(&mut self.rows[self.start..end])
+        bytemuck::cast_slice_mut(&mut self.0)
     }
 }
 
