@@ -61,6 +61,11 @@ impl PartialEq<Backend> for Drawing {
 /// ([`DrawWidth`]). Kernels compile on first use on the drawing thread, so the
 /// uniform-specialized kernels run in every draw.
 fn pipelines() -> Vec<(Drawing, Pipeline)> {
+    pipelines_of(|engine| engine)
+}
+
+/// [`pipelines`], each engine first passed through `setup` (a step budget, say).
+fn pipelines_of(setup: impl Fn(Engine) -> Engine) -> Vec<(Drawing, Pipeline)> {
     let available = Backend::runnable();
     if !available.contains(&Backend::Aarch64) {
         common::aarch64_missing();
@@ -76,11 +81,13 @@ fn pipelines() -> Vec<(Drawing, Pipeline)> {
                 | Backend::Aarch64
                 | Backend::Auto => &[DrawWidth::Auto][..],
             };
+            let setup = &setup;
             widths.iter().map(move |&width| {
                 let engine = Engine::new(backend)
                     .unwrap()
                     .with_background_compile(false)
                     .with_draw_width(width);
+                let engine = setup(engine);
                 (Drawing { backend, width }, Pipeline::new(Arc::new(engine)))
             })
         })
@@ -2108,6 +2115,157 @@ fn threads_racing_a_new_shaders_first_draws_and_runs_all_equal_the_interpreter()
                 });
             }
             assert_eq!(engine.cached(), 3, "{backend:?}");
+        }
+    }
+}
+
+/// A per-vertex loop that runs until the vertex's step budget is exhausted when v0.x > 0 (a
+/// lane retired "exhausted" while the others end), each pass adding 1 to the position's y.
+const RUNAWAY_VS: &str = "
+.constf k(0.0, 1.0, 0.5, 0.25)
+.in pos v0
+.out opos position
+.out oclr color
+.proc main
+    mov r0, pos
+    mov oclr, k.zwyx
+l:
+    add r0.y, k.y, r0.y
+    mov opos, r0
+    cmp k.x, lt, lt, pos.x
+    jmpc cmp.x, l
+    mul oclr, k.z, r0
+    end
+.end
+";
+
+/// Draws on every engine of [`pipelines_of`] (step budget `budget`) equal the draw on the
+/// interpreter engine — result, numbering and every output vertex bit for bit — and the
+/// record path of the same engine, for an index list of every width, a range of no whole
+/// number of batches and a dense list (both stepped); `setup` loads the shader and its state.
+/// Native engines must draw through draw kernels, and the shader must retire lanes there.
+fn check_retiring(budget: u32, setup: &dyn Fn(&mut Pipeline), attributes: &[Attribute], n: u32) {
+    let u16s: Vec<u16> = (0..3 * n).map(|k| ((k * 7 + 5) % n) as u16).collect();
+    let u8s: Vec<u8> = (0..n).rev().map(|k| k as u8).collect();
+    let u32s: Vec<u32> = (0..n / 2).map(|k| (k * 11) % n).collect();
+    let draws = [
+        Indices::U16(&u16s),
+        Indices::U8(&u8s),
+        Indices::U32(&u32s),
+        Indices::Range {
+            first: 2,
+            count: n - 3,
+        },
+    ];
+    let engine = Engine::new(Backend::Interp).unwrap().with_budget(budget);
+    let mut reference = Pipeline::new(Arc::new(engine));
+    setup(&mut reference);
+    for (backend, mut p) in pipelines_of(|engine| engine.with_budget(budget)) {
+        setup(&mut p);
+        let what = format!("{backend:?}");
+        if backend != Backend::Interp {
+            let shader = p.engine().compile(&p.regs().program(Unit::Vertex));
+            assert!(shader.ir().unwrap().retires_lanes(), "{what}");
+            let kernels = p.draw_machine_code(attributes).unwrap();
+            assert_eq!(kernels.len(), 2, "{what}");
+            for (name, code) in kernels {
+                assert!(code.is_ok(), "{what}: {name} kernel: {code:?}");
+            }
+        }
+        for indices in draws {
+            let what = format!("{what}: {} indices", indices.len());
+            let mut want = DrawOutput::new();
+            let want_result = reference.draw(indices, attributes, &mut want);
+            let mut got = DrawOutput::new();
+            assert_eq!(p.draw(indices, attributes, &mut got), want_result, "{what}");
+            assert_eq!(got.indices(), want.indices(), "{what}");
+            assert_eq!(got.vertex_ids(), want.vertex_ids(), "{what}");
+            assert_same_vertices(&got, &want, &what);
+            let mut records = DrawOutput::with_raw();
+            let result = p.draw(indices, attributes, &mut records);
+            assert_eq!(result, want_result, "{what}: record path");
+            assert_same_vertices(&records, &want, &format!("{what}: record path"));
+        }
+    }
+}
+
+#[test]
+fn draws_of_shaders_whose_lanes_retire_equal_the_interpreter() {
+    // Functions in the lane-position model (lanes that END while others go on, per-vertex
+    // loops and calls) draw through draw kernels, indexed and stepped, on every engine: the
+    // retired lanes' outputs in semantic order, and the lanes whose budget ran out in the
+    // status words. Shaders: the branches example; a per-vertex runaway loop under a small
+    // budget (vertices with v0.x > 0 exhaust it: a budget error naming the first of them);
+    // fuzz-generated programs (the fuzzer's generator) that lower to lanes that retire.
+    let n = 60u32;
+    let mut rng = fastrand::Rng::with_seed(41);
+    let mut vec4s =
+        |lo: f32, span: f32| -> Vec<f32> { (0..4 * n).map(|_| rng.f32() * span + lo).collect() };
+    let (pos, val) = (vec4s(-1.0, 2.0), vec4s(-0.5, 1.5));
+    let attributes = [Attribute::packed(&pos, 4), Attribute::packed(&val, 4)];
+    let example_setup = |text: &str| {
+        let shbin = shbin_of(&[("lanes.v.pica", text)]);
+        move |p: &mut Pipeline| {
+            load(p, &shbin, 0);
+            p.regs_mut().set_input_attributes(Unit::Vertex, 2, false);
+            let identity = std::array::from_fn(|k| k as u8);
+            p.regs_mut().set_permutation(Unit::Vertex, identity);
+        }
+    };
+    let branches = example_setup(&example("branches.v.pica"));
+    check_retiring(4096, &branches, &attributes, n);
+    let runaway = example_setup(RUNAWAY_VS);
+    check_retiring(37, &runaway, &attributes, n);
+
+    // Fuzz cases: 16 input registers from the case's vertices (cycled), o0–o5 mapped to the
+    // six semantic groups in order.
+    let config = picajit::fuzz::Config::default();
+    let mut found = 0;
+    for seed in 0.. {
+        let fuzz = picajit::fuzz::generate(seed, &config);
+        let case = &fuzz.case;
+        if case.inputs.is_empty() || case.code.len() > 4096 || case.entry > 4095 {
+            continue;
+        }
+        let inputs: Vec<Vec<f32>> = (0..16)
+            .map(|r| {
+                (0..n as usize)
+                    .flat_map(|k| case.inputs[k % case.inputs.len()][r])
+                    .collect()
+            })
+            .collect();
+        let attributes: Vec<Attribute> = inputs.iter().map(|a| Attribute::packed(a, 4)).collect();
+        let setup = |p: &mut Pipeline| {
+            let regs = p.regs_mut();
+            regs.upload_code(Unit::Vertex, 0, &case.code);
+            regs.upload_descs(Unit::Vertex, 0, &case.descs);
+            regs.set_entry(Unit::Vertex, case.entry as u16);
+            regs.upload_floats(Unit::Vertex, 0, FloatMode::F32, &case.uniforms.f);
+            for (i, &value) in case.uniforms.i.iter().enumerate() {
+                regs.set_int_uniform(Unit::Vertex, i as u8, value);
+            }
+            regs.set_bool_uniforms(Unit::Vertex, case.uniforms.b);
+            regs.set_input_attributes(Unit::Vertex, 16, false);
+            regs.set_permutation(Unit::Vertex, std::array::from_fn(|k| k as u8));
+            regs.set_output_mask(Unit::Vertex, 0b11_1111);
+            let groups: Vec<[u8; 4]> = (0..6u8)
+                .map(|g| std::array::from_fn(|k| g * 4 + k as u8))
+                .collect();
+            regs.set_output_map(&groups);
+        };
+        // Only programs that lower to lanes that retire, as the vertex unit holds them.
+        let mut scratch = Pipeline::with_backend(Backend::Interp).unwrap();
+        setup(&mut scratch);
+        let program = scratch.regs().program(Unit::Vertex);
+        let lowered = picajit::frontend::lower(&program);
+        if !lowered.is_ok_and(|l| l.func.retires_lanes()) {
+            continue;
+        }
+        let budget = fuzz.budget.min(8000 / n);
+        check_retiring(budget, &setup, &attributes, n);
+        found += 1;
+        if found == 12 {
+            break;
         }
     }
 }

@@ -29,8 +29,10 @@
 //!   An output register that is a whole copy of an input register, and whose every slot lies
 //!   in a group taking its row in place (other slots constants), is copied lane by lane from
 //!   the attribute array with the constants blended in (x86-64). Draw kernels take no
-//!   invariant rows, and are not built for geometry shaders or functions that retire lanes
-//!   ([`DrawLayout::check`]).
+//!   invariant rows, and are not built for geometry shaders ([`DrawLayout::check`]). A
+//!   function that retires lanes stores its output vertices from the retired lanes' outputs
+//!   in the stub, as its AoS kernel stores records, and writes the batch's status word (the
+//!   lanes whose budget ran out) there.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -85,15 +87,11 @@ pub struct DrawLayout {
 }
 
 impl DrawLayout {
-    /// Why `func` (whose input components are `ins`) cannot run with this layout, if it
-    /// cannot: an input register it reads without 1..=4 components, a geometry shader, a
-    /// function that retires lanes.
-    pub fn check(&self, func: &Function, ins: &[u8; 16], geometry: bool) -> Option<&'static str> {
+    /// Why a function whose input components are `ins` cannot run with this layout, if it
+    /// cannot: an input register it reads without 1..=4 components, a geometry shader.
+    pub fn check(&self, ins: &[u8; 16], geometry: bool) -> Option<&'static str> {
         if geometry {
             return Some("a draw kernel for a geometry shader");
-        }
-        if func.retires_lanes() {
-            return Some("a draw kernel for a function that retires lanes");
         }
         let missing = (0..16).any(|r| ins[r] != 0 && !(1..=4).contains(&self.components[r]));
         if missing {

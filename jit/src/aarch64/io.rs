@@ -29,6 +29,8 @@ enum Part {
     Var(Var),
     /// The output bank (register r, component c).
     Bank(u32, u32),
+    /// The retired lanes' outputs (register r, component c; laid out as a bank).
+    Retired(u32, u32),
     Zero,
 }
 
@@ -196,13 +198,10 @@ impl Emitter<'_> {
     /// Stores the output registers `regs` (all four components) from staging.
     pub(super) fn store_outputs(&mut self, mode: IoMode, regs: u16, retired: bool) {
         if let IoMode::Draw(layout) = mode {
-            // `DrawLayout::check` refused functions that retire lanes.
-            return self.semantic_store(&layout, |r, c| {
-                if regs >> r & 1 != 0 {
-                    Part::Bank(r, c)
-                } else {
-                    Part::Zero
-                }
+            return self.semantic_store(&layout, |r, c| match (regs >> r & 1 != 0, retired) {
+                (true, false) => Part::Bank(r, c),
+                (true, true) => Part::Retired(r, c),
+                (false, _) => Part::Zero,
             });
         }
         for r in (0..16u32).filter(|r| regs >> r & 1 != 0) {
@@ -304,6 +303,10 @@ impl Emitter<'_> {
                         asm::mov(&mut self.ops, d, x);
                     }
                     Part::Bank(r, c) => asm::load_q_at(&mut self.ops, d, 7, (r * 4 + c) * 64),
+                    Part::Retired(r, c) => {
+                        let a = self.ctx(abi::RETIRED + ((r * 4 + c) * 64) as i32, 16);
+                        asm::load_q(&mut self.ops, d, a);
+                    }
                     Part::Zero => asm::zero(&mut self.ops, d),
                 }
             }

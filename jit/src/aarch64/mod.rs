@@ -143,7 +143,7 @@ pub fn compile_timed(
         .iter()
         .flat_map(|b| &b.insts)
         .any(|i| matches!(i.op, Op::EmitSlot | Op::EmitTri));
-    if let Some(why) = crate::x64::draw_check(io, func, &ins, geometry) {
+    if let Some(why) = crate::x64::draw_check(io, &ins, geometry) {
         return Err(CompileError::Unsupported(why));
     }
     let plan = crate::io_plan::Plan::new(func, outs, geometry, 0);

@@ -208,16 +208,11 @@ pub fn io_sets(func: &Function) -> ([u8; 16], u16) {
     (ins, outs)
 }
 
-/// Why a kernel in I/O mode `io` cannot be built for `func` (input components `ins`), if it
-/// cannot: only draw kernels have conditions ([`DrawLayout::check`](io::DrawLayout::check)).
-pub(crate) fn draw_check(
-    io: IoMode,
-    func: &Function,
-    ins: &[u8; 16],
-    geometry: bool,
-) -> Option<&'static str> {
+/// Why a kernel in I/O mode `io` cannot be built for a function of input components `ins`, if
+/// it cannot: only draw kernels have conditions ([`DrawLayout::check`](io::DrawLayout::check)).
+pub(crate) fn draw_check(io: IoMode, ins: &[u8; 16], geometry: bool) -> Option<&'static str> {
     match io {
-        IoMode::Draw(layout) => layout.check(func, ins, geometry),
+        IoMode::Draw(layout) => layout.check(ins, geometry),
         IoMode::Aos | IoMode::Soa => None,
     }
 }
@@ -256,7 +251,7 @@ pub fn compile_timed(
         .iter()
         .flat_map(|b| &b.insts)
         .any(|i| matches!(i.op, Op::EmitSlot | Op::EmitTri));
-    if let Some(why) = draw_check(io, func, &ins, geometry) {
+    if let Some(why) = draw_check(io, &ins, geometry) {
         return Err(CompileError::Unsupported(why));
     }
     let mut plan = crate::io_plan::Plan::new(func, outs, geometry, io.copyable());
