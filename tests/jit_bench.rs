@@ -262,7 +262,7 @@ fn draw_mode_reports_every_column_for_the_built_in_shaders() {
     // shader, backend, unique, then thirteen figures (ratios end in ×); small draws: shader,
     // backend, four figures.
     for (table, cells_per_row) in [(draws, 16), (small, 6)] {
-        for shader in ["mvp", "lighting"] {
+        for shader in ["mvp", "lighting", "branches"] {
             for b in &backends {
                 let row = table
                     .lines()
@@ -288,7 +288,7 @@ fn draw_mode_reports_every_column_for_the_built_in_shaders() {
     assert_eq!(number(&json, "vertices"), 2048.0);
     assert!(json["machine"]["cpu_model"].as_str().is_some());
     let rows = json["results"].as_array().unwrap();
-    for shader in ["mvp", "lighting"] {
+    for shader in ["mvp", "lighting", "branches"] {
         for b in &backends {
             let row = rows
                 .iter()

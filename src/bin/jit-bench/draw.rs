@@ -56,8 +56,9 @@ pub struct DrawWorkload {
     pub attributes: usize,
 }
 
-/// The built-in draw set: MVP and lighting (assembled from examples/shaders) and one real
-/// corpus shader when `corpus` is readable.
+/// The built-in draw set: MVP, lighting and branches (assembled from examples/shaders; the
+/// last a function whose lanes retire: per-vertex END, loops and calls) and one real corpus
+/// shader when `corpus` is readable.
 pub fn workloads(corpus: Option<&std::path::Path>) -> Result<Vec<DrawWorkload>, String> {
     let asm = |name: &str, text: &str| -> Result<Shbin, String> {
         picajit::asm::assemble(&[picajit::asm::Source::new(
@@ -84,20 +85,35 @@ pub fn workloads(corpus: Option<&std::path::Path>) -> Result<Vec<DrawWorkload>, 
             )?,
             attributes: 3,
         },
+        DrawWorkload {
+            name: "branches".into(),
+            shbin: asm(
+                "branches.v.pica",
+                include_str!("../../../examples/shaders/branches.v.pica"),
+            )?,
+            attributes: 2,
+        },
     ];
     if let Some(path) = corpus {
-        if let Ok(bytes) = std::fs::read(path) {
-            let shbin = Shbin::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-            all.push(DrawWorkload {
-                name: path
-                    .file_stem()
-                    .map_or("corpus".into(), |s| s.to_string_lossy().into_owned()),
-                shbin,
-                attributes: 3,
-            });
-        }
+        all.extend(file_workload(path)?);
     }
     Ok(all)
+}
+
+/// The draw workload of the SHBIN file at `path` (three attributes, named by the file's stem),
+/// `None` if it cannot be read.
+pub fn file_workload(path: &std::path::Path) -> Result<Option<DrawWorkload>, String> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Ok(None);
+    };
+    let shbin = Shbin::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(Some(DrawWorkload {
+        name: path
+            .file_stem()
+            .map_or("corpus".into(), |s| s.to_string_lossy().into_owned()),
+        shbin,
+        attributes: 3,
+    }))
 }
 
 /// The data of a draw: attribute arrays and two index lists over the same vertices.

@@ -72,8 +72,9 @@ struct Args {
     repetitions: Option<usize>,
     /// Measure emulator draws instead (`picajit::pipeline`: register writes in, output
     /// vertices in semantic order out) against a bare AoS `run` of the same unique vertices:
-    /// MVP, lighting and the SHBIN files given (default: a corpus shader from the
-    /// ../shared/corpus/shbin beside the source checkout, when it is there).
+    /// MVP, lighting, branches (lanes that retire) and the SHBIN files given (default: a
+    /// corpus shader from the ../shared/corpus/shbin beside the source checkout, when it is
+    /// there).
     #[arg(long)]
     draw: bool,
     /// With `--draw`: no timing; make this operation once per draw shader and backend (not
@@ -81,8 +82,8 @@ struct Args {
     /// (`valgrind --tool=callgrind --collect-atstart=no --toggle-collect='jit_bench::count::counted'`).
     #[arg(long, value_enum, requires = "draw")]
     count: Option<count::Op>,
-    /// With `--draw`: only the draw shaders whose name contains this (mvp, lighting, the
-    /// corpus file's name).
+    /// With `--draw`: only the draw shaders whose name contains this (mvp, lighting,
+    /// branches, the corpus file's name).
     #[arg(long, requires = "draw")]
     shader: Option<String>,
 }
@@ -343,7 +344,7 @@ fn run_draws(args: &Args, backends: &[Backend]) -> Result<(), String> {
     }
     let mut workloads = draw::workloads(default_corpus)?;
     for f in &args.files {
-        workloads.extend(draw::workloads(Some(f))?.into_iter().skip(2));
+        workloads.extend(draw::file_workload(f)?);
     }
     if let Some(name) = &args.shader {
         workloads.retain(|w| w.name.contains(name.as_str()));
