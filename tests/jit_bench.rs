@@ -259,9 +259,9 @@ fn draw_mode_reports_every_column_for_the_built_in_shaders() {
         .into_iter()
         .map(|b| b.name())
         .collect();
-    // shader, backend, unique, then thirteen figures (ratios end in ×); small draws: shader,
+    // shader, backend, unique, then fifteen figures (ratios end in ×); small draws: shader,
     // backend, four figures.
-    for (table, cells_per_row) in [(draws, 16), (small, 6)] {
+    for (table, cells_per_row) in [(draws, 18), (small, 6)] {
         for shader in ["mvp", "lighting", "branches"] {
             for b in &backends {
                 let row = table
@@ -270,7 +270,7 @@ fn draw_mode_reports_every_column_for_the_built_in_shaders() {
                     .unwrap_or_else(|| panic!("no {shader} {b} row: {text}"));
                 let cells: Vec<&str> = row.split_whitespace().collect();
                 assert_eq!(cells.len(), cells_per_row, "{row}");
-                if cells_per_row == 16 {
+                if cells_per_row == 18 {
                     assert_eq!(cells[2], "2048", "{row}");
                 }
                 for cell in &cells[2..] {
@@ -300,10 +300,12 @@ fn draw_mode_reports_every_column_for_the_built_in_shaders() {
                 "draw_ns_per_vertex",
                 "redraw_ns_per_vertex",
                 "range_ns_per_vertex",
+                "sparse_ns_per_vertex",
                 "run_ns_per_vertex",
                 "draw_over_run",
                 "redraw_over_run",
                 "range_over_run",
+                "sparse_over_run",
                 "after_uniforms_us",
                 "first_draw_us",
                 "compile_us",

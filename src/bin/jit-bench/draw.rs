@@ -9,6 +9,10 @@
 //! order: 50% reuse), each input attribute in a float array of its own with a stride wider
 //! than its components. Two such lists: the draw column alternates them (every draw a new
 //! list), the redraw column repeats one (an emulator drawing the same mesh every frame).
+//! Both are dense (they span no more vertices than they have indices), so they take the
+//! stepped kernel; the sparse column alternates the same lists with every index times
+//! [`SPREAD`] (each a sparse list: deduplicated in order of first use, then the indexed
+//! kernel over the unique vertices).
 
 use std::sync::Arc;
 
@@ -28,6 +32,8 @@ pub const INDICES: usize = 4096;
 pub const VERTICES: usize = 2048;
 /// Floats between vertices in every attribute array.
 pub const STRIDE: usize = 6;
+/// The sparse lists' index factor: their 2048 unique vertices span 3 × as many.
+pub const SPREAD: u16 = 3;
 /// An operand descriptor no workload reads: changing it makes a new program (cache key)
 /// that runs exactly like the old one.
 pub const UNUSED_DESC: u32 = 127;
@@ -116,11 +122,13 @@ pub fn file_workload(path: &std::path::Path) -> Result<Option<DrawWorkload>, Str
     }))
 }
 
-/// The data of a draw: attribute arrays and two index lists over the same vertices.
+/// The data of a draw: attribute arrays (of [`SPREAD`] × [`VERTICES`] vertices) and two
+/// index lists over the same vertices, and those lists spread ([`SPREAD`]).
 pub struct Data {
     arrays: Vec<Vec<f32>>,
     pub indices: Vec<u16>,
     other: Vec<u16>,
+    sparse: [Vec<u16>; 2],
 }
 
 /// The small draws' index lists: one triangle, and a cube of 12 triangles over 24 vertices
@@ -138,17 +146,31 @@ pub fn data(attributes: usize) -> Data {
         .map(|_| {
             (0..VERTICES * STRIDE)
                 .map(|_| rng.f32() * 2.0 - 1.0)
-                .collect()
+                .collect::<Vec<f32>>()
         })
-        .collect();
+        .collect::<Vec<_>>();
     let mut indices: Vec<u16> = (0..INDICES).map(|k| (k % VERTICES) as u16).collect();
     rng.shuffle(&mut indices);
     let mut other = indices.clone();
     rng.shuffle(&mut other);
+    // The vertices past the first VERTICES (only the sparse lists read them) from another
+    // generator, so that the other columns read the same values as before.
+    let mut more = fastrand::Rng::with_seed(crate::workload::SEED + 2);
+    let arrays = arrays
+        .into_iter()
+        .map(|mut a| {
+            let extra = (usize::from(SPREAD) - 1) * VERTICES * STRIDE;
+            a.extend((0..extra).map(|_| more.f32() * 2.0 - 1.0));
+            a
+        })
+        .collect();
+    let spread = |list: &[u16]| list.iter().map(|&i| i * SPREAD).collect();
+    let sparse = [spread(&indices), spread(&other)];
     Data {
         arrays,
         indices,
         other,
+        sparse,
     }
 }
 
@@ -221,6 +243,8 @@ pub struct DrawRow {
     pub redraw_ns_per_vertex: f64,
     /// The same unique vertices drawn as a range (no deduplication).
     pub range_ns_per_vertex: f64,
+    /// Draws alternating the two sparse lists (deduplication, the indexed kernel).
+    pub sparse_ns_per_vertex: f64,
     pub run_ns_per_vertex: f64,
     /// `draw_ns_per_vertex / run_ns_per_vertex` (below 1: the draw is faster per vertex).
     pub draw_over_run: f64,
@@ -228,6 +252,8 @@ pub struct DrawRow {
     pub redraw_over_run: f64,
     /// `range_ns_per_vertex / run_ns_per_vertex`.
     pub range_over_run: f64,
+    /// `sparse_ns_per_vertex / run_ns_per_vertex`.
+    pub sparse_over_run: f64,
     pub after_uniforms_us: f64,
     pub first_draw_us: f64,
     pub compile_us: f64,
@@ -324,6 +350,15 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
     let mut draw_range = || {
         let _ = range_p.draw(range, &attributes, &mut ranged);
     };
+    let mut sparse_out = DrawOutput::new();
+    let mut sparse_p = loaded(Arc::clone(&engine), w, 1.0);
+    sparse_p.prepare().expect("the shader loads");
+    let mut sparse_flip = false;
+    let mut draw_sparse = || {
+        sparse_flip = !sparse_flip;
+        let list = &d.sparse[usize::from(sparse_flip)];
+        let _ = sparse_p.draw(Indices::U16(list), &attributes, &mut sparse_out);
+    };
     let mut run = || {
         let _ = shader.run(&uniforms, &records, &mut run_out, &mut status);
     };
@@ -332,17 +367,20 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
     draw();
     redraw();
     draw_range();
+    draw_sparse();
     // Background compiles (the draw kernels of both layouts) finish before timing.
     std::thread::sleep(std::time::Duration::from_millis(50));
     draw();
     redraw();
     draw_range();
+    draw_sparse();
     let draw_reps = reps(cpu_us(&mut draw));
     let redraw_reps = reps(cpu_us(&mut redraw));
     let range_reps = reps(cpu_us(&mut draw_range));
+    let sparse_reps = reps(cpu_us(&mut draw_sparse));
     let run_reps = reps(cpu_us(&mut run));
-    let (mut draws, mut redraws, mut ranges, mut runs) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut draws, mut redraws, mut ranges, mut sparses, mut runs) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let per = |us: f64, reps: usize| us * 1000.0 / reps as f64;
     for _ in 0..samples {
         draws.push(per(
@@ -357,11 +395,16 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
             cpu_us(|| (0..range_reps).for_each(|_| draw_range())),
             range_reps,
         ));
+        sparses.push(per(
+            cpu_us(|| (0..sparse_reps).for_each(|_| draw_sparse())),
+            sparse_reps,
+        ));
         runs.push(per(cpu_us(|| (0..run_reps).for_each(|_| run())), run_reps));
     }
     let draw_ns = median(&mut draws);
     let redraw_ns = median(&mut redraws);
     let range_ns = median(&mut ranges);
+    let sparse_ns = median(&mut sparses);
     let run_ns = median(&mut runs);
     let (small_draw_us, small_run_us) = small(&mut p, &d, &attributes, &shader, samples);
 
@@ -423,10 +466,12 @@ pub fn measure(w: &DrawWorkload, backend: Backend, samples: usize, sample_ms: f6
         draw_ns_per_vertex: draw_ns / records.len() as f64,
         redraw_ns_per_vertex: redraw_ns / records.len() as f64,
         range_ns_per_vertex: range_ns / records.len() as f64,
+        sparse_ns_per_vertex: sparse_ns / records.len() as f64,
         run_ns_per_vertex: run_ns / records.len() as f64,
         draw_over_run: draw_ns / run_ns,
         redraw_over_run: redraw_ns / run_ns,
         range_over_run: range_ns / run_ns,
+        sparse_over_run: sparse_ns / run_ns,
         after_uniforms_us: median(&mut after),
         first_draw_us: median(&mut first),
         compile_us: median(&mut compile),
@@ -485,12 +530,12 @@ fn small(
 /// The table of draw rows.
 pub fn table(rows: &[DrawRow]) -> String {
     let mut s = String::from(
-        "shader      backend    unique  ns/index  draw ns/v  redraw ns/v  range ns/v  run ns/v  draw/run  redraw/run  range/run  after-uniform µs  1st draw µs  compile µs  compile+run µs  prepared 1st µs\n\
-         ----------  ---------  ------  --------  ---------  -----------  ----------  --------  --------  ----------  ---------  ----------------  -----------  ----------  --------------  ---------------\n",
+        "shader      backend    unique  ns/index  draw ns/v  redraw ns/v  range ns/v  sparse ns/v  run ns/v  draw/run  redraw/run  range/run  sparse/run  after-uniform µs  1st draw µs  compile µs  compile+run µs  prepared 1st µs\n\
+         ----------  ---------  ------  --------  ---------  -----------  ----------  -----------  --------  --------  ----------  ---------  ----------  ----------------  -----------  ----------  --------------  ---------------\n",
     );
     for r in rows {
         s += &format!(
-            "{:<10}  {:<9}  {:>6}  {:>8.2}  {:>9.2}  {:>11.2}  {:>10.2}  {:>8.2}  {:>7.2}×  {:>9.2}×  {:>8.2}×  {:>16.1}  {:>11.1}  {:>10.1}  {:>14.1}  {:>15.1}\n",
+            "{:<10}  {:<9}  {:>6}  {:>8.2}  {:>9.2}  {:>11.2}  {:>10.2}  {:>11.2}  {:>8.2}  {:>7.2}×  {:>9.2}×  {:>8.2}×  {:>9.2}×  {:>16.1}  {:>11.1}  {:>10.1}  {:>14.1}  {:>15.1}\n",
             r.shader.chars().take(10).collect::<String>(),
             r.backend,
             r.vertices,
@@ -498,10 +543,12 @@ pub fn table(rows: &[DrawRow]) -> String {
             r.draw_ns_per_vertex,
             r.redraw_ns_per_vertex,
             r.range_ns_per_vertex,
+            r.sparse_ns_per_vertex,
             r.run_ns_per_vertex,
             r.draw_over_run,
             r.redraw_over_run,
             r.range_over_run,
+            r.sparse_over_run,
             r.after_uniforms_us,
             r.first_draw_us,
             r.compile_us,
@@ -541,7 +588,10 @@ columns: unique = vertices the draw's indices use; ns/index = one draw / its ind
          per unique vertex; redraw ns/v = draws of one list again and again (an emulator
          redrawing a mesh every frame); range ns/v = the same vertices drawn as a range
          (Indices::Range: nothing to deduplicate; draw − range = what the index list costs);
-         draw/run, range/run = ratios (below 1: faster per vertex than the bare run);
+         sparse ns/v = the two lists with every index × 3 alternating (sparse lists: each
+         draw deduplicates in order of first use and runs the indexed kernel; the draw and
+         redraw lists are dense and take the stepped kernel);
+         draw/run, range/run, sparse/run = ratios (below 1: faster per vertex than the bare run);
          after-uniform = one draw right after a uniform-only change (no compile); 1st draw = the
          first draw of a new shader in a pipeline that has drawn before (its compile included; the
          uniform-specialized kernel compiles in the background); compile = a cold Engine::compile
