@@ -341,6 +341,7 @@ fn draw_count_makes_one_operation_per_shader_and_backend_and_says_which() {
         ("first", "mvp"),
         ("compile-run", "lighting"),
         ("draw", "mvp"),
+        ("sparse", "branches"),
     ] {
         let text = jit_bench(&[
             "--draw",

@@ -37,6 +37,9 @@ pub enum Op {
     Draw,
     /// The same vertices drawn as a range.
     Range,
+    /// One draw of a sparse list (the dense list's indices × 3), right after the other
+    /// sparse list: a fresh deduplication and the indexed kernel.
+    Sparse,
     /// A bare AoS `Shader::run` of the draw's unique vertices (its kernels compiled).
     Run,
     /// The first draw of a new shader (an unused descriptor changed) in a pipeline that has
@@ -90,11 +93,15 @@ pub fn count(w: &DrawWorkload, backend: Backend, op: Op) {
     let mut s: Start = start(w, backend, &d);
     let range = RANGE;
     let mut ranged = DrawOutput::new();
+    let mut sparse = DrawOutput::new();
     // Warm-up: every kernel compiled (background compiles given time to finish), every
     // buffer grown.
     for _ in 0..2 {
         let _ = s.p.draw(Indices::U16(&d.indices), &attributes, &mut s.out);
         let _ = s.p.draw(range, &attributes, &mut ranged);
+        for list in d.sparse.iter().rev() {
+            let _ = s.p.draw(Indices::U16(list), &attributes, &mut sparse);
+        }
         let _ = s
             .shader
             .run(&s.uniforms, &s.records, &mut s.run_out, &mut s.status);
@@ -114,6 +121,13 @@ pub fn count(w: &DrawWorkload, backend: Backend, op: Op) {
         }
         Op::Range => {
             let _ = counted(|| s.p.draw(range, &attributes, &mut ranged));
+        }
+        Op::Sparse => {
+            let _ =
+                s.p.draw(Indices::U16(&d.sparse[1]), &attributes, &mut sparse);
+            let _ = counted(|| {
+                s.p.draw(Indices::U16(&d.sparse[0]), &attributes, &mut sparse)
+            });
         }
         Op::Run => {
             let _ = counted(|| {

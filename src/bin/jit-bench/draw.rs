@@ -128,7 +128,8 @@ pub struct Data {
     arrays: Vec<Vec<f32>>,
     pub indices: Vec<u16>,
     other: Vec<u16>,
-    sparse: [Vec<u16>; 2],
+    /// The two lists with every index × [`SPREAD`].
+    pub sparse: [Vec<u16>; 2],
 }
 
 /// The small draws' index lists: one triangle, and a cube of 12 triangles over 24 vertices
