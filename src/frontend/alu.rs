@@ -31,7 +31,7 @@ use crate::isa::{
     AddrIdx, AluOperands, CmpOp, DstKind, Fmt4, Instruction, Kind, Math, OpDesc, SrcKind, SrcMod,
 };
 
-use super::cons::{Key, Values};
+use super::cons::Values;
 use super::live::Loads;
 use super::regs::Regs;
 
@@ -190,10 +190,16 @@ impl Emit<'_> {
     fn consed(&mut self, op: Op, args: &[Var], imm: [u32; 2]) -> Var {
         let next = Var(self.b.vars_len() as u32);
         let args = padded(args);
-        if let Some(v) = self.s.values.get_or_insert(Key::new(op, args, imm), next) {
+        if let Some(v) = self.s.values.find_or_record(op, args, imm, next) {
             self.s.reused |= self.fresh_index(v).is_none();
             return v;
         }
+        self.emitted(op, args, imm)
+    }
+
+    /// `op` of `args` and `imm` into a new fresh variable, where the builder hash-conses.
+    #[inline(always)]
+    fn emitted(&mut self, op: Op, args: [Var; 3], imm: [u32; 2]) -> Var {
         // No readers counted: with forwarded registers and outputs there is no copy to fold.
         let dst = self.b.var(op.result().unwrap_or(Ty::F32));
         if self.fresh.1 == 0 {
@@ -278,9 +284,18 @@ impl Emit<'_> {
             // No live instruction reads this input or uniform: the read would only be removed.
             return NOT_EMITTED;
         }
-        // Where the builder hash-conses, `op` finds earlier reads itself.
         let leaf = match self.s.values.on {
-            true => None,
+            // Where the builder hash-conses, `op` finds earlier reads itself; the function's
+            // earlier read is taken here without the call.
+            true => {
+                let key = self.s.leaves.key(self.ops, n, comp);
+                if let Some(v) = key.and_then(|k| self.s.values.read(k)) {
+                    self.s.reused |= self.fresh_index(v).is_none();
+                    self.raw[n][comp] = v;
+                    return v;
+                }
+                None
+            }
             false => self.s.leaves.key(self.ops, n, comp),
         };
         if let Some(k) = leaf.filter(|_| self.reuse) {

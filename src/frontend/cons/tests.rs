@@ -29,6 +29,47 @@ fn the_table_finds_what_it_recorded() {
     assert_eq!(t.get_or_insert(other, Var(8)), Some(Var(7)));
 }
 
+/// Input and uniform reads go by register component: each (operation, register, component)
+/// finds the variable recorded for it and no other's; registers past the table (input 16,
+/// uniform 96) and other operations are hashed by their keys.
+#[test]
+fn reads_find_their_own_component() {
+    let mut t = Values::with_room(4);
+    let reads = || {
+        let inputs = (0..16).map(|r| (Op::Input, r));
+        let uniforms = (0..96).map(|u| (Op::Uniform, u));
+        inputs
+            .chain(uniforms)
+            .flat_map(|(op, reg)| (0..4).map(move |c| (op, [reg, c])))
+    };
+    for (n, (op, imm)) in reads().enumerate() {
+        assert_eq!(t.read(n), None, "{n}");
+        assert_eq!(Values::read_entry(op, imm), Some(n));
+        assert_eq!(t.find_or_record(op, [Var(0); 3], imm, Var(n as u32)), None);
+    }
+    for (n, (op, imm)) in reads().enumerate() {
+        assert_eq!(t.read(n), Some(Var(n as u32)));
+        assert_eq!(
+            t.find_or_record(op, [Var(0); 3], imm, Var(9999)),
+            Some(Var(n as u32))
+        );
+    }
+    for (op, imm) in [
+        (Op::Input, [16, 0]),
+        (Op::Uniform, [96, 3]),
+        (Op::Uniform, [0, 4]),
+        (Op::UniformAl, [0, 0]),
+        (Op::FConst, [0, 0]),
+    ] {
+        assert_eq!(Values::read_entry(op, imm), None);
+        assert_eq!(t.find_or_record(op, [Var(0); 3], imm, Var(7000)), None);
+        assert_eq!(
+            t.find_or_record(op, [Var(0); 3], imm, Var(7001)),
+            Some(Var(7000))
+        );
+    }
+}
+
 /// On, a repeated instruction emits nothing and names the first result; off, every
 /// instruction is emitted.
 #[test]
