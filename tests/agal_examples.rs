@@ -3,6 +3,9 @@
 //! `picajit agal asm` → `disasm` → `asm` byte for byte, `agal run` → AGCS → `picajit run` with
 //! the same AGOU. (AGAL has only the interpreter until it is compiled: every engine there is.)
 
+#[path = "common/scratch.rs"]
+mod scratch;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -259,9 +262,7 @@ fn picajit(args: &[&str]) -> std::process::Output {
 }
 
 fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("picajit-agal-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    scratch::fresh_dir("agal", name).join(name)
 }
 
 /// `picajit agal asm` writes the library's bytes; `disasm` text assembles back to them; `info`

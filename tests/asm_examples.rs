@@ -2,6 +2,9 @@
 //! on the interpreter with outputs asserted against values worked out by hand, and survives
 //! `picajit disasm` → `picajit asm` byte for byte.
 
+#[path = "common/scratch.rs"]
+mod scratch;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -274,9 +277,7 @@ fn picajit() -> Command {
 }
 
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("picajit-asm-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch::fresh_dir("asm", name)
 }
 
 #[test]

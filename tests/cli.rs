@@ -4,6 +4,8 @@
 
 #[path = "common/command.rs"]
 mod command;
+#[path = "common/scratch.rs"]
+mod scratch;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,9 +23,7 @@ fn picajit() -> Command {
 }
 
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("picajit-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch::fresh_dir("cli", name)
 }
 
 fn corpus() -> PathBuf {

@@ -4,6 +4,8 @@
 
 #[path = "common/command.rs"]
 mod command;
+#[path = "common/scratch.rs"]
+mod scratch;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -17,9 +19,7 @@ fn picajit() -> Command {
 }
 
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("picajit-fuzz-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch::fresh_dir("fuzz", name)
 }
 
 fn regress_file() -> PathBuf {

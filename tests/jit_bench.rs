@@ -5,6 +5,8 @@
 
 #[path = "common/command.rs"]
 mod command;
+#[path = "common/scratch.rs"]
+mod scratch;
 
 use std::path::Path;
 use std::process::Command;
@@ -60,8 +62,7 @@ fn number(row: &Value, key: &str) -> f64 {
 
 #[test]
 fn quick_json_and_svg() {
-    let dir = std::env::temp_dir().join(format!("picajit-jit-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch::fresh_dir("jit-bench", "quick");
     let svg = dir.join("speedup.svg");
     // A PCAS case too: the lighting shader with three vertices of its own.
     let path = example("lighting.v.pica");
@@ -235,8 +236,7 @@ fn agal_examples_are_built_in_workloads_with_speedups() {
 
 #[test]
 fn draw_mode_reports_every_column_for_the_built_in_shaders() {
-    let dir = std::env::temp_dir().join(format!("picajit-jit-bench-draw-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch::fresh_dir("jit-bench", "draw");
     let json_path = dir.join("draw.json");
     let text = jit_bench(&[
         "--draw",
