@@ -47,6 +47,7 @@ pub(super) struct Chain {
 impl Chain {
     /// Chaining over `graph` with the branches of `conversions` if-converted, from the
     /// `entry` block.
+    #[inline]
     pub fn new(graph: &Graph, conversions: &HashMap<usize, Conversion>, entry: BlockId) -> Chain {
         let mut preds = vec![0u8; graph.nodes.len()];
         let mut count = |t: Target| {
@@ -91,6 +92,11 @@ impl Chain {
     /// from a non-empty block after a budget spend). [`Chain::join`] then always chains it.
     pub fn sure(&self, s: usize) -> bool {
         self.sure[s]
+    }
+
+    /// Whether state `s` has exactly one edge into it (the entry counts as one).
+    pub fn one_way_in(&self, s: usize) -> bool {
+        self.preds[s] == 1
     }
 
     /// Whether every state surely goes on in the block before it: the whole function is

@@ -70,6 +70,7 @@ mod bodies;
 mod build;
 mod chain;
 mod cons;
+mod early;
 mod emitter;
 pub mod eval;
 pub mod frontier;
@@ -208,6 +209,31 @@ pub fn lower_timed(
     max_states: usize,
     clock: &mut Clock<'_>,
 ) -> Result<Lowered, Unsupported> {
+    let mut skipped = false;
+    let lowered = lower_from(program, max_states, clock, true, &mut skipped);
+    #[cfg(test)]
+    if skipped {
+        // The same as when the first round is built (`early`).
+        let built = lower_from(program, max_states, &mut Clock::off(), false, &mut false);
+        let same = |l: &Lowered| (Function::clone(&l.func), l.stats, l.branches.clone());
+        assert_eq!(
+            lowered.as_ref().map(same),
+            built.as_ref().map(same),
+            "starting in the lane-position model changed the lowering"
+        );
+    }
+    lowered
+}
+
+/// [`lower_timed`]; with `early`, a program whose first round of branch conversion has an
+/// outcome sure without building it goes on from there ([`early`]), and `skipped` says so.
+fn lower_from(
+    program: &Program,
+    max_states: usize,
+    clock: &mut Clock<'_>,
+    early: bool,
+    skipped: &mut bool,
+) -> Result<Lowered, Unsupported> {
     let graph = graph::explore(program, max_states)?;
     clock.lap("explore");
     // Counted in the first round's `ir build`.
@@ -221,75 +247,127 @@ pub fn lower_timed(
     let mut mechanisms: Vec<(usize, Mechanism)> = Vec::new();
     // The function is one block whose pure instructions the builder hash-consed.
     let mut consed = false;
-    let mut func = loop {
-        let built = build::build(program, &graph, &live, &conversions, &regions);
-        clock.lap("ir build");
-        let (divergent, mut varying) = uniform::divergent_branches(&built.func);
-        clock.lap("uniformity");
-        let mut converted = false;
-        let mut checked = Vec::new();
-        // The states if-converted in this round.
-        let mut fresh = Vec::new();
-        // Some per-vertex branch could be neither if-converted nor masked.
-        let mut stuck = false;
-        for block in divergent {
-            let Some(&(_, state)) = built.cc_branches.iter().find(|(b, _)| *b == block) else {
-                return Err(Unsupported::Internal(format!(
-                    "b{} branches on cc but comes from no state",
-                    block.0
-                )));
-            };
-            if conversions.contains_key(&state) || regions.fork_of(state).is_some() {
-                checked.push(block);
-                continue;
-            }
-            if let Some(conv) = convertible(&graph, &program.descs, &regions, state) {
-                conversions.insert(state, conv);
-                fresh.push(state);
-                converted = true;
-            } else if regions.add_fork(&graph, &program.descs, &conversions, state) {
-                converted = true;
-            } else {
-                checked.push(block);
-                stuck = true;
-            }
-        }
-        // A branch found per-vertex stays per-vertex in the next round: if-converting or
-        // masking a branch only blends more values by a per-vertex mask, so no value that
-        // varied varies no longer. With a stuck branch, the next round ends in the
-        // lane-position model unless it converts or masks some other branch; if it cannot,
-        // its build and analysis would be thrown away: go to the lane-position model now.
-        let to_lanes = if converted {
-            let next = Round {
-                graph: &graph,
-                descs: &program.descs,
-                conversions: &conversions,
-                regions: &regions,
-            };
-            stuck && next.converts_nothing(&built, varying.as_mut(), &fresh)
-        } else {
-            // What cannot be if-converted or masked runs in the lane-position model. So does
-            // a masked region that could go on with no lane inside (a cycle without a fork):
-            // lanes whose budget runs out leave the masks.
-            !checked.is_empty() || (!regions.list.is_empty() && !regions.empty_runs_end(&graph))
-        };
-        if to_lanes {
-            let carried = built.carried();
-            lane_model = Some(lower_lanes(program, &graph, &live, &conversions, carried)?);
+    let start = match early {
+        true => early::first_round(program, &graph),
+        false => early::Start::Build,
+    };
+    *skipped = !matches!(start, early::Start::Build);
+    match start {
+        early::Start::Build => {}
+        early::Start::Lanes(conv) => {
+            conversions = conv;
+            clock.lap("ir build");
+            lane_model = Some(lower_lanes(program, &graph, &live, &conversions, None)?);
             clock.lap("branch conversion");
-            break Function::default();
         }
-        clock.lap("branch conversion");
-        if !converted {
-            // Every branch left on cc is the same in every lane.
-            mechanisms.extend(
-                built
-                    .cc_branches
-                    .iter()
-                    .map(|&(_, state)| (state, Mechanism::Uniform)),
-            );
-            consed = built.consed;
-            break built.func;
+        early::Start::Second(conv, made) => (conversions, regions) = (conv, made),
+    }
+    let mut func = if lane_model.is_some() {
+        Function::default()
+    } else {
+        loop {
+            let built = build::build(program, &graph, &live, &conversions, &regions);
+            clock.lap("ir build");
+            let (divergent, mut varying) = uniform::divergent_branches(&built.func);
+            clock.lap("uniformity");
+            #[cfg(test)]
+            let first_round = conversions.is_empty() && regions.list.is_empty();
+            #[cfg(test)]
+            let divergent_blocks = divergent.clone();
+            let mut converted = false;
+            let mut checked = Vec::new();
+            // The states if-converted in this round.
+            let mut fresh = Vec::new();
+            // Some per-vertex branch could be neither if-converted nor masked.
+            let mut stuck = false;
+            for block in divergent {
+                let Some(&(_, state)) = built.cc_branches.iter().find(|(b, _)| *b == block) else {
+                    return Err(Unsupported::Internal(format!(
+                        "b{} branches on cc but comes from no state",
+                        block.0
+                    )));
+                };
+                if conversions.contains_key(&state) || regions.fork_of(state).is_some() {
+                    checked.push(block);
+                    continue;
+                }
+                if let Some(conv) = convertible(&graph, &program.descs, &regions, state) {
+                    conversions.insert(state, conv);
+                    fresh.push(state);
+                    converted = true;
+                } else if regions.add_fork(&graph, &program.descs, &conversions, state) {
+                    converted = true;
+                } else {
+                    checked.push(block);
+                    stuck = true;
+                }
+            }
+            // A branch found per-vertex stays per-vertex in the next round: if-converting or
+            // masking a branch only blends more values by a per-vertex mask, so no value that
+            // varied varies no longer. With a stuck branch, the next round ends in the
+            // lane-position model unless it converts or masks some other branch; if it cannot,
+            // its build and analysis would be thrown away: go to the lane-position model now.
+            let to_lanes = if converted {
+                let next = Round {
+                    graph: &graph,
+                    descs: &program.descs,
+                    conversions: &conversions,
+                    regions: &regions,
+                };
+                let maybe = stuck.then(|| next.maybe(&built, varying.as_mut(), &fresh));
+                #[cfg(test)]
+                if first_round {
+                    let asked = early::Asked {
+                        built: &built,
+                        divergent: &divergent_blocks,
+                        conversions: &conversions,
+                        regions: &regions,
+                        next: maybe.clone(),
+                    };
+                    early::agrees(program, &graph, asked);
+                }
+                maybe.is_some_and(|maybe| next.converts_nothing(maybe))
+            } else {
+                #[cfg(test)]
+                if first_round {
+                    let asked = early::Asked {
+                        built: &built,
+                        divergent: &divergent_blocks,
+                        conversions: &conversions,
+                        regions: &regions,
+                        next: None,
+                    };
+                    early::agrees(program, &graph, asked);
+                }
+                // What cannot be if-converted or masked runs in the lane-position model. So does
+                // a masked region that could go on with no lane inside (a cycle without a fork):
+                // lanes whose budget runs out leave the masks.
+                !checked.is_empty() || (!regions.list.is_empty() && !regions.empty_runs_end(&graph))
+            };
+            if to_lanes {
+                let carried = built.carried();
+                lane_model = Some(lower_lanes(
+                    program,
+                    &graph,
+                    &live,
+                    &conversions,
+                    Some(carried),
+                )?);
+                clock.lap("branch conversion");
+                break Function::default();
+            }
+            clock.lap("branch conversion");
+            if !converted {
+                // Every branch left on cc is the same in every lane.
+                mechanisms.extend(
+                    built
+                        .cc_branches
+                        .iter()
+                        .map(|&(_, state)| (state, Mechanism::Uniform)),
+                );
+                consed = built.consed;
+                break built.func;
+            }
         }
     };
     let mut lane_stats = (false, 0, 0);
@@ -376,21 +454,20 @@ struct Round<'a> {
 }
 
 impl Round<'_> {
-    /// True if the next round cannot if-convert or mask any branch, given this round's build
-    /// `built`, its uniformity analysis `varying` and the states it if-converted (`fresh`):
-    /// no branch left on cc that the next round may find per-vertex can be converted or
-    /// masked.
-    fn converts_nothing(
+    /// The states of the branches left on cc that the next round may find per-vertex, given
+    /// this round's build `built`, its uniformity analysis `varying` and the states it
+    /// if-converted (`fresh`).
+    fn maybe(
         &self,
         built: &build::Built,
         varying: Option<&mut Among>,
         fresh: &[usize],
-    ) -> bool {
+    ) -> Vec<usize> {
         let open = built.cc_branches.iter().copied().filter(|&(_, s)| {
             !self.conversions.contains_key(&s) && self.regions.fork_of(s).is_none()
         });
         let seeded = varying.and_then(|v| self.seed(built, v, fresh).then_some(v));
-        let maybe: Vec<usize> = match seeded {
+        match seeded {
             Some(varying) => open
                 .filter(|&(b, _)| {
                     let b = b.0 as usize;
@@ -408,7 +485,12 @@ impl Round<'_> {
                 .map(|(_, s)| s)
                 .collect(),
             None => open.map(|(_, s)| s).collect(),
-        };
+        }
+    }
+
+    /// True if the next round cannot if-convert or mask any branch: none of those it may find
+    /// per-vertex (`maybe`, [`Round::maybe`]) can be converted or masked.
+    fn converts_nothing(&self, maybe: Vec<usize>) -> bool {
         !maybe
             .iter()
             .any(|&s| convertible(self.graph, self.descs, self.regions, s).is_some())
@@ -491,7 +573,7 @@ fn lower_lanes(
     graph: &graph::Graph,
     live: &live::Liveness,
     conversions: &HashMap<usize, ifconv::Conversion>,
-    first: bodies::Uniform<'_>,
+    first: Option<bodies::Uniform<'_>>,
 ) -> Result<(Function, Vec<(usize, bool)>), Unsupported> {
     let mut chosen = rustc_hash::FxHashSet::default();
     let mut demoted = rustc_hash::FxHashSet::default();
@@ -518,7 +600,7 @@ fn lower_lanes(
         }
         let from = bodies::Sources {
             prev: prev.as_ref(),
-            uniform: prev.is_none().then_some(first),
+            uniform: first.filter(|_| prev.is_none()),
         };
         let built = lanes::build(program, graph, live, conversions, &plan, from);
         #[cfg(test)]

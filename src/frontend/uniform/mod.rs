@@ -21,6 +21,7 @@
 
 pub(super) mod demand;
 mod propagate;
+pub(super) mod states;
 #[cfg(test)]
 mod tests;
 
