@@ -32,6 +32,17 @@ const CC: u32 = 66;
 /// A bit set before every state: what an input read depends on (inputs always vary).
 const INPUT: u128 = 1 << 68;
 
+/// `1 << b` for each bit of the sets above (shifting a `u128` by a variable amount branches).
+const BIT: [u128; 69] = {
+    let mut bits = [0; 69];
+    let mut b = 0;
+    while b < 69 {
+        bits[b] = 1 << b;
+        b += 1;
+    }
+    bits
+};
+
 /// One component an instruction writes (its bit): it may vary after the instruction when one
 /// of the bits `deps` is set before it.
 #[derive(Clone, Copy)]
@@ -176,34 +187,35 @@ impl Vary {
 /// Appends the components an ALU instruction writes, each with what it depends on.
 fn writes(program: &Program, math: Math, ops: &AluOperands, out: &mut Vec<Write>) {
     let desc = OpDesc(program.descs[ops.desc as usize & 0x7F]);
-    // Per source: what each register component it reads depends on (before its swizzle).
-    let mut raw = [[0u128; 4]; 3];
-    for (n, row) in raw.iter_mut().enumerate() {
+    // Per source: the first bit of the register it reads (its component selected on top), or
+    // what it depends on whatever the component.
+    let mut base = [(0usize, 0u128); 3];
+    for (n, b) in base.iter_mut().enumerate() {
         let idx = if n == ops.wide {
             ops.idx
         } else {
             AddrIdx::None
         };
-        *row = match ops.src[n].kind() {
-            SrcKind::Input(_) => [INPUT; 4],
-            SrcKind::Temp(r) => {
-                let at = 4 * u32::from(r);
-                [1 << at, 1 << (at + 1), 1 << (at + 2), 1 << (at + 3)]
-            }
+        *b = match ops.src[n].kind() {
+            SrcKind::Input(_) => (usize::MAX, INPUT),
+            SrcKind::Temp(r) => (4 * usize::from(r), 0),
             SrcKind::Uniform(_) => match idx {
-                AddrIdx::None | AddrIdx::AL => [0; 4],
-                AddrIdx::A0x => [1 << A0; 4],
-                AddrIdx::A0y => [1 << (A0 + 1); 4],
+                AddrIdx::None | AddrIdx::AL => (usize::MAX, 0),
+                AddrIdx::A0x => (usize::MAX, BIT[A0 as usize]),
+                AddrIdx::A0y => (usize::MAX, BIT[A0 as usize + 1]),
             },
         };
     }
     let select = [0, 1, 2].map(|n| desc.src(n).select);
     // Destination lane `i` of source `n` (after its swizzle).
-    let src = |n: usize, i: usize| raw[n][usize::from(select[n][i] & 3)];
+    let src = |n: usize, i: usize| match base[n] {
+        (usize::MAX, deps) => deps,
+        (at, _) => BIT[at + usize::from(select[n][i] & 3)],
+    };
     let lanes = |n: usize, k: usize| (0..k).fold(0, |d, i| d | src(n, i));
     let mut push = |bit: u32, deps: u128| {
         out.push(Write {
-            bit: 1 << bit,
+            bit: BIT[bit as usize],
             deps,
         })
     };
