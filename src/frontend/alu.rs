@@ -50,6 +50,14 @@ pub(super) enum Step {
 
 /// The step of `instr` (exhaustive over every opcode).
 pub(super) fn step(instr: &Instruction) -> Step {
+    step_inline(instr)
+}
+
+/// [`step`], always inlined: for the liveness walk and the builder, which take the step of
+/// every state (out of line, the call and the step returned through memory cost about 20
+/// host instructions a state in each).
+#[inline(always)]
+pub(super) fn step_inline(instr: &Instruction) -> Step {
     match instr.kind() {
         Kind::Alu(math, ops) => Step::Alu(math, ops),
         Kind::Emit => Step::Emit,

@@ -396,7 +396,7 @@ impl Ctx<'_> {
     /// live after it ([`super::live`]) are computed. True if it is arithmetic (lowered by
     /// [`alu::lower`]).
     pub(super) fn instruction(&mut self, s: usize, pred: Option<Var>) -> bool {
-        let (math, ops) = match alu::step(&self.graph.nodes[s].instr) {
+        let (math, ops) = match alu::step_inline(&self.graph.nodes[s].instr) {
             Step::Alu(math, ops) => (math, ops),
             Step::Emit => {
                 self.emit(s, pred);

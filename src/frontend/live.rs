@@ -240,7 +240,7 @@ pub(super) fn analyze(program: &Program, graph: &Graph) -> Liveness {
             return cyclic(program, graph);
         }
         after[s] = out;
-        before[s] = Transfer::new(program, alu::step(&node.instr)).apply(out, &mut loads);
+        before[s] = Transfer::new(program, alu::step_inline(&node.instr)).apply(out, &mut loads);
     }
     let entry = live_at(graph.entry, &before);
     Liveness {
