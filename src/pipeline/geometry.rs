@@ -3,7 +3,7 @@
 //! or fixed-primitive mode; b15 is set after every invocation; emitted triangles become
 //! output vertices through the geometry unit's output mask and the output map.
 
-use super::dense::Referenced;
+use super::dense::{self, Referenced};
 use super::semantic::{self, Slot};
 use super::types::{Attribute, DrawError, DrawOutput, Indices};
 use super::vertex;
@@ -86,9 +86,10 @@ pub(super) fn draw(
     };
 
     // The vertex stage: per unique vertex, its attribute buffer.
-    let max_id = scratch
+    let max_id = dense::bounds(list).map_or(0, |(_, max)| max);
+    scratch
         .dedup
-        .run(list, &mut scratch.ids, &mut scratch.remap);
+        .run(list, max_id, &mut scratch.ids, &mut scratch.remap);
     let config_vs = regs.input_config(Unit::Vertex);
     let feeds = vertex::feeds(
         attributes,

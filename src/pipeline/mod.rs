@@ -310,25 +310,30 @@ fn vertex_only(
     out: &mut DrawOutput,
 ) -> Result<(), DrawError> {
     // A range or a dense list: consecutive vertices from `first` (`vertex_ids`).
-    let (dense, consecutive) = match indices {
+    let (dense, consecutive, max_id) = match indices {
         Indices::Range { first, count } => {
             // `run_draw` refused ranges past 2^32.
             out.vertex_ids.sequence(first, count as usize);
             out.indices.sequence(0, count as usize);
-            (None, count > 0)
+            (
+                false,
+                count > 0,
+                first.wrapping_add(count.saturating_sub(1)),
+            )
         }
         Indices::U8(_) | Indices::U16(_) | Indices::U32(_) => {
-            let dense = dense::span(indices, &mut out.vertex_ids, out.indices.list_mut());
-            (dense, dense.is_some())
-        }
-    };
-    let max_id = match (dense, indices) {
-        (Some(max), _) => max,
-        (None, Indices::Range { first, count }) => first.wrapping_add(count.saturating_sub(1)),
-        (None, Indices::U8(_) | Indices::U16(_) | Indices::U32(_)) => {
-            scratch
-                .dedup
-                .run(indices, out.vertex_ids.list_mut(), out.indices.list_mut())
+            let bounds = dense::bounds(indices).unwrap_or((0, 0));
+            let dense = !indices.is_empty()
+                && dense::span(indices, bounds, &mut out.vertex_ids, out.indices.list_mut());
+            if !dense {
+                scratch.dedup.run(
+                    indices,
+                    bounds.1,
+                    out.vertex_ids.list_mut(),
+                    out.indices.list_mut(),
+                );
+            }
+            (dense, dense, bounds.1)
         }
     };
     let config = regs.input_config(Unit::Vertex);
@@ -342,9 +347,10 @@ fn vertex_only(
     )?;
     let n = out.vertex_ids.list().len();
     let (layout, memos) = scratch.layouts.get(regs, vs, &feeds);
-    let mut referenced = match dense {
-        Some(_) => Referenced::by(out.indices.list()),
-        None => Referenced::all(),
+    let mut referenced = if dense {
+        Referenced::by(out.indices.list())
+    } else {
+        Referenced::all()
     };
     if !out.keep_raw {
         out.raw.clear();

@@ -19,8 +19,9 @@ use super::types::Indices;
 const TABLE_LIMIT: usize = 1 << 20;
 
 /// A direct-mapped table from vertex index to unique number: entry = the draw's base + the
-/// number, where base = the stamp shifted past every number the list can have. Stamps only grow, so an entry below the current base is from an earlier draw
-/// (unseen): a new draw only raises the stamp, and one compare tells a fresh index.
+/// number, where base = the stamp shifted past every number the list can have. Stamps only
+/// grow, so an entry below the current base is from an earlier draw (unseen): a new draw only
+/// raises the stamp, and one compare tells a fresh index.
 #[derive(Clone, Debug, Default)]
 struct Table<E> {
     entries: Vec<E>,
@@ -96,6 +97,9 @@ pub(super) struct Dedup {
     short: Table<Narrow<16>>,
     /// The table for u32 lists.
     wide: Table<u64>,
+    /// The unique indices as the table pass writes them: one slot per index of the longest
+    /// list so far (never shortened, so a draw writes into it without filling it first).
+    firsts: Vec<u32>,
     sorted: Vec<(u32, u32)>,
     last: Last,
 }
@@ -104,8 +108,8 @@ pub(super) struct Dedup {
 #[derive(Clone, Debug, Default)]
 struct Last {
     list: LastList,
-    /// The unique vertices, numbers and largest index of `list`, if kept.
-    result: Option<(Vec<u32>, Vec<u32>, u32)>,
+    /// The unique vertices and numbers of `list`, if kept.
+    result: Option<(Vec<u32>, Vec<u32>)>,
 }
 
 /// A copy of an index list of any width (none before the first indexed draw).
@@ -150,64 +154,60 @@ impl LastList {
 impl Dedup {
     /// Fills `ids` with the unique vertex indices in order of first use and `remap` with the
     /// unique number of each index (both overwritten: their old contents are not cleared
-    /// first, so buffers reused from the last draw are not zero-filled again). Returns the
-    /// largest vertex index (0 for no index). A list equal to the last one is answered from
-    /// the kept result (module docs).
+    /// first, so buffers reused from the last draw are not zero-filled again). `max` is the
+    /// largest index of the list (0 for no index: `dense::bounds`). A list equal to the last
+    /// one is answered from the kept result (module docs).
     pub(super) fn run(
         &mut self,
         indices: Indices,
+        max: u32,
         ids: &mut Vec<u32>,
         remap: &mut Vec<u32>,
-    ) -> u32 {
+    ) {
         if matches!(indices, Indices::Range { .. }) {
-            return self.fresh(indices, ids, remap);
+            return self.fresh(indices, max, ids, remap);
         }
         if !self.last.list.is(indices) {
             self.last.list.set(indices);
             self.last.result = None;
-            return self.fresh(indices, ids, remap);
+            return self.fresh(indices, max, ids, remap);
         }
-        if let Some((kept_ids, kept_remap, max)) = &self.last.result {
+        if let Some((kept_ids, kept_remap)) = &self.last.result {
             ids.clear();
             ids.extend_from_slice(kept_ids);
             remap.clear();
             remap.extend_from_slice(kept_remap);
-            return *max;
+            return;
         }
-        let max = self.fresh(indices, ids, remap);
-        self.last.result = Some((ids.clone(), remap.clone(), max));
-        max
+        self.fresh(indices, max, ids, remap);
+        self.last.result = Some((ids.clone(), remap.clone()));
     }
 
     /// [`Dedup::run`] without the kept result.
-    fn fresh(&mut self, indices: Indices, ids: &mut Vec<u32>, remap: &mut Vec<u32>) -> u32 {
-        match indices {
+    fn fresh(&mut self, indices: Indices, max: u32, ids: &mut Vec<u32>, remap: &mut Vec<u32>) {
+        if self.firsts.len() < indices.len() {
+            self.firsts.resize(indices.len(), 0);
+        }
+        let unique = match indices {
             Indices::Range { first, count } => {
                 ids.clear();
                 remap.clear();
                 ids.extend((0..count).map(|k| first.wrapping_add(k)));
                 remap.extend(0..count);
-                first.wrapping_add(count.saturating_sub(1))
+                return;
             }
-            Indices::U8(list) => {
-                let stamp = self.small.begin(1 << 8);
-                pass(&mut self.small.entries, 1 << 8, stamp, list, ids, remap)
-            }
-            Indices::U16(list) => {
-                let stamp = self.short.begin(1 << 16);
-                pass(&mut self.short.entries, 1 << 16, stamp, list, ids, remap)
-            }
+            Indices::U8(list) => pass(&mut self.small, 1 << 8, list, &mut self.firsts, remap),
+            Indices::U16(list) => pass(&mut self.short, 1 << 16, list, &mut self.firsts, remap),
             Indices::U32(list) => {
-                let max = list.iter().copied().max().unwrap_or(0);
                 if max as usize >= TABLE_LIMIT && max as usize >= 4 * list.len() {
-                    self.by_sorting(indices, ids, remap);
-                    return max;
+                    return self.by_sorting(indices, ids, remap);
                 }
                 let size = max as usize + 1;
-                let stamp = self.wide.begin(size);
-                pass(&mut self.wide.entries, size, stamp, list, ids, remap)
+                pass(&mut self.wide, size, list, &mut self.firsts, remap)
             }
-        }
+        };
+        ids.clear();
+        ids.extend_from_slice(&self.firsts[..unique]);
     }
 
     /// Deduplication for lists whose indices are too spread for a table.
@@ -244,41 +244,66 @@ impl Dedup {
     }
 }
 
-/// The branch-free pass over `list` (every index below `size` ≤ `table.len()`): a fresh
-/// index takes the next unique number (and is written to `ids` at that number); a seen one
-/// gets its number back from the table. `ids` and `remap` end with the unique indices and
-/// one number per index. Returns the largest index.
+/// The branch-free pass over `list` (every index below `size`) with `table` (begun anew): a
+/// fresh index takes the next unique number (and is written to `firsts` at that number); a
+/// seen one gets its number back from the table. `firsts` (at least as long as `list`) starts
+/// with the unique indices and `remap` ends with one number per index. Returns the number of
+/// unique indices.
+///
+/// Four indices a step: their unique indices go to a window of four slots of `firsts` (one
+/// bounds check a step: a step's indices take fewer than four numbers before the last one),
+/// and the loop's own count and test are paid once per four.
 #[inline(always)]
 fn pass<T: Copy + Into<u32>, E: Entry>(
-    table: &mut [E],
+    table: &mut Table<E>,
     size: usize,
-    base: E,
     list: &[T],
-    ids: &mut Vec<u32>,
+    firsts: &mut [u32],
     remap: &mut Vec<u32>,
-) -> u32 {
+) -> usize {
+    let base = table.begin(size);
     // A table of a constant size lets u8 and u16 lookups go unchecked.
-    let table = &mut table[..size];
-    // `ids` is written at the next number whether the index is fresh or not (then
-    // overwritten or cut off), so it needs room for every index. Both keep what they hold
-    // (every element up to the list's length is written below).
-    ids.resize(list.len(), 0);
+    let table = &mut table.entries[..size];
+    // `remap` keeps what it holds (every element up to the list's length is written below).
     remap.resize(list.len(), 0);
     let mut next = 0usize;
-    let mut max = 0u32;
-    for (number_out, &i) in remap.iter_mut().zip(list) {
-        let i: u32 = i.into();
-        max = max.max(i);
-        let entry = &mut table[i as usize];
-        let fresh = *entry < base;
-        let tagged = if fresh { base.tag(next as u32) } else { *entry };
-        *entry = tagged;
-        ids[next] = i;
-        next += usize::from(fresh);
-        *number_out = tagged.number(base);
+    let steps = remap.chunks_exact_mut(STEP).zip(list.chunks_exact(STEP));
+    for (numbers, indices) in steps {
+        // `next` is at most the position of the step's first index, so the window is in
+        // `firsts`; each slot is written whether its index is fresh or not (then
+        // overwritten or left past the end).
+        let window = &mut firsts[next..next + STEP];
+        let mut taken = 0usize;
+        for (number, &i) in numbers.iter_mut().zip(indices) {
+            let (fresh, n) = visit(table, base, next + taken, i.into());
+            window[taken] = i.into();
+            taken += usize::from(fresh);
+            *number = n;
+        }
+        next += taken;
     }
-    ids.truncate(next);
-    max
+    let done = list.len() / STEP * STEP;
+    for (number, &i) in remap[done..].iter_mut().zip(&list[done..]) {
+        let (fresh, n) = visit(table, base, next, i.into());
+        firsts[next] = i.into();
+        next += usize::from(fresh);
+        *number = n;
+    }
+    next
+}
+
+/// Indices per step of [`pass`].
+const STEP: usize = 4;
+
+/// Looks index `i` up: fresh (then it takes number `next`) or seen; returns whether it was
+/// fresh and its number.
+#[inline(always)]
+fn visit<E: Entry>(table: &mut [E], base: E, next: usize, i: u32) -> (bool, u32) {
+    let entry = &mut table[i as usize];
+    let fresh = *entry < base;
+    let tagged = if fresh { base.tag(next as u32) } else { *entry };
+    *entry = tagged;
+    (fresh, tagged.number(base))
 }
 
 #[cfg(test)]
@@ -314,13 +339,19 @@ mod tests {
             let u8s: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
             let u16s: Vec<u16> = (0..len).map(|_| rng.u16(..700)).collect();
             let u32s: Vec<u32> = (0..len).map(|_| rng.u32(5..900)).collect();
-            for indices in [Indices::U8(&u8s), Indices::U16(&u16s), Indices::U32(&u32s)] {
-                let max = dedup.run(indices, &mut ids, &mut remap);
+            // Indices too spread for a table: deduplicated by sorting.
+            let far: Vec<u32> = (0..len).map(|_| rng.u32(..40) << 26).collect();
+            for indices in [
+                Indices::U8(&u8s),
+                Indices::U16(&u16s),
+                Indices::U32(&u32s),
+                Indices::U32(&far),
+            ] {
+                let max = (0..len).map(|p| indices.get(p)).max().unwrap_or(0);
+                dedup.run(indices, max, &mut ids, &mut remap);
                 let (want_ids, want_remap) = reference(indices);
                 assert_eq!(ids, want_ids, "draw {draw}, {len} indices");
                 assert_eq!(remap, want_remap, "draw {draw}, {len} indices");
-                let want_max = (0..len).map(|p| indices.get(p)).max().unwrap_or(0);
-                assert_eq!(max, want_max);
             }
         }
         assert!(dedup.small.stamp < 20 && dedup.short.stamp < 20 && dedup.wide.stamp < 20);
@@ -367,15 +398,14 @@ mod tests {
             Indices::U16(&a),
         ];
         for (draw, &indices) in lists.iter().enumerate() {
-            let max = dedup.run(indices, &mut ids, &mut remap);
-            let (want_ids, want_remap) = reference(indices);
-            assert_eq!(ids, want_ids, "draw {draw}");
-            assert_eq!(remap, want_remap, "draw {draw}");
-            let want_max = (0..indices.len())
+            let max = (0..indices.len())
                 .map(|p| indices.get(p))
                 .max()
                 .unwrap_or(0);
-            assert_eq!(max, want_max, "draw {draw}");
+            dedup.run(indices, max, &mut ids, &mut remap);
+            let (want_ids, want_remap) = reference(indices);
+            assert_eq!(ids, want_ids, "draw {draw}");
+            assert_eq!(remap, want_remap, "draw {draw}");
             // The caller scribbles over its buffers between draws.
             ids.iter_mut().for_each(|x| *x = 77);
             remap.truncate(remap.len() / 2);
