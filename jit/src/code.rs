@@ -78,7 +78,8 @@ pub struct DrawInput<'a> {
 /// The vertices a draw kernel runs on.
 #[derive(Clone, Copy, Debug)]
 pub enum DrawVertices<'a> {
-    /// Vertex indices, for an indexed layout ([`DrawOrder::Indexed`]): output vertex `j` is
+    /// Vertex indices, for an indexed layout ([`DrawOrder::Indexed`],
+    /// [`DrawOrder::IndexedStrides`]): output vertex `j` is
     /// vertex `ids[j]`, whose attribute of register r is at `inputs[r].data[id * stride..]`.
     Ids(&'a [u32]),
     /// This many consecutive vertices, for a stepped layout ([`DrawOrder::Stepped`]): output
@@ -120,12 +121,35 @@ pub(crate) fn draw_arrays<'a>(
     ids: &[u32],
     inputs: &[Option<DrawInput<'a>>; 16],
 ) -> [Option<DrawInput<'a>>; 16] {
-    let largest = ids.iter().copied().max().map(|i| i as usize);
+    check_fixed_strides(layout, inputs);
+    let largest = ids.iter().copied().max();
+    assert!(
+        layout.offsets_fit(largest.unwrap_or(0)),
+        "draw: an attribute offset of 2^32 bytes or more in an indexed kernel of fixed strides"
+    );
+    let largest = largest.map(|i| i as usize);
     std::array::from_fn(|r| {
         let n = usize::from(layout.components[r]);
         let largest = largest.filter(|_| n > 0)?;
         Some(cut_to_vertex(r, inputs[r], largest, n))
     })
+}
+
+/// Panics if `layout` is an indexed kernel of fixed strides and a register it loads has an
+/// array of another stride.
+fn check_fixed_strides(layout: &DrawLayout, inputs: &[Option<DrawInput<'_>>; 16]) {
+    let DrawOrder::IndexedStrides(strides) = layout.order else {
+        return;
+    };
+    for (r, input) in inputs.iter().enumerate() {
+        if let (1.., Some(a)) = (layout.components[r], input) {
+            assert_eq!(
+                a.stride.checked_mul(4),
+                Some(strides[r] as usize),
+                "draw input v{r}: stride differs from the kernel's"
+            );
+        }
+    }
 }
 
 /// Input register `r`'s array cut to the `n` floats of vertex `last` (its last float).
@@ -166,6 +190,7 @@ pub(crate) fn draw_arrays_within<'a>(
     if ids.is_empty() {
         return [None; 16];
     }
+    check_fixed_strides(layout, inputs);
     // The last vertex every loaded array holds (`None`: some array holds none).
     let mut last = Some(u32::MAX);
     for (r, input) in inputs.iter().enumerate() {
@@ -182,8 +207,8 @@ pub(crate) fn draw_arrays_within<'a>(
         last = last.zip(holds).map(|(x, y)| x.min(y));
     }
     let inside = last.is_some_and(|last| !ids.iter().fold(false, |a, &i| a | (i > last)));
-    let Some(last) = last.filter(|_| inside) else {
-        // Some id is outside an array: the exact check names it.
+    let Some(last) = last.filter(|&last| inside && layout.offsets_fit(last)) else {
+        // Some id is outside an array, or the arrays reach 4 GiB: the exact checks.
         return draw_arrays(layout, ids, inputs);
     };
     std::array::from_fn(|r| {
@@ -489,9 +514,11 @@ impl ExecCode {
         let output = &mut output[..batches * w];
         let (ids, arrays): (&[u32], _) = match vertices.first(batches * w) {
             DrawVertices::Ids(ids) => {
-                assert_eq!(
-                    layout.order,
-                    DrawOrder::Indexed,
+                assert!(
+                    matches!(
+                        layout.order,
+                        DrawOrder::Indexed | DrawOrder::IndexedStrides(_)
+                    ),
                     "run_draw: ids need an indexed kernel"
                 );
                 (ids, draw_arrays_within(&layout, ids, inputs))
@@ -670,5 +697,71 @@ mod tests {
         assert!(panics(|| {
             draw_arrays_within(&layout, &[0], &inputs);
         }));
+    }
+
+    #[test]
+    fn an_indexed_kernel_of_fixed_strides_takes_only_arrays_of_its_strides_and_32_bit_offsets() {
+        let data = vec![0.5f32; 64];
+        let mut components = [0u8; 16];
+        components[1] = 4;
+        components[2] = 2;
+        let mut strides = [0u32; 16];
+        // v1: 6 floats (24 bytes); v2: stride 0; v9 is not loaded (its stride is not checked).
+        strides[1] = 24;
+        strides[9] = 4;
+        let layout = DrawLayout {
+            order: DrawOrder::IndexedStrides(strides),
+            ..layout(components)
+        };
+        let mut inputs = [None; 16];
+        inputs[1] = Some(DrawInput {
+            data: &data,
+            stride: 6,
+        });
+        inputs[2] = Some(DrawInput {
+            data: &data[..2],
+            stride: 0,
+        });
+        for ids in [vec![0u32, 9, 3], vec![9], vec![]] {
+            let tight = draw_arrays(&layout, &ids, &inputs);
+            let cut = draw_arrays_within(&layout, &ids, &inputs);
+            assert_eq!(
+                tight[1].map(|a| a.stride),
+                cut[1].map(|a| a.stride),
+                "{ids:?}"
+            );
+        }
+        assert!(panics(|| {
+            draw_arrays(&layout, &[11], &inputs);
+        }));
+        // Another stride than the kernel's, for a loaded register.
+        inputs[1] = Some(DrawInput {
+            data: &data,
+            stride: 5,
+        });
+        for ids in [vec![0u32], vec![1, 2]] {
+            assert!(panics(|| {
+                draw_arrays(&layout, &ids, &inputs);
+            }));
+            assert!(panics(|| {
+                draw_arrays_within(&layout, &ids, &inputs);
+            }));
+        }
+        // The 32-bit offsets: vertex (2^32 − 1) / 24 is the last whose offset fits.
+        let last = u32::MAX / 24;
+        assert!(layout.offsets_fit(last) && !layout.offsets_fit(last + 1));
+        assert!(layout.offsets_fit(0) && layout.offsets_fit(1));
+        // Unloaded registers and other orders never limit them.
+        assert!(DrawLayout {
+            components: [0; 16],
+            ..layout
+        }
+        .offsets_fit(u32::MAX));
+        assert!(self::layout(components).offsets_fit(u32::MAX));
+        let stepped = DrawLayout {
+            order: DrawOrder::Stepped(strides),
+            ..layout
+        };
+        assert!(stepped.offsets_fit(u32::MAX));
     }
 }

@@ -64,6 +64,11 @@ pub enum DrawOrder {
     /// Through W vertex indices (u32) per batch: vertex `id`'s attribute of input register r
     /// is at `draw_base[r] + id * draw_stride[r]` (addresses and strides per run).
     Indexed,
+    /// Through W vertex indices per batch as [`DrawOrder::Indexed`], with each input
+    /// register's byte stride fixed per compile (at most [`MAX_STEPPED_STRIDE`]; 0 for a value
+    /// shared by every vertex): a lane's attribute offset is one multiply by a constant, in
+    /// 32 bits ([`DrawLayout::offsets_fit`]). A run's strides must be these.
+    IndexedStrides([u32; 16]),
     /// Consecutive vertices, with no index list: vertex k of the run reads input register r
     /// at `draw_base[r] + k * strides[r]` (the kernel may keep a vertex count or advance the
     /// pointers in the context as it goes: see [`DrawLayout::shared_stride`]). The byte strides (at most
@@ -97,13 +102,25 @@ impl DrawLayout {
         if missing {
             return Some("a draw kernel without the layout of every input register read");
         }
+        let too_wide = |strides: [u32; 16]| strides.iter().any(|&s| s > MAX_STEPPED_STRIDE);
         match self.order {
             DrawOrder::Indexed => None,
-            DrawOrder::Stepped(strides) => strides
-                .iter()
-                .any(|&s| s > MAX_STEPPED_STRIDE)
+            DrawOrder::IndexedStrides(strides) => too_wide(strides)
+                .then_some("an indexed draw kernel with a stride above MAX_STEPPED_STRIDE"),
+            DrawOrder::Stepped(strides) => too_wide(strides)
                 .then_some("a stepped draw kernel with a stride above MAX_STEPPED_STRIDE"),
         }
+    }
+
+    /// True unless this is a [`DrawOrder::IndexedStrides`] kernel and the attribute offset of
+    /// vertex `largest` (`largest` × a loaded register's stride) is 2^32 or more: the kernel
+    /// multiplies in 32 bits, exact for every vertex up to `largest` when this holds.
+    pub fn offsets_fit(&self, largest: u32) -> bool {
+        let DrawOrder::IndexedStrides(strides) = self.order else {
+            return true;
+        };
+        let reach = |(&c, &s): (&u8, &u32)| c == 0 || u64::from(largest) * u64::from(s) < 1 << 32;
+        self.components.iter().zip(&strides).all(reach)
     }
 
     /// A stepped kernel's shared stride: the nonzero byte stride most of the registers it

@@ -37,10 +37,11 @@ pub(super) struct Stage<'a> {
     pub(super) layout: &'a Layout,
 }
 
-/// The stepped order of `feeds` (the registers the shader reads, `read`): each array's byte
-/// stride, 0 for a fixed value or an unloaded register; `None` if a stride is above
-/// [`MAX_STEPPED_STRIDE`] (such draws take the indexed kernel).
-pub(super) fn stepped(feeds: &[Feed; 16], read: &[u8; 16]) -> Option<DrawOrder> {
+/// The byte strides of `feeds` (the registers the shader reads, `read`) for the stepped and
+/// the indexed kernel of fixed strides: 0 for a fixed value or an unloaded register; `None` if
+/// a stride is above [`MAX_STEPPED_STRIDE`] (such draws take the indexed kernel of strides
+/// per run).
+pub(super) fn strides(feeds: &[Feed; 16], read: &[u8; 16]) -> Option<[u32; 16]> {
     let mut strides = [0u32; 16];
     for (r, stride) in strides.iter_mut().enumerate() {
         if let (true, Feed::Array { stride: s, .. }) = (read[r] != 0, feeds[r]) {
@@ -49,7 +50,7 @@ pub(super) fn stepped(feeds: &[Feed; 16], read: &[u8; 16]) -> Option<DrawOrder> 
                 .filter(|&b| b <= MAX_STEPPED_STRIDE)?;
         }
     }
-    Some(DrawOrder::Stepped(strides))
+    Some(strides)
 }
 
 /// The draw kernel's layout: per register the shader reads, its array's component count (a

@@ -74,7 +74,7 @@ impl Key {
 pub(super) struct Layout {
     pub(super) table: [Slot; SEMANTIC_SLOTS],
     pub(super) constants: Slots,
-    /// The indexed kernel's layout.
+    /// The indexed kernel's layout: of fixed strides when they are small enough for it.
     pub(super) indexed: DrawLayout,
     /// The stepped kernel's layout; `None` if a stride is too large for it.
     pub(super) stepped: Option<DrawLayout>,
@@ -119,12 +119,13 @@ impl Layouts {
             return (layout, memos);
         }
         let table = semantic::table(&regs.output_map(), mask, written);
+        let strides = direct::strides(feeds, &read);
+        let indexed = strides.map_or(DrawOrder::Indexed, DrawOrder::IndexedStrides);
         let layout = Layout {
             table,
             constants: constants::slots_of(&table),
-            indexed: direct::layout(feeds, &read, &table, DrawOrder::Indexed),
-            stepped: direct::stepped(feeds, &read)
-                .map(|order| direct::layout(feeds, &read, &table, order)),
+            indexed: direct::layout(feeds, &read, &table, indexed),
+            stepped: strides.map(|s| direct::layout(feeds, &read, &table, DrawOrder::Stepped(s))),
         };
         let key = Key {
             shape,

@@ -374,6 +374,9 @@ fn vertex_only(
                     &mut referenced,
                 )
             }
+            // An indexed kernel of fixed strides multiplies offsets in 32 bits: arrays past
+            // 4 GiB take the record path.
+            _ if !layout.indexed.offsets_fit(max_id) => None,
             _ => direct::run(
                 stage,
                 out.vertex_ids.list_mut(),

@@ -190,9 +190,11 @@ impl Kernel {
         let vertices = vertices.first(batches * super::LANES);
         let arrays = match vertices {
             DrawVertices::Ids(ids) => {
-                assert_eq!(
-                    layout.order,
-                    DrawOrder::Indexed,
+                assert!(
+                    matches!(
+                        layout.order,
+                        DrawOrder::Indexed | DrawOrder::IndexedStrides(_)
+                    ),
                     "run_draw: ids need an indexed kernel"
                 );
                 draw_arrays(&layout, ids, inputs)

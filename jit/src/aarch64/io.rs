@@ -250,7 +250,7 @@ impl Emitter<'_> {
                 let stride = self.ctx(abi::draw_stride(r), 8);
                 asm::scalar::load_x(&mut self.ops, 10, stride);
             }
-            DrawOrder::Stepped(strides) => {
+            DrawOrder::IndexedStrides(strides) | DrawOrder::Stepped(strides) => {
                 asm::mov_imm32(&mut self.ops, 10, strides[(r & 15) as usize]);
             }
         }
@@ -264,7 +264,9 @@ impl Emitter<'_> {
         }
         for lane in 0..LANES as u32 {
             match layout.order {
-                DrawOrder::Indexed => asm::scalar::attribute_address(&mut self.ops, lane),
+                DrawOrder::Indexed | DrawOrder::IndexedStrides(_) => {
+                    asm::scalar::attribute_address(&mut self.ops, lane)
+                }
                 DrawOrder::Stepped(_) => asm::scalar::stepped_address(&mut self.ops, lane),
             }
             asm::ld_lanes_scratch(&mut self.ops, n, lane);

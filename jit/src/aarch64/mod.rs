@@ -268,7 +268,7 @@ pub fn compile_timed(
         // Indexed: W indices; stepped: W vertices (x2 counts them).
         IoMode::Draw(layout) => (
             match layout.order {
-                DrawOrder::Indexed => LANES as u32 * 4,
+                DrawOrder::Indexed | DrawOrder::IndexedStrides(_) => LANES as u32 * 4,
                 DrawOrder::Stepped(_) => LANES as u32,
             },
             LANES as u32 * abi::DRAW_VERTEX_BYTES as u32,

@@ -1166,6 +1166,13 @@ pub mod scalar {
             ; mov eax, DWORD [rsi + lane * 4]
             ; imul rax, rcx);
     }
+    /// [`attribute_address`] for a stride fixed at compile time: `eax` = the vertex index at
+    /// `[rsi + 4 lane]` times `stride` in one 32-bit multiply (rax's upper half cleared; the
+    /// caller made sure the product is below 2^32).
+    pub fn attribute_offset(ops: &mut Ops, lane: i32, stride: u32) {
+        let stride = stride as i32;
+        dynasm!(ops ; .arch x64 ; imul eax, DWORD [rsi + lane * 4], stride);
+    }
     /// Writes the batch status word.
     pub fn batch_status(ops: &mut Ops, status: i32) {
         dynasm!(ops ; .arch x64 ; mov DWORD [r10], status);

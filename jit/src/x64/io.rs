@@ -71,7 +71,7 @@ pub(super) fn batch_step(mode: IoMode, tier: asm::Tier) -> (i32, bool) {
         IoMode::Aos => (w * abi::AOS_VERTEX_BYTES, false),
         IoMode::Soa => (w * 4, true),
         IoMode::Draw(layout) => match layout.order {
-            DrawOrder::Indexed => (w * 4, false),
+            DrawOrder::Indexed | DrawOrder::IndexedStrides(_) => (w * 4, false),
             // `DrawLayout::check` bounded the stride: no overflow.
             DrawOrder::Stepped(_) => (w * layout.shared_stride().unwrap_or(0) as i32, true),
         },
@@ -95,6 +95,17 @@ fn row_register(slots: &[DrawSlot]) -> Option<u8> {
         }
     }
     found
+}
+
+/// Where [`Emitter::draw_row`] finds a lane's attribute.
+#[derive(Clone, Copy, Debug)]
+enum LaneAddress {
+    /// `[rdx + rax]`: rax the lane's offset, just computed.
+    Offset,
+    /// `[base + disp]`.
+    Fixed(i32),
+    /// `[base + rsi + disp]`: a stepped kernel's register of the shared stride.
+    Counted(i32),
 }
 
 /// General-purpose register rdx: a draw kernel's attribute base when no register keeps it.
@@ -474,9 +485,9 @@ impl Emitter<'_> {
     }
 
     /// A draw kernel's access to input register `r`'s array for [`Emitter::draw_row`]:
-    /// rcx = its stride and rdx = its base (indexed), or the batch's first vertex's attribute
-    /// (stepped) in the register [`base_gpr`] keeps it in for the whole call, else loaded into
-    /// rdx. Returns the register holding the base.
+    /// rcx = its stride and rdx = its base (indexed), rdx = its base (indexed, strides fixed),
+    /// or the batch's first vertex's attribute (stepped) in the register [`base_gpr`] keeps it
+    /// in for the whole call, else loaded into rdx. Returns the register holding the base.
     pub(super) fn draw_array(&mut self, layout: &DrawLayout, r: u32) -> u8 {
         let (stride, base) = (abi::draw_stride(r), abi::draw_base(r));
         match (layout.order, base_gpr(layout, r)) {
@@ -485,7 +496,7 @@ impl Emitter<'_> {
                 RDX
             }
             (DrawOrder::Stepped(_), Some(gpr)) => gpr,
-            (DrawOrder::Stepped(_), None) => {
+            (DrawOrder::IndexedStrides(_), _) | (DrawOrder::Stepped(_), None) => {
                 asm::scalar::stepped_array(&mut self.ops, base);
                 RDX
             }
@@ -537,35 +548,50 @@ impl Emitter<'_> {
         for s in 0..t.segments() {
             let lane = lanes.lane(s) as i32;
             let d = if s == 0 || insert { row } else { ASM_TEMP };
-            match layout.order {
+            let at = match layout.order {
                 DrawOrder::Indexed => {
                     asm::scalar::attribute_address(&mut self.ops, lane);
-                    match (s, insert) {
-                        (0, _) | (_, false) => asm::load_attribute(&mut self.ops, t, d, n),
-                        (_, true) => asm::insert_attribute(&mut self.ops, t, row, s as u8),
-                    }
+                    LaneAddress::Offset
                 }
+                DrawOrder::IndexedStrides(strides) => match strides[(r & 15) as usize] {
+                    // Stride 0: every lane reads the array's first attribute.
+                    0 => LaneAddress::Fixed(0),
+                    stride => {
+                        asm::scalar::attribute_offset(&mut self.ops, lane, stride);
+                        LaneAddress::Offset
+                    }
+                },
                 DrawOrder::Stepped(strides) => {
                     // `DrawLayout::check` bounded the stride: no overflow.
                     let stride = strides[(r & 15) as usize];
                     let at = lane * stride as i32;
                     // The shared stride's registers: rsi is the batch's first vertex's
                     // offset in it, their bases fixed.
-                    let counted = shared == Some(stride);
-                    match (s, insert, counted) {
-                        (0, _, false) | (_, false, false) => {
-                            asm::load_attribute_at(&mut self.ops, t, d, n, base, at)
-                        }
-                        (0, _, true) | (_, false, true) => {
-                            asm::load_attribute_counted(&mut self.ops, t, d, n, base, at)
-                        }
-                        (_, true, false) => {
-                            asm::insert_attribute_at(&mut self.ops, t, row, s as u8, base, at)
-                        }
-                        (_, true, true) => {
-                            asm::insert_attribute_counted(&mut self.ops, t, row, s as u8, base, at)
-                        }
+                    if shared == Some(stride) {
+                        LaneAddress::Counted(at)
+                    } else {
+                        LaneAddress::Fixed(at)
                     }
+                }
+            };
+            match (s, insert, at) {
+                (0, _, LaneAddress::Offset) | (_, false, LaneAddress::Offset) => {
+                    asm::load_attribute(&mut self.ops, t, d, n)
+                }
+                (0, _, LaneAddress::Fixed(at)) | (_, false, LaneAddress::Fixed(at)) => {
+                    asm::load_attribute_at(&mut self.ops, t, d, n, base, at)
+                }
+                (0, _, LaneAddress::Counted(at)) | (_, false, LaneAddress::Counted(at)) => {
+                    asm::load_attribute_counted(&mut self.ops, t, d, n, base, at)
+                }
+                (_, true, LaneAddress::Offset) => {
+                    asm::insert_attribute(&mut self.ops, t, row, s as u8)
+                }
+                (_, true, LaneAddress::Fixed(at)) => {
+                    asm::insert_attribute_at(&mut self.ops, t, row, s as u8, base, at)
+                }
+                (_, true, LaneAddress::Counted(at)) => {
+                    asm::insert_attribute_counted(&mut self.ops, t, row, s as u8, base, at)
                 }
             }
             if s > 0 && !insert {
