@@ -41,6 +41,12 @@ impl Builder {
         b
     }
 
+    /// Room for `n` more blocks, so that a function of many blocks does not grow its block
+    /// list step by step.
+    pub fn reserve_blocks(&mut self, n: usize) {
+        self.func.blocks.reserve(n);
+    }
+
     /// A new variable of type `ty`.
     #[inline]
     pub fn var(&mut self, ty: Ty) -> Var {

@@ -145,14 +145,17 @@ fn remove_unreachable(func: &mut Function) {
             next += 1;
         }
     }
-    let old = std::mem::take(&mut func.blocks);
-    for (b, mut block) in old.into_iter().enumerate() {
-        if !keep[b] {
-            continue;
-        }
-        let r = |t: BlockId| renumber[t.0 as usize];
+    // In place: the kept blocks move down, in order, and the vector keeps its room.
+    if next as usize != keep.len() {
+        let mut b = 0;
+        func.blocks.retain(|_| {
+            b += 1;
+            keep[b - 1]
+        });
+    }
+    let r = |t: BlockId| renumber[t.0 as usize];
+    for block in &mut func.blocks {
         block.term = block.term.map_targets(r);
-        func.blocks.push(block);
     }
 }
 
