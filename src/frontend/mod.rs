@@ -307,38 +307,29 @@ fn lower_from(
             // varied varies no longer. With a stuck branch, the next round ends in the
             // lane-position model unless it converts or masks some other branch; if it cannot,
             // its build and analysis would be thrown away: go to the lane-position model now.
-            let to_lanes = if converted {
-                let next = Round {
-                    graph: &graph,
-                    descs: &program.descs,
+            let next = Round {
+                graph: &graph,
+                descs: &program.descs,
+                conversions: &conversions,
+                regions: &regions,
+            };
+            // With a branch converted and one stuck: the branches the next round may find
+            // per-vertex.
+            let maybe = (converted && stuck).then(|| next.maybe(&built, varying.as_mut(), &fresh));
+            #[cfg(test)]
+            if first_round {
+                let asked = early::Asked {
+                    built: &built,
+                    divergent: &divergent_blocks,
                     conversions: &conversions,
                     regions: &regions,
+                    next: maybe.clone(),
                 };
-                let maybe = stuck.then(|| next.maybe(&built, varying.as_mut(), &fresh));
-                #[cfg(test)]
-                if first_round {
-                    let asked = early::Asked {
-                        built: &built,
-                        divergent: &divergent_blocks,
-                        conversions: &conversions,
-                        regions: &regions,
-                        next: maybe.clone(),
-                    };
-                    early::agrees(program, &graph, asked);
-                }
+                early::agrees(program, &graph, asked);
+            }
+            let to_lanes = if converted {
                 maybe.is_some_and(|maybe| next.converts_nothing(maybe))
             } else {
-                #[cfg(test)]
-                if first_round {
-                    let asked = early::Asked {
-                        built: &built,
-                        divergent: &divergent_blocks,
-                        conversions: &conversions,
-                        regions: &regions,
-                        next: None,
-                    };
-                    early::agrees(program, &graph, asked);
-                }
                 // What cannot be if-converted or masked runs in the lane-position model. So does
                 // a masked region that could go on with no lane inside (a cycle without a fork):
                 // lanes whose budget runs out leave the masks.
