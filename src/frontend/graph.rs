@@ -263,59 +263,12 @@ struct Explorer<'a> {
     last_slot: bool,
 }
 
-/// Whether an opcode ends a stretch of plain words: a flow instruction or END (exactly the
-/// opcodes whose instructions are [`Kind::Control`]).
-const fn is_flow(op: Opcode) -> bool {
-    match op {
-        Opcode::Break
-        | Opcode::End
-        | Opcode::Breakc
-        | Opcode::Call
-        | Opcode::Callc
-        | Opcode::Callu
-        | Opcode::Ifu
-        | Opcode::Ifc
-        | Opcode::Loop
-        | Opcode::Jmpc
-        | Opcode::Jmpu => true,
-        Opcode::Add
-        | Opcode::Dp3
-        | Opcode::Dp4
-        | Opcode::Dph
-        | Opcode::Dst
-        | Opcode::Ex2
-        | Opcode::Lg2
-        | Opcode::Litp
-        | Opcode::Mul
-        | Opcode::Sge
-        | Opcode::Slt
-        | Opcode::Flr
-        | Opcode::Max
-        | Opcode::Min
-        | Opcode::Rcp
-        | Opcode::Rsq
-        | Opcode::Mova
-        | Opcode::Mov
-        | Opcode::Dphi
-        | Opcode::Dsti
-        | Opcode::Sgei
-        | Opcode::Slti
-        | Opcode::Nop
-        | Opcode::Emit
-        | Opcode::Setemit
-        | Opcode::Cmp
-        | Opcode::Madi
-        | Opcode::Mad
-        | Opcode::Undefined => false,
-    }
-}
-
 /// Bit `v`: a word whose opcode field (bits 26–31) is `v` holds a flow instruction or END.
 const FLOW_OPCODES: u64 = {
     let mut mask = 0;
     let mut v = 0;
     while v < 64 {
-        if is_flow(Opcode::from_value(v as u8)) {
+        if Opcode::from_value(v as u8).is_control() {
             mask |= 1 << v;
         }
         v += 1;

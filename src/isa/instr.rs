@@ -5,7 +5,8 @@ use std::fmt;
 
 use super::desc::OpDesc;
 use super::format::{
-    AddrIdx, CmpOp, Fmt1, Fmt1c, Fmt1i, Fmt1u, Fmt2, Fmt3b, Fmt3i, Fmt4, Fmt5, Fmt5i, RawWord,
+    AddrIdx, CmpOp, Fmt1, Fmt1c, Fmt1i, Fmt1u, Fmt2, Fmt3b, Fmt3i, Fmt4, Fmt5, Fmt5i, Format,
+    RawWord,
 };
 use super::opcode::Instruction;
 use super::opcode::Opcode;
@@ -192,6 +193,15 @@ pub enum Control {
     Ifu(Fmt3b),
     Jmpu(Fmt3b),
     Loop(Fmt3i),
+}
+
+impl Opcode {
+    /// Whether this opcode's instructions are [`Kind::Control`] (flow instructions and END):
+    /// the formats with a target or condition (2, 3b, 3i), and BREAK and END of format 0.
+    pub const fn is_control(self) -> bool {
+        matches!(self.format(), Format::Fmt2 | Format::Fmt3b | Format::Fmt3i)
+            || matches!(self, Opcode::Break | Opcode::End)
+    }
 }
 
 impl Instruction {

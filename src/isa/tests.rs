@@ -3,6 +3,24 @@
 use super::*;
 
 #[test]
+fn control_opcodes_are_the_control_kinds() {
+    let mut control = 0;
+    for v in 0..64u32 {
+        let op = Opcode::from_value(v as u8);
+        let kind = Instruction::decode(v << 26).kind();
+        assert_eq!(
+            op.is_control(),
+            matches!(kind, Kind::Control(_)),
+            "{}",
+            op.mnemonic()
+        );
+        control += usize::from(op.is_control());
+    }
+    // BREAK, END, BREAKC, CALL, CALLC, CALLU, IFU, IFC, LOOP, JMPC, JMPU: one value each.
+    assert_eq!(control, 11);
+}
+
+#[test]
 fn table_covers_every_value_once() {
     let mut count = [0usize; 64];
     for &op in Opcode::ALL {
